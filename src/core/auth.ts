@@ -1,0 +1,48 @@
+import crypto from "node:crypto";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { newId, randomString } from "./ids.js";
+
+/** API tokens: random, shown once, stored only as a SHA-256 hash, revocable. */
+const TOKEN_PREFIX = "dapi_";
+
+export function hashToken(token: string): string {
+  return crypto.createHash("sha256").update(token).digest("hex");
+}
+
+export async function createApiToken(prisma: PrismaClient, userId: string, label?: string) {
+  const token = TOKEN_PREFIX + randomString(40);
+  const row = await prisma.apiToken.create({
+    data: { id: newId("ApiToken"), userId, label: label ?? null, hash: hashToken(token) },
+  });
+  return { token, id: row.id };
+}
+
+/** Revokes a token given by its id or by its secret value; returns whether one was revoked. */
+export async function revokeApiToken(prisma: PrismaClient, idOrToken: string): Promise<boolean> {
+  const where = idOrToken.startsWith(TOKEN_PREFIX) ? { hash: hashToken(idOrToken) } : { id: idOrToken };
+  const { count } = await prisma.apiToken.updateMany({ where: { ...where, revokedAt: null }, data: { revokedAt: new Date() } });
+  return count > 0;
+}
+
+export interface Viewer {
+  userId: string;
+  tokenId: string;
+}
+
+/** Reads `Authorization: Bearer <token>`; null when absent, malformed, unknown or revoked. */
+export function bearerToken(header: string | null | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+export async function viewerFromToken(prisma: PrismaClient, token: string | null): Promise<Viewer | null> {
+  if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
+  const row = await prisma.apiToken.findUnique({ where: { hash: hashToken(token) }, select: { id: true, userId: true, revokedAt: true, lastUsedAt: true } });
+  if (!row || row.revokedAt) return null;
+  // Record use at most once a minute per token, off the request's path.
+  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
+    prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
+  }
+  return { userId: row.userId, tokenId: row.id };
+}

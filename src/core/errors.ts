@@ -1,0 +1,33 @@
+import { GraphQLError } from "graphql";
+
+/**
+ * An error a caller can act on. Its HTTP status travels in `extensions.code` (GraphQL clients)
+ * and becomes `{ "error": { "code", "message" } }` on REST. Anything that is not an AppError is
+ * a fault and reaches clients only as "Unexpected error.".
+ */
+export class AppError extends GraphQLError {
+  constructor(
+    public readonly status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 502 | 503,
+    message: string,
+  ) {
+    super(message, { extensions: { code: status } });
+    this.name = "AppError";
+  }
+}
+
+export const badInput = (message: string) => new AppError(400, message);
+export const unauthorized = (message = "Authentication required: send an API token as 'Authorization: Bearer <token>'.") =>
+  new AppError(401, message);
+export const forbidden = (message: string) => new AppError(403, message);
+export const notFound = (what: string) => new AppError(404, `${what} not found.`);
+export const conflict = (message: string) => new AppError(409, message);
+
+/** Finds the AppError inside a GraphQL error wrapper, if any. */
+export function appErrorOf(error: unknown): AppError | null {
+  let current: any = error;
+  for (let i = 0; i < 5 && current; i++) {
+    if (current instanceof AppError) return current;
+    current = current.originalError;
+  }
+  return null;
+}

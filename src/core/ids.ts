@@ -1,0 +1,39 @@
+import crypto from "node:crypto";
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/**
+ * Every stored id carries the prefix of its type (`spc_…`, `org_…`), so an id alone says
+ * what it points to: REST clients see plain ids and `node(id:)` needs no separate global id.
+ */
+export const ID_PREFIXES = {
+  User: "usr",
+  ApiToken: "tok",
+  Organization: "org",
+  InviteLink: "inv",
+  Team: "team",
+  Collection: "col",
+  Space: "spc",
+  SpaceAccess: "acc",
+} as const;
+
+export type IdType = keyof typeof ID_PREFIXES;
+
+export function randomString(length: number): string {
+  const bytes = crypto.randomBytes(length);
+  let out = "";
+  for (let i = 0; i < length; i++) out += ALPHABET[bytes[i]! % ALPHABET.length];
+  return out;
+}
+
+export function newId(type: IdType): string {
+  return `${ID_PREFIXES[type]}_${randomString(20)}`;
+}
+
+const TYPE_BY_PREFIX = new Map<string, string>(Object.entries(ID_PREFIXES).map(([type, prefix]) => [prefix, type]));
+
+/** The GraphQL type an id belongs to, from its prefix; null when the id has none we know. */
+export function typeOfId(id: string): string | null {
+  const prefix = id.slice(0, id.indexOf("_"));
+  return TYPE_BY_PREFIX.get(prefix) ?? null;
+}

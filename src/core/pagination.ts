@@ -1,0 +1,92 @@
+import { badInput } from "./errors.js";
+
+/** Query arguments of every documented list operation. */
+export interface PageArgs {
+  page?: string | null;
+  limit?: number | null;
+}
+
+/** The documented list envelope: `{ next?: { page }, count, items }`. */
+export interface ListPage<T> {
+  items: T[];
+  count: number;
+  next: { page: string } | null;
+}
+
+export const MAX_LIMIT = 1000;
+export const DEFAULT_LIMIT = 100;
+
+export function checkLimit(limit: number | null | undefined): number {
+  if (limit === null || limit === undefined) return DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw badInput(`limit must be an integer between 1 and ${MAX_LIMIT} (got ${limit}).`);
+  }
+  return limit;
+}
+
+type Direction = "asc" | "desc";
+/** Sort keys, the last of which must be unique (usually the id). */
+export type OrderSpec = [field: string, direction: Direction][];
+
+function encodeCursor(values: unknown[]): string {
+  const plain = values.map((v) => (v instanceof Date ? { d: v.toISOString() } : v));
+  return Buffer.from(JSON.stringify(plain)).toString("base64url");
+}
+
+function decodeCursor(page: string, length: number): unknown[] {
+  try {
+    const values = JSON.parse(Buffer.from(page, "base64url").toString("utf8"));
+    if (!Array.isArray(values) || values.length !== length) throw new Error("shape");
+    return values.map((v) => (v && typeof v === "object" && typeof v.d === "string" ? new Date(v.d) : v));
+  } catch {
+    throw badInput("page is not a valid cursor: pass the `next.page` value of a previous response.");
+  }
+}
+
+/** Prisma `where` selecting rows strictly after the cursor in the given order. */
+function afterCursor(order: OrderSpec, values: unknown[]): object {
+  const or: object[] = [];
+  for (let i = 0; i < order.length; i++) {
+    const clause: Record<string, unknown> = {};
+    for (let j = 0; j < i; j++) clause[order[j]![0]] = values[j];
+    const [field, dir] = order[i]!;
+    clause[field] = { [dir === "asc" ? "gt" : "lt"]: values[i] };
+    or.push(clause);
+  }
+  return { OR: or };
+}
+
+/**
+ * Keyset pagination over a Prisma model: stable under inserts, one query for the page and
+ * one for the count, run together.
+ */
+export async function paginate<T extends Record<string, any>>(opts: {
+  args: PageArgs;
+  where: object;
+  order: OrderSpec;
+  findMany: (query: { where: object; orderBy: object[]; take: number }) => Promise<T[]>;
+  count: (query: { where: object }) => Promise<number>;
+}): Promise<ListPage<T>> {
+  const limit = checkLimit(opts.args.limit);
+  const where = opts.args.page
+    ? { AND: [opts.where, afterCursor(opts.order, decodeCursor(opts.args.page, opts.order.length))] }
+    : opts.where;
+  const [rows, count] = await Promise.all([
+    opts.findMany({ where, orderBy: opts.order.map(([f, d]) => ({ [f]: d })), take: limit + 1 }),
+    opts.count({ where: opts.where }),
+  ]);
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  const next = rows.length > limit && last ? { page: encodeCursor(opts.order.map(([f]) => last[f])) } : null;
+  return { items, count, next };
+}
+
+/** The same envelope over items already in memory (computed lists), with an offset cursor. */
+export function paginateArray<T>(all: T[], args: PageArgs): ListPage<T> {
+  const limit = checkLimit(args.limit);
+  const offset = args.page ? Number(decodeCursor(args.page, 1)[0]) : 0;
+  if (!Number.isInteger(offset) || offset < 0) throw badInput("page is not a valid cursor.");
+  const items = all.slice(offset, offset + limit);
+  const next = offset + limit < all.length ? { page: encodeCursor([offset + limit]) } : null;
+  return { items, count: all.length, next };
+}

@@ -1,0 +1,73 @@
+import type { ObjectRef } from "@pothos/core";
+import { builder } from "./builder.js";
+import type { ListPage } from "./pagination.js";
+
+/**
+ * Field extensions read by the REST layer:
+ * - `keepNull`: the documented value may be null (a guest's `role`), so null is sent, not omitted;
+ * - `graphOnly`: a field for walking the graph (connections, related objects), left out of /v1 shapes.
+ */
+export const KEEP_NULL = { keepNull: true } as const;
+export const GRAPH_ONLY = { graphOnly: true } as const;
+
+export const ListNext = builder.objectRef<{ page: string }>("ListNext").implement({
+  description: "Where the next page of a list starts.",
+  fields: (t) => ({ page: t.exposeString("page", { description: "Cursor to pass as the `page` query parameter." }) }),
+});
+
+/** The documented list envelope `{ next?: { page }, count, items }` around an item type. */
+export function listOf<T>(name: string, item: ObjectRef<any, T>) {
+  return builder.objectRef<ListPage<T>>(name).implement({
+    fields: (t) => ({
+      next: t.field({ type: ListNext, nullable: true, resolve: (p) => p.next }),
+      count: t.exposeInt("count", { description: "Number of items matching the query, over all pages." }),
+      items: t.field({ type: [item], resolve: (p) => p.items }),
+    }),
+  });
+}
+
+/** An object of booleans saying what the caller may do (`permissions`). */
+export function permissionsOf<K extends string>(name: string, keys: readonly K[]) {
+  return builder.objectRef<Record<K, boolean>>(name).implement({
+    fields: (t) =>
+      Object.fromEntries(keys.map((k) => [k, t.boolean({ resolve: (p) => Boolean(p[k]) })])) as any,
+  });
+}
+
+/** An object of absolute links (`urls`); keys listed in `optional` may be absent. */
+export function urlsOf<K extends string>(name: string, keys: readonly K[], optional: readonly K[] = []) {
+  return builder.objectRef<Partial<Record<K, string>>>(name).implement({
+    fields: (t) =>
+      Object.fromEntries(
+        keys.map((k) => [
+          k,
+          optional.includes(k)
+            ? t.string({ nullable: true, resolve: (p) => p[k] ?? null })
+            : t.string({ resolve: (p) => p[k] ?? "" }),
+        ]),
+      ) as any,
+  });
+}
+
+/** `page` and `limit`, the query parameters of every list operation: `args: { ...pageArgs }`. */
+export const pageArgs = builder.args((t) => ({
+  page: t.string({ description: "Cursor of the page to fetch (the `next.page` of the previous page)." }),
+  limit: t.int({ description: "Number of results per page, at most 1000." }),
+}));
+
+export const RoleEnum = builder.enumType("Role", {
+  values: {
+    admin: { description: "Administer content, create and delete spaces." },
+    create: { description: "Create content." },
+    review: { description: "Review content." },
+    edit: { description: "Edit live or through change requests." },
+    comment: { description: "Access content and discussions." },
+    read: { description: "Access content, no update." },
+  } as const,
+});
+
+export const TeamRoleEnum = builder.enumType("TeamMemberRole", {
+  values: { owner: { description: "Can manage team members." }, member: {} } as const,
+});
+
+export const OrderEnum = builder.enumType("Order", { values: ["asc", "desc"] as const });

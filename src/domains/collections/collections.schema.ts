@@ -1,0 +1,2 @@
+// Collections: GraphQL types, queries and mutations of this area.
+export {};

@@ -1,0 +1,2 @@
+// Members: GraphQL types, queries and mutations of this area.
+export {};

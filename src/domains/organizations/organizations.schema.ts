@@ -1,0 +1,112 @@
+import { builder } from "../../core/builder.js";
+import { argsWithNulls } from "../../core/context.js";
+import { viewerMembership } from "../../core/access.js";
+import { KEEP_NULL, RoleEnum, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
+import { ORGANIZATION_PERMISSIONS, organizationPermissions } from "./organizations.policy.js";
+import * as service from "./organizations.service.js";
+
+const OrganizationUrls = urlsOf("OrganizationUrls", ["location", "app", "logo"] as const, ["logo"]);
+const OrganizationPermissions = permissionsOf("OrganizationPermissions", ORGANIZATION_PERMISSIONS);
+
+const DefaultContent = builder.objectRef<{ type: string; site: string }>("OrganizationDefaultContent").implement({
+  fields: (t) => ({ type: t.exposeString("type"), site: t.exposeString("site") }),
+});
+const Trial = builder.objectRef<{ status: string }>("OrganizationTrial").implement({
+  description: "Trial state. A self-hosted organization has no trial: status is notapplicable.",
+  fields: (t) => ({
+    status: t.exposeString("status"),
+    endDate: t.field({ type: "DateTime", nullable: true, resolve: () => null }),
+    decision: t.string({ nullable: true, resolve: () => null }),
+  }),
+});
+
+export const OrganizationRef = builder.prismaNode("Organization", {
+  id: { field: "id" },
+  fields: (t) => ({
+    object: t.string({ resolve: () => "organization" }),
+    title: t.exposeString("title"),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    emailDomains: t.exposeStringList("emailDomains"),
+    hostname: t.exposeString("hostname", { nullable: true }),
+    type: t.exposeString("type"),
+    useCase: t.exposeString("useCase", { nullable: true }),
+    communityType: t.exposeString("communityType", { nullable: true }),
+    defaultRole: t.field({ type: RoleEnum, nullable: true, extensions: KEEP_NULL, resolve: (o) => o.defaultRole }),
+    defaultContent: t.field({
+      type: DefaultContent,
+      nullable: true,
+      extensions: KEEP_NULL,
+      resolve: (o) => (o.defaultContent as { type: string; site: string } | null) ?? null,
+    }),
+    sso: t.exposeBoolean("sso"),
+    ai: t.exposeBoolean("ai"),
+    inviteLinks: t.exposeBoolean("inviteLinks"),
+    plan: t.exposeString("plan"),
+    customHostname: t.exposeString("customHostname", { nullable: true }),
+    trial: t.field({ type: Trial, resolve: () => ({ status: "notapplicable" }) }),
+    internal_isOnNewTrial: t.boolean({ deprecationReason: "Always true.", resolve: () => true }),
+    urls: t.field({
+      type: OrganizationUrls,
+      resolve: (o, _a, ctx) => ({ ...ctx.urls.organization(o.id), logo: o.logo ?? undefined }),
+    }),
+    permissions: t.field({
+      type: OrganizationPermissions,
+      resolve: async (o, _a, ctx) => organizationPermissions(await viewerMembership(ctx).load(o.id)),
+    }),
+  }),
+});
+
+const OrganizationList = listOf("OrganizationList", OrganizationRef);
+const OrganizationsByDomain = builder
+  .objectRef<{ organizations: unknown[] }>("OrganizationsByEmailDomain")
+  .implement({ fields: (t) => ({ organizations: t.field({ type: [OrganizationRef], resolve: (p) => p.organizations as any }) }) });
+
+const DefaultContentInput = builder.inputType("OrganizationDefaultContentInput", {
+  fields: (t) => ({ type: t.string({ required: true }), site: t.string({ required: true }) }),
+});
+
+builder.queryFields((t) => ({
+  organizations: t.field({
+    type: OrganizationList,
+    description: "Organizations the caller is a member of.",
+    args: { ...pageArgs },
+    resolve: (_r, args, ctx) => service.listOrganizations(ctx, args),
+  }),
+  organization: t.prismaField({
+    type: "Organization",
+    args: { organizationId: t.arg.string({ required: true }) },
+    resolve: (_q, _r, args, ctx) => service.getOrganization(ctx, args.organizationId),
+  }),
+  organizationsByEmailDomain: t.field({
+    type: OrganizationsByDomain,
+    description: "Organizations that accept members of an email domain.",
+    args: { emailDomain: t.arg.string({ required: true }) },
+    resolve: async (_r, args, ctx) => ({ organizations: await service.organizationsByEmailDomain(ctx, args.emailDomain) }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  organizationUpdate: t.prismaField({
+    type: "Organization",
+    args: {
+      organizationId: t.arg.string({ required: true }),
+      title: t.arg.string(),
+      emailDomains: t.arg.stringList(),
+      hostname: t.arg.string(),
+      defaultRole: t.arg({ type: RoleEnum }),
+      defaultContent: t.arg({ type: DefaultContentInput }),
+      logo: t.arg.string(),
+      sso: t.arg.boolean(),
+      ai: t.arg.boolean(),
+      inviteLinks: t.arg.boolean(),
+    },
+    resolve: (_q, _r, rawArgs, ctx) => {
+      const { organizationId, ...patch } = argsWithNulls(ctx, rawArgs);
+      return service.updateOrganization(ctx, organizationId, patch as service.OrganizationPatch);
+    },
+  }),
+  organizationInviteLinkDelete: t.boolean({
+    args: { organizationId: t.arg.string({ required: true }), inviteId: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => service.deleteInviteLink(ctx, args.organizationId, args.inviteId),
+  }),
+}));

@@ -1,0 +1,2 @@
+// Spaces: GraphQL types, queries and mutations of this area.
+export {};

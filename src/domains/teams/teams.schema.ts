@@ -1,0 +1,2 @@
+// Teams: GraphQL types, queries and mutations of this area.
+export {};

@@ -1,0 +1,146 @@
+import { execute, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode, type FieldNode } from "graphql";
+import { useSofa } from "sofa-api";
+import type { RouteDef } from "./route.js";
+import { projectRestSchema } from "./project.js";
+import { shapeForRest } from "./shape.js";
+import { finishOpenAPI } from "./openapi.js";
+import { createInputValidator } from "./input.js";
+import { pickError, reportError, type ErrorBody } from "../core/error-report.js";
+import { AppError, badInput } from "../core/errors.js";
+import type { Context } from "../core/context.js";
+
+const INTERNAL_DOC = "/__sofa/openapi.json";
+
+export interface RestOptions {
+  schema: GraphQLSchema;
+  table: RouteDef[];
+  publicUrl: string;
+  /** Builds the resolver context for an authenticated REST call; throws AppError(401) otherwise. */
+  context: (request: Request, explicitNulls: Set<string>) => Promise<Context>;
+}
+
+export function errorResponse(body: ErrorBody, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status: body.error.code,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  });
+}
+
+/** Reads a JSON request body once: malformed JSON or a non-object is a 400. */
+async function readBody(request: Request): Promise<{ text: string; nulls: Set<string>; json: Record<string, unknown> | null }> {
+  const text = await request.text();
+  const nulls = new Set<string>();
+  if (!text.trim()) return { text: "", nulls, json: null };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw badInput(`The request body is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw badInput("The request body must be a JSON object.");
+  }
+  for (const [key, value] of Object.entries(parsed)) if (value === null) nulls.add(key);
+  return { text, nulls, json: parsed as Record<string, unknown> };
+}
+
+/**
+ * The /v1 face of the graph. sofa-api turns each route of the table into a GraphQL operation
+ * over the REST projection of the schema; this wrapper adds what the documented contract needs
+ * around it: authentication first, JSON parsing with clear 400s, explicit nulls, the documented
+ * error body, empty 204 answers, and the finished OpenAPI document.
+ */
+export function createRestHandler(opts: RestOptions) {
+  const restSchema = projectRestSchema(opts.schema, opts.table);
+  const routeConfig = Object.fromEntries(
+    opts.table.map((r) => [
+      r.field,
+      { method: r.method, path: r.path.replace(/\{(\w+)\}/g, ":$1"), responseStatus: r.status ?? 200, tags: [r.tag], description: r.summary },
+    ]),
+  );
+
+  const restExecute = async (args: ExecutionArgs) => {
+    const result = await execute(args);
+    if (result.errors?.length || !result.data) return result;
+    const op = args.document.definitions[0] as OperationDefinitionNode;
+    const field = (op.selectionSet.selections[0] as FieldNode).name.value;
+    const root = op.operation === "query" ? restSchema.getQueryType()! : restSchema.getMutationType()!;
+    const type = root.getFields()[field]!.type;
+    return { ...result, data: { ...result.data, [field]: shapeForRest(result.data[field], type) } };
+  };
+
+  const router = useSofa({
+    basePath: "/v1",
+    schema: restSchema,
+    routes: routeConfig as any,
+    depthLimit: 2,
+    execute: restExecute as any,
+    context: ({ request, ...server }: any) => server.context,
+    errorHandler: ((errors: readonly unknown[]) => errorResponse(pickError(errors))) as any,
+    openAPI: { endpoint: INTERNAL_DOC } as any,
+    swaggerUI: { endpoint: "" } as any,
+  });
+
+  let openapi: any;
+  const openAPIDocument = () =>
+    (openapi ??= finishOpenAPI((router as any).openAPIDocument, restSchema, opts.table, opts.publicUrl));
+  let validator: ReturnType<typeof createInputValidator> | undefined;
+
+  async function handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname === "/v1/openapi.json" && request.method === "GET") return Response.json(openAPIDocument());
+    if (url.pathname.startsWith("/v1/webhook") || url.pathname.startsWith("/v1/__sofa")) {
+      return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
+    }
+    try {
+      const { text, nulls, json } =
+        request.method === "GET" || request.method === "HEAD" || request.method === "DELETE"
+          ? { text: "", nulls: new Set<string>(), json: null }
+          : await readBody(request);
+      const context = await opts.context(request, nulls);
+      validator ??= createInputValidator(openAPIDocument(), opts.table);
+      const route = validator(request.method, url.pathname, url.searchParams, json);
+      if (!route) {
+        return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
+      }
+      const forwarded = new Request(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: text ? text : undefined,
+      });
+      const response = await router.fetch(forwarded, { context } as any);
+      return await finishResponse(response, request, url);
+    } catch (err) {
+      const body = reportError(err);
+      return errorResponse(body, err instanceof AppError && err.status === 401 ? { "www-authenticate": "Bearer" } : {});
+    }
+  }
+
+  async function finishResponse(response: Response, request: Request, url: URL): Promise<Response> {
+    if (response.status === 204) return new Response(null, { status: 204 });
+    if (response.ok) return response;
+    const text = await response.text();
+    let body: any = null;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      /* not JSON */
+    }
+    if (body?.error?.code) return errorResponse(body);
+    if (response.status === 404) {
+      return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
+    }
+    if (response.status === 405) {
+      return errorResponse({ error: { code: 405, message: `Method ${request.method} is not allowed on ${url.pathname}.` } });
+    }
+    if (response.status < 500 && Array.isArray(body?.errors) && body.errors.length) {
+      // Validation errors of the router: `{ name: "query", path: "/limit", message }`.
+      const first = body.errors[0];
+      const where = first.path ? String(first.path).replace(/^\//, "") : first.name;
+      return errorResponse({ error: { code: response.status, message: `${where ? `${where}: ` : ""}${first.message}` } });
+    }
+    return errorResponse(response.status < 500 ? { error: { code: response.status, message: text || response.statusText } } : reportError(new Error(text)));
+  }
+
+  return { handle, openAPIDocument, restSchema };
+}

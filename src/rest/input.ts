@@ -1,0 +1,72 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
+import addFormats from "ajv-formats";
+import { badInput } from "../core/errors.js";
+import type { RouteDef } from "./route.js";
+
+interface CompiledRoute {
+  route: RouteDef;
+  regex: RegExp;
+  body?: ValidateFunction;
+  query: Map<string, { type: string; required: boolean; items?: string }>;
+}
+
+function describe(error: ErrorObject, root: string): string {
+  const path = error.instancePath.replace(/^\//, "").replace(/\//g, ".");
+  if (error.keyword === "required") {
+    const missing = (error.params as any).missingProperty;
+    return `${path ? `${path}.` : ""}${missing} is required.`;
+  }
+  if (error.keyword === "additionalProperties") {
+    const extra = (error.params as any).additionalProperty;
+    return `${path ? `${path}.` : ""}${extra} is not a known field of this ${root}.`;
+  }
+  if (error.keyword === "enum") {
+    return `${path || root} must be one of ${(error.params as any).allowedValues.filter((v: unknown) => v !== null).join(", ")}.`;
+  }
+  return `${path || root} ${error.message}.`;
+}
+
+/**
+ * Checks a request's query parameters and JSON body against the published OpenAPI document
+ * before anything runs, so a wrong type or an unknown field is a 400 that names it.
+ */
+export function createInputValidator(doc: any, table: RouteDef[]) {
+  const ajv = new Ajv({ strict: false, allErrors: false });
+  addFormats(ajv);
+  ajv.addSchema({ components: doc.components }, "doc");
+  const compiled: CompiledRoute[] = table.map((route) => {
+    const op = doc.paths[`/v1${route.path}`]?.[route.method.toLowerCase()];
+    const regex = new RegExp("^/v1" + route.path.replace(/\{[^}]+\}/g, "[^/]+") + "/?$");
+    const query = new Map<string, { type: string; required: boolean; items?: string }>();
+    for (const p of op?.parameters ?? []) {
+      if (p.in === "query") query.set(p.name, { type: p.schema?.type ?? "string", required: !!p.required, items: p.schema?.items?.type });
+    }
+    const schema = op?.requestBody?.content?.["application/json"]?.schema;
+    const body = schema ? ajv.compile(JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/'))) : undefined;
+    return { route, regex, body, query };
+  });
+  // Literal segments first, so /versions/latest wins over /versions/{versionId}.
+  compiled.sort((a, b) => b.route.path.replace(/\{[^}]+\}/g, "").length - a.route.path.replace(/\{[^}]+\}/g, "").length);
+
+  return function validate(method: string, pathname: string, searchParams: URLSearchParams, body: Record<string, unknown> | null) {
+    const match = compiled.find((c) => c.route.method === method && c.regex.test(pathname));
+    if (!match) return null;
+    for (const [name, value] of searchParams) {
+      const spec = match.query.get(name);
+      if (!spec) continue; // unknown query parameters are ignored, as browsers and proxies add some
+      const kind = spec.type === "array" ? spec.items : spec.type;
+      if (kind === "integer" && !/^-?\d+$/.test(value)) throw badInput(`${name} must be an integer (got "${value}").`);
+      if (kind === "number" && Number.isNaN(Number(value))) throw badInput(`${name} must be a number (got "${value}").`);
+      if (kind === "boolean" && value !== "true" && value !== "false") throw badInput(`${name} must be true or false (got "${value}").`);
+    }
+    for (const [name, spec] of match.query) {
+      if (spec.required && !searchParams.has(name)) throw badInput(`${name} is required.`);
+    }
+    if (match.body) {
+      // Explicit nulls mean "clear this value"; the resolver decides whether that is allowed.
+      const present = Object.fromEntries(Object.entries(body ?? {}).filter(([, v]) => v !== null));
+      if (!match.body(present)) throw badInput(describe(match.body.errors![0]!, "body"));
+    }
+    return match.route;
+  };
+}

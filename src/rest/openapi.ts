@@ -1,0 +1,119 @@
+import { GraphQLSchema, isInputObjectType, isObjectType } from "graphql";
+import type { RouteDef } from "./route.js";
+
+const ERROR_STATUSES: Record<string, string> = {
+  "400": "Bad input: the message names the parameter or field that was wrong.",
+  "401": "No API token, or an unknown or revoked one.",
+  "403": "The caller's role does not allow this action.",
+  "404": "Not found, or not visible to the caller.",
+  "409": "Conflicts with the current state.",
+};
+
+function toOasPath(path: string): string {
+  return `/v1${path}`;
+}
+
+/**
+ * Completes the document sofa-api derived from the REST projection: documented paths and
+ * success codes, empty 204 bodies, the error shape, bearer authentication, and `nullable`
+ * on fields whose documented value may be null.
+ */
+export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[], publicUrl: string): any {
+  const byKey = new Map(table.map((r) => [`${r.method.toLowerCase()} ${r.path}`, r]));
+  const paths: Record<string, any> = {};
+  for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries<any>(item)) {
+      const route = byKey.get(`${method} ${path}`);
+      if (!route) continue; // sofa's own webhook routes are not part of this API
+      const status = String(route.status ?? 200);
+      const success = op.responses?.[status] ?? op.responses?.["200"];
+      const responses: Record<string, any> = {};
+      responses[status] =
+        status === "204"
+          ? { description: "Done; the body is empty (also when the target did not exist)." }
+          : { description: success?.description || "Success", content: success?.content };
+      for (const code of Object.keys(ERROR_STATUSES)) responses[code] = { $ref: `#/components/responses/E${code}` };
+      const [, fieldName] = route.field.split(".");
+      const hasBody = route.method === "POST" || route.method === "PUT" || route.method === "PATCH";
+      // sofa lists every argument as a query parameter and, on writes, in the body as well:
+      // path placeholders stay parameters, a write's other arguments live in its JSON body.
+      const params = (op.parameters ?? []).filter((p: any) => p.in === "path" || !hasBody);
+      let requestBody: any;
+      const bodySchema = op.requestBody?.content?.["application/json"]?.schema;
+      if (hasBody && bodySchema) {
+        const pathNames = new Set(params.filter((p: any) => p.in === "path").map((p: any) => p.name));
+        const properties = Object.fromEntries(Object.entries<any>(bodySchema.properties ?? {}).filter(([k]) => !pathNames.has(k)));
+        const required = (bodySchema.required ?? []).filter((k: string) => !pathNames.has(k));
+        requestBody = {
+          required: required.length > 0,
+          content: {
+            "application/json": {
+              schema: { type: "object", properties, ...(required.length ? { required } : {}), additionalProperties: false },
+            },
+          },
+        };
+      }
+      paths[toOasPath(path)] ??= {};
+      paths[toOasPath(path)][method] = {
+        ...op,
+        operationId: fieldName,
+        summary: route.summary ?? op.summary ?? undefined,
+        tags: [route.tag],
+        parameters: params,
+        requestBody,
+        responses,
+      };
+    }
+  }
+  const schemas = doc.components?.schemas ?? {};
+  for (const type of Object.values(schema.getTypeMap())) {
+    if ((!isObjectType(type) && !isInputObjectType(type)) || !schemas[type.name]?.properties) continue;
+    // A response carries exactly the documented fields; an input takes only its known fields.
+    schemas[type.name].additionalProperties = false;
+    if (!isObjectType(type)) continue;
+    for (const field of Object.values(type.getFields())) {
+      const prop = schemas[type.name].properties[field.name];
+      if (!prop || !field.extensions?.keepNull) continue;
+      if (prop.$ref) {
+        schemas[type.name].properties[field.name] = { anyOf: [{ $ref: prop.$ref }, { type: "null" }] };
+      } else {
+        prop.type = [prop.type, "null"];
+        if (Array.isArray(prop.enum)) prop.enum = [...prop.enum, null];
+      }
+    }
+  }
+  schemas.Error = {
+    type: "object",
+    required: ["error"],
+    properties: {
+      error: {
+        type: "object",
+        required: ["code", "message"],
+        properties: { code: { type: "integer" }, message: { type: "string" } },
+      },
+    },
+  };
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Documentation API",
+      version: "1.0.0",
+      description:
+        "REST face of the documentation platform's graph. Every operation takes `Authorization: Bearer <API token>`. " +
+        "Lists answer `{ next?: { page }, count, items }`; pass `next.page` as `page` for the next page.",
+    },
+    servers: [{ url: publicUrl }],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An API token." } },
+      responses: Object.fromEntries(
+        Object.entries(ERROR_STATUSES).map(([code, description]) => [
+          `E${code}`,
+          { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        ]),
+      ),
+    },
+  };
+}

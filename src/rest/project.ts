@@ -1,0 +1,43 @@
+import { GraphQLSchema, getNamedType, isObjectType, type GraphQLFieldConfig } from "graphql";
+import { mapSchema, MapperKind, pruneSchema } from "@graphql-tools/utils";
+import type { RouteDef } from "./route.js";
+
+/** True for fields that exist to walk the graph and have no place in a /v1 shape. */
+export function isGraphOnly(field: GraphQLFieldConfig<any, any>): boolean {
+  if (field.extensions?.graphOnly) return true;
+  if (field.args && Object.keys(field.args).length > 0) return true;
+  return getNamedType(field.type).name.endsWith("Connection");
+}
+
+/**
+ * The REST face of the graph: the same types and resolvers, keeping only the root fields named
+ * in the route table and, on objects, only the fields of the documented shapes. sofa-api builds
+ * each route's operation from this projection, selecting every field it keeps.
+ */
+export function projectRestSchema(schema: GraphQLSchema, table: RouteDef[]): GraphQLSchema {
+  const wanted = new Set(table.map((r) => r.field));
+  const rootNames = new Map<string, string>([
+    [schema.getQueryType()?.name ?? "Query", "Query"],
+    [schema.getMutationType()?.name ?? "Mutation", "Mutation"],
+  ]);
+  const projected = mapSchema(schema, {
+    [MapperKind.ROOT_FIELD]: (config, fieldName, typeName) => {
+      const root = rootNames.get(typeName);
+      return root && wanted.has(`${root}.${fieldName}` as RouteDef["field"]) ? config : null;
+    },
+    [MapperKind.OBJECT_FIELD]: (config, _fieldName, typeName) => {
+      if (rootNames.has(typeName) || typeName === "Subscription") return config;
+      return isGraphOnly(config) ? null : config;
+    },
+    [MapperKind.SUBSCRIPTION_ROOT_FIELD]: () => null,
+  });
+  const pruned = pruneSchema(projected);
+  for (const route of table) {
+    const [root, name] = route.field.split(".") as [string, string];
+    const type = root === "Query" ? pruned.getQueryType() : pruned.getMutationType();
+    if (!type || !isObjectType(type) || !type.getFields()[name]) {
+      throw new Error(`route ${route.method} ${route.path} names ${route.field}, which the schema does not have`);
+    }
+  }
+  return pruned;
+}

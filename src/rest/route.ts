@@ -1,0 +1,17 @@
+/** One documented operation: its method and path under /v1, the graph field behind it, its success code. */
+export interface RouteDef {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Path under /v1 as the spec writes it, with `{param}` placeholders. */
+  path: string;
+  /** The root field that serves it, `Query.x` or `Mutation.y`. */
+  field: `Query.${string}` | `Mutation.${string}`;
+  /** Success status; deletes answer 204 with an empty body. Defaults to 200. */
+  status?: 200 | 201 | 204;
+  /** Section of the API reference it belongs to. */
+  tag: string;
+  summary?: string;
+}
+
+export function routes(tag: string, defs: Omit<RouteDef, "tag">[]): RouteDef[] {
+  return defs.map((d) => ({ ...d, tag }));
+}

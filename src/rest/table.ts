@@ -1,0 +1,9 @@
+import type { RouteDef } from "./route.js";
+import organizations from "../domains/organizations/organizations.routes.js";
+import members from "../domains/members/members.routes.js";
+import teams from "../domains/teams/teams.routes.js";
+import collections from "../domains/collections/collections.routes.js";
+import spaces from "../domains/spaces/spaces.routes.js";
+
+/** Every /v1 operation, each mapped to the graph field that serves it. */
+export const routeTable: RouteDef[] = [...organizations, ...members, ...teams, ...collections, ...spaces];

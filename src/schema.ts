@@ -1,0 +1,12 @@
+import { lexicographicSortSchema } from "graphql";
+import { builder } from "./core/builder.js";
+import "./domains/users/users.schema.js";
+import "./domains/organizations/organizations.schema.js";
+import "./domains/members/members.schema.js";
+import "./domains/teams/teams.schema.js";
+import "./domains/collections/collections.schema.js";
+import "./domains/spaces/spaces.schema.js";
+
+/** The one graph: every domain's types, queries, mutations and subscriptions. */
+export const schema = builder.toSchema();
+export const sortedSchema = () => lexicographicSortSchema(schema);

@@ -1,0 +1,177 @@
+import http from "node:http";
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { createYoga, type Plugin } from "graphql-yoga";
+import { WebSocketServer } from "ws";
+import { useServer } from "graphql-ws/use/ws";
+import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
+import { GraphQLError } from "graphql";
+import type { Config } from "./config.js";
+import { schema } from "./schema.js";
+import { routeTable } from "./rest/table.js";
+import { createRestHandler, errorResponse } from "./rest/handler.js";
+import { openDatabase, type Database } from "./core/db.js";
+import { createPubSubFor } from "./core/pubsub.js";
+import { makeUrls } from "./core/urls.js";
+import { bearerToken, viewerFromToken } from "./core/auth.js";
+import { makeContext, type Context, type Services } from "./core/context.js";
+import { unauthorized } from "./core/errors.js";
+import { UNEXPECTED } from "./core/error-report.js";
+import { docsPage } from "./rest/docs-page.js";
+import { runAdminCommand } from "./cli/commands.js";
+import { startMaintenance } from "./maintenance.js";
+import type { DataDirLock } from "./core/lock.js";
+
+export interface Gateway {
+  config: Config;
+  db: Database;
+  services: Services;
+  /** Fetch-API entry point (tests call it without a port). */
+  fetch: (request: Request) => Promise<Response>;
+  /** Node HTTP server with graphql-ws mounted on /graphql; not listening until `listen`. */
+  httpServer: http.Server;
+  listen(port?: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+const swaggerDir = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+
+/** Builds the gateway on an open database: GraphQL, REST, subscriptions, admin channel. */
+export async function createGateway(config: Config, opts: { lockHeld?: DataDirLock; adminSecret?: string } = {}): Promise<Gateway> {
+  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, lockHeld: opts.lockHeld });
+  const pubsub = createPubSubFor(config.redisUrl);
+  const services: Services = { prisma: db.prisma, config, urls: makeUrls(config), pubsub };
+
+  async function authenticate(header: string | null | undefined): Promise<Context> {
+    const viewer = await viewerFromToken(db.prisma, bearerToken(header));
+    if (!viewer) {
+      throw new GraphQLError(unauthorized().message, { extensions: { code: 401, http: { status: 401, headers: { "www-authenticate": "Bearer" } } } });
+    }
+    return makeContext(services, viewer);
+  }
+
+  const rest = createRestHandler({
+    schema,
+    table: routeTable,
+    publicUrl: config.publicUrl,
+    context: async (request, explicitNulls) => {
+      const viewer = await viewerFromToken(db.prisma, bearerToken(request.headers.get("authorization")));
+      if (!viewer) throw unauthorized();
+      return makeContext(services, viewer, explicitNulls);
+    },
+  });
+
+  const routing: Plugin = {
+    async onRequest({ request, url, endResponse }) {
+      if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return endResponse(await rest.handle(request));
+      if (url.pathname === "/openapi.json") return endResponse(Response.json(rest.openAPIDocument()));
+      if (url.pathname === "/docs" || url.pathname === "/docs/") return endResponse(docsPage());
+      if (url.pathname.startsWith("/docs/assets/")) return endResponse(serveAsset(url.pathname.slice("/docs/assets/".length)));
+      if (url.pathname === "/_admin/command" && request.method === "POST") {
+        return endResponse(await adminChannel(request));
+      }
+    },
+  };
+
+  async function adminChannel(request: Request): Promise<Response> {
+    if (!opts.adminSecret || request.headers.get("x-admin-secret") !== opts.adminSecret) {
+      return errorResponse({ error: { code: 404, message: "Not found." } });
+    }
+    try {
+      const result = await runAdminCommand(db.prisma, await request.json());
+      return Response.json(result);
+    } catch (err) {
+      return errorResponse({ error: { code: 400, message: (err as Error).message } });
+    }
+  }
+
+  const yoga = createYoga<{ connectionParams?: Record<string, unknown> }, Context>({
+    schema,
+    graphqlEndpoint: "/graphql",
+    landingPage: false,
+    maskedErrors: { isDev: false, errorMessage: UNEXPECTED },
+    logging: "warn",
+    context: async ({ request, connectionParams }) => {
+      const header = (connectionParams?.authorization ?? connectionParams?.Authorization) as string | undefined;
+      return authenticate(header ?? request.headers.get("authorization"));
+    },
+    plugins: [
+      routing,
+      EnvelopArmorPlugin({
+        maxDepth: { n: 12 },
+        maxAliases: { n: 15 },
+        maxTokens: { n: 2000 },
+        costLimit: { maxCost: 5000 },
+        maxDirectives: { n: 50 },
+      }),
+    ],
+  });
+
+  const httpServer = http.createServer(yoga);
+  const wsServer = new WebSocketServer({ server: httpServer, path: "/graphql" });
+  const ws = useServer(
+    {
+      execute: (args: any) => args.rootValue.execute(args),
+      subscribe: (args: any) => args.rootValue.subscribe(args),
+      onConnect: async (ctx) => {
+        const header = (ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization) as string | undefined;
+        const viewer = await viewerFromToken(db.prisma, bearerToken(header));
+        return viewer !== null; // false closes the socket with 4403 Forbidden
+      },
+      onSubscribe: async (ctx, _id, params) => {
+        const enveloped = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket: ctx.extra.socket, params, connectionParams: ctx.connectionParams } as any);
+        const document = enveloped.parse(params.query);
+        const args = {
+          schema: enveloped.schema,
+          operationName: params.operationName,
+          document,
+          variableValues: params.variables,
+          contextValue: await enveloped.contextFactory(),
+          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+        };
+        const errors = enveloped.validate(args.schema, args.document);
+        if (errors.length) return errors;
+        return args;
+      },
+    },
+    wsServer,
+  );
+
+  const maintenance = startMaintenance(services);
+
+  let closed = false;
+  return {
+    config,
+    db,
+    services,
+    fetch: (request) => Promise.resolve(yoga.fetch(request)),
+    httpServer,
+    listen(port = config.port) {
+      return new Promise((resolve, reject) => {
+        httpServer.once("error", reject);
+        httpServer.listen(port, config.host, () => resolve((httpServer.address() as any).port));
+      });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      maintenance.stop();
+      await ws.dispose();
+      wsServer.close();
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections?.();
+      });
+      await pubsub.close();
+      await db.close();
+    },
+  };
+}
+
+function serveAsset(name: string): Response {
+  const allowed = new Set(["swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"]);
+  if (!allowed.has(name)) return errorResponse({ error: { code: 404, message: "Not found." } });
+  const type = name.endsWith(".css") ? "text/css" : "application/javascript";
+  return new Response(fs.readFileSync(path.join(swaggerDir, name)), { headers: { "content-type": type, "cache-control": "public, max-age=86400" } });
+}

@@ -1,0 +1,142 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { loadConfig, type Config } from "../../src/config.js";
+import { createGateway, type Gateway } from "../../src/server.js";
+import { runAdminCommand } from "../../src/cli/commands.js";
+import { OpenApiChecker } from "./openapi.js";
+
+export interface Answer<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface Caller {
+  token: string;
+  get<T = any>(path: string, query?: Record<string, string | number | boolean | undefined>): Promise<Answer<T>>;
+  post<T = any>(path: string, body?: unknown): Promise<Answer<T>>;
+  put<T = any>(path: string, body?: unknown): Promise<Answer<T>>;
+  patch<T = any>(path: string, body?: unknown): Promise<Answer<T>>;
+  delete<T = any>(path: string): Promise<Answer<T>>;
+  /** Sends a raw body (for malformed JSON tests). */
+  raw(method: string, path: string, body: string): Promise<Answer>;
+  graphql<T = any>(query: string, variables?: Record<string, unknown>): Promise<{ status: number; data?: T; errors?: any }>;
+}
+
+export interface TestGateway {
+  gateway: Gateway;
+  url: string;
+  config: Config;
+  openapi: OpenApiChecker;
+  /** Creates (or reuses) a user and organization with the admin command, returns an API caller. */
+  bootstrap(email: string, org: string): Promise<Caller & { user: string; organization: string }>;
+  /** Adds a member with a role and returns a caller for them. */
+  member(org: string, email: string, role: string | null): Promise<Caller & { user: string }>;
+  caller(token: string): Caller;
+  close(): Promise<void>;
+}
+
+async function freshPostgres(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: baseUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/**
+ * Starts a gateway on a fresh database (an embedded one in a temporary folder, or a new
+ * PostgreSQL database when DATABASE_URL is set) listening on a free port.
+ */
+export async function startGateway(overrides: Partial<Config> = {}): Promise<TestGateway> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-test-"));
+  const pgdb = process.env.DATABASE_URL ? await freshPostgres(process.env.DATABASE_URL) : null;
+  const config: Config = {
+    ...loadConfig({ ...process.env, PORT: "0" }),
+    dataDir,
+    databaseUrl: pgdb?.url,
+    redisUrl: process.env.REDIS_URL || undefined,
+    host: "127.0.0.1",
+    ...overrides,
+  };
+  const gateway = await createGateway(config);
+  const port = await gateway.listen(0);
+  const url = `http://127.0.0.1:${port}`;
+  // Links are built from PUBLIC_URL; point it at this instance unless a test chose one.
+  if (!overrides.publicUrl) {
+    config.publicUrl = url;
+    config.appUrl = `${url}/app`;
+  }
+  const doc = await (await fetch(`${url}/openapi.json`)).json();
+  const openapi = new OpenApiChecker(doc);
+
+  const caller = (token: string): Caller => {
+    async function send(method: string, p: string, body?: unknown, raw?: string): Promise<Answer> {
+      const headers: Record<string, string> = {};
+      if (token) headers.authorization = `Bearer ${token}`;
+      if (body !== undefined || raw !== undefined) headers["content-type"] = "application/json";
+      const res = await fetch(url + p, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
+      const text = await res.text();
+      const parsed = text ? JSON.parse(text) : undefined;
+      openapi.check(method, p.split("?")[0]!, res.status, parsed, text);
+      return { status: res.status, body: parsed, headers: res.headers };
+    }
+    return {
+      token,
+      get: (p, query) => {
+        const qs = query
+          ? "?" + new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])).toString()
+          : "";
+        return send("GET", p + qs);
+      },
+      post: (p, body) => send("POST", p, body ?? {}),
+      put: (p, body) => send("PUT", p, body ?? {}),
+      patch: (p, body) => send("PATCH", p, body ?? {}),
+      delete: (p) => send("DELETE", p),
+      raw: (method, p, body) => send(method, p, undefined, body),
+      graphql: async (query, variables) => {
+        const res = await fetch(`${url}/graphql`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          body: JSON.stringify({ query, variables }),
+        });
+        return { status: res.status, ...(await res.json()) };
+      },
+    };
+  };
+
+  return {
+    gateway,
+    url,
+    config,
+    openapi,
+    caller,
+    async bootstrap(email, org) {
+      const r = (await runAdminCommand(gateway.db.prisma, { command: "bootstrap", email, org })) as any;
+      return Object.assign(caller(r.token), { user: r.user, organization: r.organization });
+    },
+    async member(org, email, role) {
+      const added = (await runAdminCommand(gateway.db.prisma, { command: "member-add", org, email, role })) as any;
+      const t = (await runAdminCommand(gateway.db.prisma, { command: "token-create", email })) as any;
+      return Object.assign(caller(t.token), { user: added.user });
+    },
+    async close() {
+      await gateway.close();
+      await pgdb?.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
