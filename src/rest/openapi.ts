@@ -7,6 +7,7 @@ const ERROR_STATUSES: Record<string, string> = {
   "403": "The caller's role does not allow this action.",
   "404": "Not found, or not visible to the caller.",
   "409": "Conflicts with the current state.",
+  "500": "Unexpected error: nothing about its cause is disclosed; the server logs it.",
 };
 
 function toOasPath(path: string): string {

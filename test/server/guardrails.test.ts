@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startGateway, type TestGateway } from "../helpers/gateway.js";
+
+let t: TestGateway;
+let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
+
+beforeAll(async () => {
+  t = await startGateway();
+  admin = await t.bootstrap("ada@acme.test", "Acme");
+});
+afterAll(() => t?.close());
+
+describe("GraphQL requests are bounded before execution", () => {
+  it("refuses too many aliases", async () => {
+    const fields = Array.from({ length: 20 }, (_, i) => `a${i}: organizations { count }`).join(" ");
+    const res = await admin.graphql(`{ ${fields} }`);
+    expect(res.data).toBeUndefined();
+    expect(res.errors[0].message).toMatch(/alias/i);
+  });
+
+  it("refuses too many tokens", async () => {
+    const fields = Array.from({ length: 2100 }, () => "__typename").join(" ");
+    const res = await admin.graphql(`{ ${fields} }`);
+    expect(res.errors[0].message).toMatch(/token/i);
+  });
+
+  it("refuses too deep a query", async () => {
+    let q = "name";
+    for (let i = 0; i < 14; i++) q = `ofType { ${q} }`;
+    const res = await admin.graphql(`{ __type(name: "Organization") { fields { type { ${q} } } } }`);
+    expect(res.errors?.[0]?.message ?? "").toMatch(/depth/i);
+  });
+
+  it("does not suggest field names to strangers of the schema", async () => {
+    const res = await admin.graphql(`{ organizatio { count } }`);
+    expect(JSON.stringify(res.errors)).not.toMatch(/Did you mean/);
+  });
+});
+
+describe("unexpected errors are masked", () => {
+  it("hides the cause from REST and GraphQL clients alike", async () => {
+    const prisma = t.gateway.db.prisma as any;
+    const spy = vi.spyOn(prisma.organization, "findMany").mockRejectedValue(new Error('relation "Organization" does not exist at SELECT internal'));
+    const quiet = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const rest = await admin.get("/v1/orgs");
+      expect(rest.status).toBe(500);
+      expect(rest.body).toEqual({ error: { code: 500, message: "Unexpected error." } });
+      const gql = await admin.graphql(`{ organizations { count } }`);
+      expect(gql.errors).toHaveLength(1);
+      expect(gql.errors[0].message).toBe("Unexpected error.");
+      expect(JSON.stringify(gql)).not.toMatch(/relation|SELECT|stack|at /);
+    } finally {
+      spy.mockRestore();
+      quiet.mockRestore();
+    }
+  });
+});
+
+describe("REST edge cases", () => {
+  it("answers unknown routes and sofa's own endpoints with a documented 404", async () => {
+    for (const p of ["/v1/nothing-here", "/v1/webhook"]) {
+      const res = await fetch(`${t.url}${p}`, { method: "POST", headers: { authorization: `Bearer ${admin.token}` } });
+      expect(res.status).toBe(404);
+      expect((await res.json()).error.code).toBe(404);
+    }
+  });
+
+  it("rejects a body that is not a JSON object and unknown body fields", async () => {
+    const arr = await admin.raw("PATCH", `/v1/orgs/${admin.organization}`, "[1,2]");
+    expect(arr.status).toBe(400);
+    expect(arr.body.error.message).toMatch(/object/);
+    const unknown = await admin.patch(`/v1/orgs/${admin.organization}`, { titel: "Typo" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toContain("titel");
+  });
+
+  it("rejects a query parameter of the wrong type", async () => {
+    const res = await admin.get("/v1/orgs", { limit: "ten" });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toContain("limit");
+  });
+});
+
+describe("API reference", () => {
+  it("publishes an OpenAPI document of every /v1 route with bearer auth", async () => {
+    const doc = await (await fetch(`${t.url}/openapi.json`)).json();
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    const { routeTable } = await import("../../src/rest/table.js");
+    for (const r of routeTable) {
+      const op = doc.paths[`/v1${r.path}`]?.[r.method.toLowerCase()];
+      expect(op, `${r.method} ${r.path}`).toBeDefined();
+      expect(Object.keys(op.responses)).toContain(String(r.status ?? 200));
+    }
+    expect(Object.keys(doc.paths).some((p) => p.includes("webhook"))).toBe(false);
+  });
+
+  it("serves a browsable reference page with its assets from this server", async () => {
+    const page = await fetch(`${t.url}/docs`);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    const html = await page.text();
+    expect(html).toContain("/openapi.json");
+    for (const asset of html.matchAll(/(?:src|href)="(\/docs\/assets\/[^"]+)"/g)) {
+      expect((await fetch(`${t.url}${asset[1]}`)).status).toBe(200);
+    }
+  });
+});
