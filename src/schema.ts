@@ -6,6 +6,10 @@ import "./domains/members/members.schema.js";
 import "./domains/teams/teams.schema.js";
 import "./domains/collections/collections.schema.js";
 import "./domains/spaces/spaces.schema.js";
+import "./domains/sites/sites.schema.js";
+import "./domains/sso/sso.schema.js";
+import "./domains/translations/translations.schema.js";
+import "./domains/openapi/openapi.schema.js";
 
 /** The one graph: every domain's types, queries, mutations and subscriptions. */
 export const schema = builder.toSchema();

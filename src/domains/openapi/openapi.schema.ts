@@ -1,0 +1,2 @@
+// Openapi: GraphQL types, queries and mutations of this area.
+export {};

@@ -1,0 +1,2 @@
+// Sites: GraphQL types, queries and mutations of this area.
+export {};

@@ -1,0 +1,2 @@
+// Sso: GraphQL types, queries and mutations of this area.
+export {};

@@ -1,0 +1,2 @@
+// Translations: GraphQL types, queries and mutations of this area.
+export {};
