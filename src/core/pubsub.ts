@@ -1,10 +1,12 @@
 import { createPubSub } from "graphql-yoga";
 import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 import { Redis } from "ioredis";
+import type { SpaceActivity } from "../events/activity.js";
 
 /** Topics published inside the gateway, with their payloads. */
 export type Topics = {
   "space:updated": [spaceId: string, payload: { spaceId: string }];
+  "space:activity": [payload: SpaceActivity & { actorId: string; at: string }];
 };
 
 export type PubSub = ReturnType<typeof createPubSub<Topics>> & { close(): Promise<void> };

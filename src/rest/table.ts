@@ -4,10 +4,13 @@ import members from "../domains/members/members.routes.js";
 import teams from "../domains/teams/teams.routes.js";
 import collections from "../domains/collections/collections.routes.js";
 import spaces from "../domains/spaces/spaces.routes.js";
+import content from "../domains/content/content.routes.js";
+import changeRequests from "../domains/changerequests/changerequests.routes.js";
+import comments from "../domains/comments/comments.routes.js";
 import sites from "../domains/sites/sites.routes.js";
 import sso from "../domains/sso/sso.routes.js";
 import translations from "../domains/translations/translations.routes.js";
 import openapi from "../domains/openapi/openapi.routes.js";
 
 /** Every /v1 operation, each mapped to the graph field that serves it. */
-export const routeTable: RouteDef[] = [...organizations, ...members, ...teams, ...collections, ...spaces, ...sites, ...sso, ...translations, ...openapi];
+export const routeTable: RouteDef[] = [...organizations, ...members, ...teams, ...collections, ...spaces, ...content, ...changeRequests, ...comments, ...sites, ...sso, ...translations, ...openapi];

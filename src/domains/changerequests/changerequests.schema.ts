@@ -1,0 +1,2 @@
+// Changerequests: GraphQL types, queries and mutations of this area.
+export {};

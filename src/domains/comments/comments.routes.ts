@@ -1,0 +1,3 @@
+import { routes } from "../../rest/route.js";
+
+export default routes("Comments", []);

@@ -1,0 +1,2 @@
+// Comments: GraphQL types, queries and mutations of this area.
+export {};

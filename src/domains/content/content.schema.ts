@@ -1,0 +1,2 @@
+// Content: GraphQL types, queries and mutations of this area.
+export {};
