@@ -14,7 +14,7 @@ import { createRestHandler, errorResponse } from "./rest/handler.js";
 import { openDatabase, type Database } from "./core/db.js";
 import { createPubSubFor } from "./core/pubsub.js";
 import { makeUrls } from "./core/urls.js";
-import { bearerToken, viewerFromToken } from "./core/auth.js";
+import { ANONYMOUS, bearerToken, viewerFromToken } from "./core/auth.js";
 import { makeContext, type Context, type Services } from "./core/context.js";
 import { unauthorized } from "./core/errors.js";
 import { UNEXPECTED } from "./core/error-report.js";
@@ -55,10 +55,13 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
     schema,
     table: routeTable,
     publicUrl: config.publicUrl,
-    context: async (request, explicitNulls) => {
-      const viewer = await viewerFromToken(db.prisma, bearerToken(request.headers.get("authorization")));
-      if (!viewer) throw unauthorized();
-      return makeContext(services, viewer, explicitNulls);
+    context: async (request, explicitNulls, allowAnonymous) => {
+      const token = bearerToken(request.headers.get("authorization"));
+      const viewer = await viewerFromToken(db.prisma, token);
+      if (viewer) return makeContext(services, viewer, explicitNulls);
+      // A visitor route takes callers without a token, never callers with a bad one.
+      if (allowAnonymous && !request.headers.get("authorization")) return makeContext(services, ANONYMOUS, explicitNulls);
+      throw unauthorized();
     },
   });
 

@@ -27,7 +27,11 @@ export async function revokeApiToken(prisma: PrismaClient, idOrToken: string): P
 export interface Viewer {
   userId: string;
   tokenId: string;
+  /** A caller without a token, on the few routes that serve visitors; it is a member of nothing. */
+  anonymous?: boolean;
 }
+
+export const ANONYMOUS: Viewer = Object.freeze({ userId: "", tokenId: "", anonymous: true });
 
 /** Reads `Authorization: Bearer <token>`; null when absent, malformed, unknown or revoked. */
 export function bearerToken(header: string | null | undefined): string | null {

@@ -15,8 +15,11 @@ export interface RestOptions {
   schema: GraphQLSchema;
   table: RouteDef[];
   publicUrl: string;
-  /** Builds the resolver context for an authenticated REST call; throws AppError(401) otherwise. */
-  context: (request: Request, explicitNulls: Set<string>) => Promise<Context>;
+  /**
+   * Builds the resolver context of a REST call: throws AppError(401) without a valid token,
+   * unless the route takes anonymous callers (then the viewer is anonymous).
+   */
+  context: (request: Request, explicitNulls: Set<string>, allowAnonymous: boolean) => Promise<Context>;
 }
 
 export function errorResponse(body: ErrorBody, headers: Record<string, string> = {}): Response {
@@ -97,12 +100,13 @@ export function createRestHandler(opts: RestOptions) {
         request.method === "GET" || request.method === "HEAD" || request.method === "DELETE"
           ? { text: "", nulls: new Set<string>(), json: null }
           : await readBody(request);
-      const context = await opts.context(request, nulls);
       validator ??= createInputValidator(openAPIDocument(), opts.table);
-      const route = validator(request.method, url.pathname, url.searchParams, json);
+      const route = validator.route(request.method, url.pathname);
       if (!route) {
         return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
       }
+      const context = await opts.context(request, nulls, route.auth === "optional");
+      validator.check(route, url.searchParams, json);
       const forwarded = new Request(request.url, {
         method: request.method,
         headers: request.headers,

@@ -48,9 +48,16 @@ export function createInputValidator(doc: any, table: RouteDef[]) {
   // Literal segments first, so /versions/latest wins over /versions/{versionId}.
   compiled.sort((a, b) => b.route.path.replace(/\{[^}]+\}/g, "").length - a.route.path.replace(/\{[^}]+\}/g, "").length);
 
-  return function validate(method: string, pathname: string, searchParams: URLSearchParams, body: Record<string, unknown> | null) {
-    const match = compiled.find((c) => c.route.method === method && c.regex.test(pathname));
-    if (!match) return null;
+  const byRoute = new Map(compiled.map((c) => [c.route, c]));
+
+  /** The route a request addresses, or null. */
+  function route(method: string, pathname: string): RouteDef | null {
+    return compiled.find((c) => c.route.method === method && c.regex.test(pathname))?.route ?? null;
+  }
+
+  /** Throws a 400 naming the first query parameter or body field that does not fit the document. */
+  function check(route: RouteDef, searchParams: URLSearchParams, body: Record<string, unknown> | null): void {
+    const match = byRoute.get(route)!;
     for (const [name, value] of searchParams) {
       const spec = match.query.get(name);
       if (!spec) continue; // unknown query parameters are ignored, as browsers and proxies add some
@@ -67,6 +74,7 @@ export function createInputValidator(doc: any, table: RouteDef[]) {
       const present = Object.fromEntries(Object.entries(body ?? {}).filter(([, v]) => v !== null));
       if (!match.body(present)) throw badInput(describe(match.body.errors![0]!, "body"));
     }
-    return match.route;
-  };
+  }
+
+  return { route, check };
 }

@@ -60,6 +60,7 @@ export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[]
         operationId: fieldName,
         summary: route.summary ?? op.summary ?? undefined,
         tags: [route.tag],
+        ...(route.auth === "optional" ? { security: [{}, { bearerAuth: [] }] } : {}),
         parameters: params,
         requestBody,
         responses,

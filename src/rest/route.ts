@@ -10,6 +10,8 @@ export interface RouteDef {
   /** Section of the API reference it belongs to. */
   tag: string;
   summary?: string;
+  /** "optional": anonymous callers are served too (published content for visitors). */
+  auth?: "required" | "optional";
 }
 
 export function routes(tag: string, defs: Omit<RouteDef, "tag">[]): RouteDef[] {
