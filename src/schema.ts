@@ -15,5 +15,6 @@ import "./domains/translations/translations.schema.js";
 import "./domains/openapi/openapi.schema.js";
 
 /** The one graph: every domain's types, queries, mutations and subscriptions. */
-export const schema = builder.toSchema();
+// Definition order is kept so REST answers read like the spec (`object`, `id` first).
+export const schema = builder.toSchema({ sortSchema: false });
 export const sortedSchema = () => lexicographicSortSchema(schema);
