@@ -58,4 +58,4 @@ builder.scalarType("JSON", {
 
 builder.queryType({});
 builder.mutationType({});
-// TEMP builder.subscriptionType({});
+builder.subscriptionType({});

@@ -1,2 +1,167 @@
-// Collections: GraphQL types, queries and mutations of this area.
-export {};
+import { builder } from "../../core/builder.js";
+import { argsWithNulls } from "../../core/context.js";
+import { GRAPH_ONLY, KEEP_NULL, RoleEnum, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
+import { COLLECTION_PERMISSIONS, collectionPermissions } from "../spaces/spaces.policy.js";
+import { collectionById, visibleCollectionWhere, visibleSpaceWhere } from "../spaces/spaces.service.js";
+import { PositionInput, SpaceList, SpaceRef } from "../spaces/spaces.schema.js";
+import * as service from "./collections.service.js";
+
+const CollectionUrls = urlsOf("CollectionUrls", ["location", "app"] as const);
+const CollectionPermissions = permissionsOf("CollectionPermissions", COLLECTION_PERMISSIONS);
+
+export const CollectionRef = builder.prismaNode("Collection", {
+  id: { field: "id" },
+  description: "A grouping of spaces (and of other collections).",
+  fields: (t) => ({
+    object: t.string({ resolve: () => "collection" }),
+    title: t.exposeString("title", { description: `At most ${service.COLLECTION_TITLE_MAX} characters.` }),
+    description: t.exposeString("description", {
+      nullable: true,
+      description: `At most ${service.COLLECTION_DESCRIPTION_MAX} characters; absent when empty.`,
+    }),
+    organization: t.string({ description: "Id of the owning organization.", resolve: (c) => c.organizationId }),
+    parent: t.string({ nullable: true, description: "Id of the parent collection; absent at the top level.", resolve: (c) => c.parentId }),
+    defaultLevel: t.field({
+      type: RoleEnum,
+      nullable: true,
+      extensions: KEEP_NULL,
+      description: "Default role of members on the collection and the spaces that inherit it; null: their organization role.",
+      resolve: (c) => c.defaultLevel,
+    }),
+    urls: t.field({ type: CollectionUrls, resolve: (c, _a, ctx) => ctx.urls.collection(c.id) }),
+    permissions: t.field({
+      type: CollectionPermissions,
+      resolve: async (c, _a, ctx) => collectionPermissions(await service.viewerCollectionRole(ctx, c)),
+    }),
+    spaces: t.relatedConnection("spaces", {
+      description: "Spaces directly in the collection that the caller can see (not deleted), in their order.",
+      cursor: "id",
+      totalCount: true,
+      query: (_args, ctx) => ({ where: visibleSpaceWhere(ctx.viewer.userId), orderBy: [{ position: "asc" }, { id: "asc" }] }),
+    }),
+    children: t.relatedConnection("children", {
+      description: "Collections directly in the collection, in their order.",
+      cursor: "id",
+      totalCount: true,
+      query: (_args, ctx) => ({ where: visibleCollectionWhere(ctx.viewer.userId), orderBy: [{ position: "asc" }, { id: "asc" }] }),
+    }),
+    parentCollection: t.relation("parent", { nullable: true, extensions: GRAPH_ONLY, description: "The parent collection." }),
+    owningOrganization: t.relation("organization", { extensions: GRAPH_ONLY, description: "The organization the collection belongs to." }),
+  }),
+});
+
+const CollectionList = listOf("CollectionList", CollectionRef);
+
+builder.prismaObjectFields("Organization", (t) => ({
+  collections: t.relatedConnection("collections", {
+    description: "Collections of the organization: all of them in creation order (nested, the default), or only the top-level ones in their order.",
+    cursor: "id",
+    totalCount: true,
+    args: { nested: t.arg.boolean({ defaultValue: true, description: "false: only the top-level collections." }) },
+    query: (args, ctx) => ({
+      where: { ...visibleCollectionWhere(ctx.viewer.userId), ...(args.nested === false ? { parentId: null } : {}) },
+      orderBy: args.nested === false ? [{ position: "asc" }, { id: "asc" }] : [{ createdAt: "asc" }, { id: "asc" }],
+    }),
+  }),
+}));
+
+// The parent collection of a space, when the caller can see it (guests see no collection).
+builder.objectField(SpaceRef, "parentCollection", (t) =>
+  t.field({
+    type: CollectionRef,
+    nullable: true,
+    extensions: GRAPH_ONLY,
+    description: "The collection the space is in.",
+    resolve: async (space, _a, ctx) => {
+      const collection = space.parentId ? await collectionById(ctx).load(space.parentId) : null;
+      return collection && (await service.viewerCollectionRole(ctx, collection)) ? collection : null;
+    },
+  }),
+);
+
+// ─── Operations ────────────────────────────────────────────────────────────────────────────────
+
+builder.queryFields((t) => ({
+  collection: t.prismaField({
+    type: "Collection",
+    description: "A collection of an organization the caller is a member of (guests see none).",
+    args: { collectionId: t.arg.string({ required: true }) },
+    resolve: (_q, _r, args, ctx) => service.getCollection(ctx, args.collectionId),
+  }),
+  collectionSpaces: t.field({
+    type: SpaceList,
+    description: "Spaces directly in a collection that the caller can see, not deleted, in their order.",
+    args: { collectionId: t.arg.string({ required: true }), ...pageArgs },
+    resolve: (_r, args, ctx) => service.listCollectionSpaces(ctx, args.collectionId, args),
+  }),
+  organizationCollections: t.field({
+    type: CollectionList,
+    description: "Collections of an organization: every one in creation order (nested, the default), or only the top-level ones in their order.",
+    args: {
+      organizationId: t.arg.string({ required: true }),
+      ...pageArgs,
+      nested: t.arg.boolean({ defaultValue: true, description: "List nested collections too (default true); false lists only top-level ones." }),
+    },
+    resolve: (_r, args, ctx) => service.listOrganizationCollections(ctx, args.organizationId, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  collectionCreate: t.prismaField({
+    type: "Collection",
+    description: "Creates a collection (needs the create role, and create on the parent collection). It goes last under its parent.",
+    args: {
+      organizationId: t.arg.string({ required: true }),
+      title: t.arg.string({ required: true, description: `At most ${service.COLLECTION_TITLE_MAX} characters.` }),
+      parent: t.arg.string({ description: "Id of the parent collection; the top level when omitted." }),
+    },
+    resolve: (_q, _r, args, ctx) => service.createCollection(ctx, args.organizationId, args),
+  }),
+  collectionUpdate: t.prismaField({
+    type: "Collection",
+    description: "Changes a collection (needs admin on it). Null clears `description` and `defaultLevel`.",
+    args: {
+      collectionId: t.arg.string({ required: true }),
+      title: t.arg.string({ description: `At most ${service.COLLECTION_TITLE_MAX} characters.` }),
+      description: t.arg.string({ description: `At most ${service.COLLECTION_DESCRIPTION_MAX} characters; null or empty clears it.` }),
+      defaultLevel: t.arg({ type: RoleEnum, description: "Default role on the collection; null: members keep their organization role." }),
+    },
+    resolve: (_q, _r, rawArgs, ctx) => {
+      const { collectionId, ...patch } = argsWithNulls(ctx, rawArgs);
+      return service.updateCollection(ctx, collectionId, patch as service.CollectionPatch);
+    },
+  }),
+  collectionDelete: t.boolean({
+    description:
+      "Deletes a collection (needs admin on it) and every collection below it. Their spaces are not deleted: they move to the " +
+      'top level of the organization, after its current items ("in-collection" visibility becomes "private"). True also when it did not exist.',
+    args: { collectionId: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => service.deleteCollection(ctx, args.collectionId),
+  }),
+  collectionMove: t.prismaField({
+    type: "Collection",
+    description: "Moves a collection (needs admin on it) under another collection of its organization and/or among its siblings.",
+    args: {
+      collectionId: t.arg.string({ required: true }),
+      parent: t.arg.string({
+        description: "Id of the new parent collection (not the collection itself nor one below it); null for the top level; omitted to stay.",
+      }),
+      position: t.arg({ type: PositionInput }),
+    },
+    resolve: (_q, _r, rawArgs, ctx) => {
+      const args = argsWithNulls(ctx, rawArgs);
+      return service.moveCollection(ctx, args.collectionId, args);
+    },
+  }),
+  collectionTransfer: t.prismaField({
+    type: "Collection",
+    description:
+      "Moves a collection, the collections below it and all their spaces to the top level of another organization. " +
+      "The caller must be an admin of both organizations. Grants of the old organization's teams are dropped.",
+    args: {
+      collectionId: t.arg.string({ required: true }),
+      organization: t.arg.string({ required: true, description: "Id of the target organization." }),
+    },
+    resolve: (_q, _r, args, ctx) => service.transferCollection(ctx, args.collectionId, args),
+  }),
+}));

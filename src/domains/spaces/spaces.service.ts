@@ -1,4 +1,557 @@
-import type { PrismaClient } from "../../generated/prisma/client.js";
+import type { Collection, Prisma as P, PrismaClient, Space } from "../../generated/prisma/client.js";
+import type { Context } from "../../core/context.js";
+import { requireMembership, requireOrgRole, viewerMembership } from "../../core/access.js";
+import { byKeys, defineLoader } from "../../core/loaders.js";
+import { paginate, type PageArgs } from "../../core/pagination.js";
+import { badInput, conflict, forbidden, notFound } from "../../core/errors.js";
+import { checkLength, checkOneOf, checkPattern } from "../../core/validate.js";
+import { ROLES, atLeast, type Role } from "../../core/roles.js";
+import { newId } from "../../core/ids.js";
+import { collectionPermissions, effectiveCollectionRole, effectiveSpaceRole } from "./spaces.policy.js";
+
+// ─── Values and limits ─────────────────────────────────────────────────────────────────────────
+
+/** Space visibility as the spec writes it (the Prisma enum keys use `_` where these use `-`). */
+export const SPACE_VISIBILITIES = ["public", "unlisted", "share-link", "visitor-auth", "in-collection", "private"] as const;
+export type SpaceVisibility = (typeof SPACE_VISIBILITIES)[number];
+export const EDIT_MODES = ["live", "locked"] as const;
+export type EditMode = (typeof EDIT_MODES)[number];
+
+export const SPACE_TITLE_MAX = 100;
+export const SPACE_DEFAULT_TITLE = "Untitled";
+export const EMOJI_MAX = 32;
+const COPY_SUFFIX = " (copy)";
+
+/** The documented visibility value of a stored one (`share_link` → `share-link`). */
+export function visibilityValue(stored: string): SpaceVisibility {
+  return stored.replace(/_/g, "-") as SpaceVisibility;
+}
+
+/** Visibilities under which anyone can open the published content without signing in. */
+const OPEN_VISIBILITIES = new Set<SpaceVisibility>(["public", "unlisted"]);
+
+/** A space with, when it was read with one, the `shareKey` that resolves share-link URLs. */
+export type SpaceView = Space & { shareKey?: string };
+
+/**
+ * The `published`, `public` and `icon` links of a space. `published` exists for spaces published
+ * to visitors (public, unlisted, visitor-auth, and share-link when read with a `shareKey`);
+ * `public` only for those anyone can open (public, unlisted); `icon` only when there is an emoji.
+ */
+export function spaceUrls(ctx: Context, space: SpaceView) {
+  const visibility = visibilityValue(space.visibility);
+  const published = ctx.urls.app(`/published/${space.id}`);
+  const urls: { location: string; app: string; published?: string; public?: string; icon?: string } = ctx.urls.space(space.id);
+  if (OPEN_VISIBILITIES.has(visibility) || visibility === "visitor-auth") urls.published = published;
+  if (visibility === "share-link" && space.shareKey) urls.published = `${published}?share=${encodeURIComponent(space.shareKey)}`;
+  if (OPEN_VISIBILITIES.has(visibility)) urls.public = published;
+  if (space.emoji) urls.icon = ctx.urls.app(`/emoji/${emojiCodepoints(space.emoji)}.svg`);
+  return urls;
+}
+
+const HEX_CODEPOINTS = /^(?:u\+)?[0-9a-f]{2,6}(?:[-_ ](?:u\+)?[0-9a-f]{2,6})*$/i;
+
+/** `1f4da` for a hex emoji, the codepoints of a character emoji (without variation selectors). */
+export function emojiCodepoints(emoji: string): string {
+  if (HEX_CODEPOINTS.test(emoji)) return emoji.toLowerCase();
+  return [...emoji]
+    .map((c) => c.codePointAt(0)!.toString(16))
+    .filter((hex) => hex !== "fe0f")
+    .join("-");
+}
+
+/**
+ * Checks an `emoji`: one Unicode character (a single grapheme, such as 📚 or 👩‍💻) or hex
+ * codepoints (`1f4da`, `U+1F4DA`, `1f469-200d-1f4bb`), at most 32 characters. Hex is stored
+ * lowercase without `U+`; an empty string or null means no emoji.
+ */
+export function checkEmoji(value: string | null | undefined): string | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === null) return null;
+  const emoji = value.trim();
+  if (!emoji) return null;
+  checkLength("emoji", emoji, 1, EMOJI_MAX);
+  if (HEX_CODEPOINTS.test(emoji)) {
+    const points = emoji.toLowerCase().replace(/u\+/g, "").split(/[-_ ]/);
+    if (points.some((p) => parseInt(p, 16) > 0x10ffff)) throw badInput(`emoji: "${value}" is not a valid Unicode codepoint.`);
+    return points.join("-");
+  }
+  const graphemes = [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(emoji)];
+  if (graphemes.length !== 1 || /[\p{Cc}\s]/u.test(emoji)) {
+    throw badInput(`emoji must be a single Unicode character (such as 📚) or a hex codepoint (such as 1f4da); got "${value}".`);
+  }
+  return emoji;
+}
+
+/** Trims a space title; null is refused, blank is refused, at most SPACE_TITLE_MAX characters. */
+export function checkSpaceTitle(value: string | null | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value === null) throw badInput("title cannot be null.");
+  const title = value.trim();
+  if (!title) throw badInput("title cannot be blank.");
+  checkLength("title", title, 1, SPACE_TITLE_MAX);
+  return title;
+}
+
+// ─── Counts the content work will compute ─────────────────────────────────────────────────────
+
+export interface SpaceActivityCounts {
+  comments: number;
+  changeRequests: number;
+  changeRequestsOpen: number;
+  changeRequestsDraft: number;
+}
+
+/**
+ * PLACEHOLDER: the open comment and change request counts of spaces. Comments and change requests
+ * are not stored by this area yet, so every count is 0. It is a per-request loader so that the
+ * content work can replace the body with two `groupBy` queries without touching the schema.
+ */
+export const spaceActivityCounts = defineLoader<string, SpaceActivityCounts>(async (spaceIds) =>
+  spaceIds.map(() => ({ comments: 0, changeRequests: 0, changeRequestsOpen: 0, changeRequestsDraft: 0 })),
+);
+
+// ─── Loaders and access ────────────────────────────────────────────────────────────────────────
+
+export const spaceById = defineLoader<string, Space | null>(async (ids, ctx) =>
+  byKeys(ids, await ctx.prisma.space.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
+);
+
+export const collectionById = defineLoader<string, Collection | null>(async (ids, ctx) =>
+  byKeys(ids, await ctx.prisma.collection.findMany({ where: { id: { in: [...ids] } } }), (c) => c.id),
+);
+
+/** The caller's explicit grants on each space: their own and their teams'. */
+export const viewerSpaceGrants = defineLoader<string, Role[]>(async (spaceIds, ctx) => {
+  const userId = ctx.viewer.userId;
+  const rows = await ctx.prisma.spaceAccess.findMany({
+    where: { spaceId: { in: [...spaceIds] }, OR: [{ userId }, { team: { members: { some: { userId } } } }] },
+    select: { spaceId: true, role: true },
+  });
+  const grants = new Map<string, Role[]>();
+  for (const row of rows) grants.set(row.spaceId, [...(grants.get(row.spaceId) ?? []), row.role as Role]);
+  return spaceIds.map((id) => grants.get(id) ?? []);
+});
+
+type RoleInputs = Pick<Space, "id" | "organizationId" | "parentId" | "defaultLevel">;
+
+/**
+ * The caller's role on each space (see effectiveSpaceRole), for any number of spaces in three
+ * batched look-ups at most: memberships, parent collections, grants. Keyed by every input of the
+ * rule, so a space changed during the request is not answered from the old values.
+ */
+export const viewerSpaceRole = defineLoader<RoleInputs, Role | null>(
+  async (spaces, ctx) => {
+    const members = await viewerMembership(ctx).loadMany([...new Set(spaces.map((s) => s.organizationId))]);
+    const memberOf = new Map<string, { role: Role | null }>();
+    for (const m of members) if (m && !(m instanceof Error)) memberOf.set(m.organizationId, { role: m.role as Role | null });
+    // Org admins administer every space: only the others need collections and grants.
+    const others = spaces.filter((s) => memberOf.has(s.organizationId) && memberOf.get(s.organizationId)!.role !== "admin");
+    const parentIds = [...new Set(others.filter((s) => s.parentId && !s.defaultLevel).map((s) => s.parentId!))];
+    const [parents, grants] = await Promise.all([
+      collectionById(ctx).loadMany(parentIds),
+      viewerSpaceGrants(ctx).loadMany(others.map((s) => s.id)),
+    ]);
+    const parentLevel = new Map<string, Role | null>();
+    parents.forEach((c, i) => parentLevel.set(parentIds[i]!, c && !(c instanceof Error) ? (c.defaultLevel as Role | null) : null));
+    const grantsOf = new Map<string, Role[]>();
+    others.forEach((s, i) => grantsOf.set(s.id, (grants[i] instanceof Error ? [] : grants[i]) as Role[]));
+    return spaces.map((s) =>
+      effectiveSpaceRole({
+        member: memberOf.get(s.organizationId),
+        spaceDefaultLevel: s.defaultLevel as Role | null,
+        collectionDefaultLevel: s.parentId ? parentLevel.get(s.parentId) : null,
+        grants: grantsOf.get(s.id),
+      }),
+    );
+  },
+  { cacheKey: (s) => `${s.id}|${s.organizationId}|${s.parentId}|${s.defaultLevel}` },
+);
+
+/** Prisma filter for the spaces a user can see: not deleted, and a role on them (effectiveSpaceRole ≠ null). */
+export function visibleSpaceWhere(userId: string): P.SpaceWhereInput {
+  return {
+    deletedAt: null,
+    OR: [
+      // Members who are not guests have a role on every space of their organization…
+      { organization: { members: { some: { userId, disabled: false, role: { not: null } } } } },
+      // …guests only on the spaces granted to them or to one of their teams.
+      {
+        organization: { members: { some: { userId, disabled: false } } },
+        access: { some: { OR: [{ userId }, { team: { members: { some: { userId } } } }] } },
+      },
+    ],
+  };
+}
+
+/** Prisma filter for the collections a user can see (effectiveCollectionRole ≠ null: members who are not guests). */
+export function visibleCollectionWhere(userId: string): P.CollectionWhereInput {
+  return { organization: { members: { some: { userId, disabled: false, role: { not: null } } } } };
+}
+
+/** True once a deleted space is past the retention period: it is gone, whether or not the purge ran yet. */
+export function isExpired(ctx: Context, space: Pick<Space, "deletedAt">, now = Date.now()): boolean {
+  return !!space.deletedAt && now - space.deletedAt.getTime() > ctx.config.spaceRetentionDays * 24 * 60 * 60 * 1000;
+}
+
+/** A space the caller has a role on, with that role; 404 for unknown, expired or invisible spaces. */
+export async function requireSpace(ctx: Context, spaceId: string): Promise<{ space: Space; role: Role }> {
+  const space = await spaceById(ctx).load(spaceId);
+  const role = space && !isExpired(ctx, space) ? await viewerSpaceRole(ctx).load(space) : null;
+  if (!space || !role) throw notFound(`Space "${spaceId}"`);
+  return { space, role };
+}
+
+export function requireSpaceRole(role: Role, needed: Role, action: string): void {
+  if (!atLeast(role, needed)) {
+    throw forbidden(`Your role on this space (${role}) does not allow you to ${action}; it needs ${needed}.`);
+  }
+}
+
+/** Writes other than restore and delete are refused on a deleted space. */
+export function requireNotDeleted(space: Space): void {
+  if (space.deletedAt) {
+    throw conflict(`Space "${space.id}" is deleted: restore it first (POST /v1/spaces/${space.id}/restore).`);
+  }
+}
+
+/**
+ * A collection of `organizationId` that the caller may put content into, given as the body
+ * field `field`: 400 naming the field when it does not exist there, 403 without `create` on it.
+ */
+export async function requireTargetCollection(ctx: Context, organizationId: string, collectionId: string, field: string): Promise<Collection> {
+  const collection = await collectionById(ctx).load(collectionId);
+  if (!collection || collection.organizationId !== organizationId) {
+    throw badInput(`${field}: collection "${collectionId}" does not exist in organization "${organizationId}".`);
+  }
+  const member = await viewerMembership(ctx).load(organizationId);
+  const role = effectiveCollectionRole({ member: member && { role: member.role as Role | null }, collectionDefaultLevel: collection.defaultLevel as Role | null });
+  if (!role) throw badInput(`${field}: collection "${collectionId}" does not exist in organization "${organizationId}".`);
+  if (!collectionPermissions(role).create) {
+    throw forbidden(`Your role on collection "${collectionId}" (${role}) does not allow you to add content to it (${field}); it needs create.`);
+  }
+  return collection;
+}
+
+/** Tells subscribers of `spaceUpdated` that spaces changed. */
+export function publishSpaceUpdated(ctx: Context, ...spaceIds: string[]): void {
+  for (const spaceId of new Set(spaceIds)) ctx.pubsub.publish("space:updated", spaceId, { spaceId });
+}
+
+// ─── Ordering: collections and spaces under one parent share one order ───────────────────────
+
+export interface PositionTarget {
+  type: "space" | "collection";
+  space?: string | null;
+  collection?: string | null;
+}
+export interface PositionInput {
+  before?: PositionTarget | null;
+  after?: PositionTarget | null;
+}
+
+interface Sibling {
+  kind: "space" | "collection";
+  id: string;
+  position: number;
+}
+
+type Db = PrismaClient | P.TransactionClient;
+
+/** Collections and spaces (not deleted) directly under `parentId` (null: the top level), in order. */
+async function siblingsOf(db: Db, organizationId: string, parentId: string | null, excludeId: string | null): Promise<Sibling[]> {
+  const [collections, spaces] = await Promise.all([
+    db.collection.findMany({ where: { organizationId, parentId }, select: { id: true, position: true } }),
+    db.space.findMany({ where: { organizationId, parentId, deletedAt: null }, select: { id: true, position: true } }),
+  ]);
+  return [
+    ...collections.map((c) => ({ kind: "collection" as const, ...c })),
+    ...spaces.map((s) => ({ kind: "space" as const, ...s })),
+  ]
+    .filter((s) => s.id !== excludeId)
+    .sort((a, b) => a.position - b.position || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Position after every item under `parentId`: where new and moved-in items go by default. */
+export async function endPosition(db: Db, organizationId: string, parentId: string | null): Promise<number> {
+  const [c, s] = await Promise.all([
+    db.collection.aggregate({ where: { organizationId, parentId }, _max: { position: true } }),
+    db.space.aggregate({ where: { organizationId, parentId }, _max: { position: true } }),
+  ]);
+  const max = Math.max(c._max.position ?? 0, s._max.position ?? 0);
+  return Math.floor(max) + 1;
+}
+
+function findSibling(siblings: Sibling[], target: PositionTarget, field: string, movingId: string): number {
+  const id = target.type === "space" ? target.space : target.collection;
+  if (!id) throw badInput(`${field}.${target.type} is required when ${field}.type is "${target.type}".`);
+  if (id === movingId) throw badInput(`${field}: an item cannot be placed next to itself.`);
+  const index = siblings.findIndex((s) => s.id === id && s.kind === target.type);
+  if (index < 0) throw badInput(`${field}: ${target.type} "${id}" is not an item of the target parent.`);
+  return index;
+}
+
+/** Renumbers the siblings 1024 apart (when repeated moves leave no room between two of them). */
+async function spreadPositions(db: Db, siblings: Sibling[]): Promise<void> {
+  await Promise.all(
+    siblings.map((s, i) => {
+      s.position = (i + 1) * 1024;
+      return s.kind === "space"
+        ? db.space.update({ where: { id: s.id }, data: { position: s.position } })
+        : db.collection.update({ where: { id: s.id }, data: { position: s.position } });
+    }),
+  );
+}
+
+/**
+ * The `position` value that puts `movingId` where `position` says under `parentId`:
+ * `after: X` places it right after X, `before: Y` right before Y; with both, X must come before
+ * Y and it goes right after X. Without either it goes last. Neighbours are looked up among the
+ * target parent's items (400 naming `position.before` / `position.after` when not there).
+ */
+export async function positionFor(
+  db: Db,
+  opts: { organizationId: string; parentId: string | null; movingId: string; position?: PositionInput | null },
+): Promise<number> {
+  const { before, after } = opts.position ?? {};
+  if (!before && !after) return endPosition(db, opts.organizationId, opts.parentId);
+  const siblings = await siblingsOf(db, opts.organizationId, opts.parentId, opts.movingId);
+  const afterIndex = after ? findSibling(siblings, after, "position.after", opts.movingId) : -1;
+  const beforeIndex = before ? findSibling(siblings, before, "position.before", opts.movingId) : -1;
+  if (after && before && afterIndex >= beforeIndex) {
+    throw badInput("position: the `after` item must come before the `before` item.");
+  }
+  const lower = after ? afterIndex : beforeIndex - 1;
+  const between = () => {
+    const low = lower >= 0 ? siblings[lower]!.position : null;
+    const high = lower + 1 < siblings.length ? siblings[lower + 1]!.position : null;
+    if (low === null) return high! - 1;
+    if (high === null) return low + 1;
+    const mid = (low + high) / 2;
+    return low < mid && mid < high ? mid : null;
+  };
+  let value = between();
+  if (value === null) {
+    await spreadPositions(db, siblings);
+    value = between()!;
+  }
+  return value;
+}
+
+// ─── Reads ─────────────────────────────────────────────────────────────────────────────────────
+
+export async function getSpace(ctx: Context, spaceId: string, shareKey?: string | null): Promise<SpaceView> {
+  if (shareKey !== undefined && shareKey !== null) {
+    checkLength("shareKey", shareKey, 1, 256);
+    checkPattern("shareKey", shareKey, /^[A-Za-z0-9_-]+$/, "letters, digits, - and _");
+  }
+  const { space } = await requireSpace(ctx, spaceId);
+  return shareKey ? { ...space, shareKey } : space;
+}
+
+/** The organization's spaces the caller can see, not deleted, oldest first. */
+export async function listOrganizationSpaces(ctx: Context, organizationId: string, args: PageArgs) {
+  await requireMembership(ctx, organizationId);
+  return paginate({
+    args,
+    where: { AND: [{ organizationId }, visibleSpaceWhere(ctx.viewer.userId)] },
+    order: [["createdAt", "asc"], ["id", "asc"]],
+    findMany: (q) => ctx.prisma.space.findMany(q),
+    count: (q) => ctx.prisma.space.count(q),
+  });
+}
+
+// ─── Writes ────────────────────────────────────────────────────────────────────────────────────
+
+export interface SpaceInput {
+  title?: string | null;
+  emoji?: string | null;
+  parent?: string | null;
+  editMode?: EditMode | null;
+}
+
+export async function createSpace(ctx: Context, organizationId: string, input: SpaceInput) {
+  await requireOrgRole(ctx, organizationId, "create", "create spaces");
+  const title = input.title === undefined || input.title === null ? SPACE_DEFAULT_TITLE : checkSpaceTitle(input.title)!;
+  const emoji = checkEmoji(input.emoji) ?? null;
+  const editMode = checkOneOf("editMode", input.editMode, EDIT_MODES) ?? "live";
+  const parentId = input.parent ?? null;
+  if (parentId) await requireTargetCollection(ctx, organizationId, parentId, "parent");
+  return ctx.prisma.space.create({
+    data: {
+      id: newId("Space"),
+      organizationId,
+      parentId,
+      title,
+      emoji,
+      editMode,
+      visibility: parentId ? "in_collection" : "private",
+      position: await endPosition(ctx.prisma, organizationId, parentId),
+    },
+  });
+}
+
+export interface SpacePatch {
+  title?: string | null;
+  emoji?: string | null;
+  editMode?: EditMode | null;
+  defaultLevel?: Role | null;
+}
+
+export async function updateSpace(ctx: Context, spaceId: string, patch: SpacePatch) {
+  const { space, role } = await requireSpace(ctx, spaceId);
+  if (patch.title !== undefined) requireSpaceRole(role, "edit", "change its title");
+  if (patch.emoji !== undefined) requireSpaceRole(role, "edit", "change its emoji");
+  if (patch.editMode !== undefined) requireSpaceRole(role, "admin", "change its editMode");
+  if (patch.defaultLevel !== undefined) requireSpaceRole(role, "admin", "change its defaultLevel");
+  requireNotDeleted(space);
+  if (space.editMode === "locked" && role !== "admin" && (patch.title !== undefined || patch.emoji !== undefined)) {
+    throw forbidden(`Space "${spaceId}" is locked (editMode locked): only its admins can change its title or emoji.`);
+  }
+  const data: P.SpaceUpdateInput = {};
+  if (patch.title !== undefined) data.title = checkSpaceTitle(patch.title);
+  if (patch.emoji !== undefined) data.emoji = checkEmoji(patch.emoji);
+  if (patch.editMode !== undefined) {
+    if (patch.editMode === null) throw badInput("editMode cannot be null: use live or locked.");
+    data.editMode = checkOneOf("editMode", patch.editMode, EDIT_MODES);
+  }
+  if (patch.defaultLevel !== undefined) data.defaultLevel = checkOneOf("defaultLevel", patch.defaultLevel, ROLES) ?? null;
+  const updated = await ctx.prisma.space.update({ where: { id: spaceId }, data });
+  spaceById(ctx).clear(spaceId).prime(spaceId, updated);
+  publishSpaceUpdated(ctx, spaceId);
+  return updated;
+}
+
+/** Soft delete: the space stays restorable for `spaceRetentionDays`. True also when there was nothing to delete. */
+export async function deleteSpace(ctx: Context, spaceId: string): Promise<boolean> {
+  const space = await spaceById(ctx).load(spaceId);
+  if (!space || isExpired(ctx, space)) return true; // did not exist (any more)
+  const { role } = await requireSpace(ctx, spaceId);
+  requireSpaceRole(role, "admin", "delete it");
+  if (space.deletedAt) return true; // already deleted: the retention period keeps its first start
+  const updated = await ctx.prisma.space.update({ where: { id: spaceId }, data: { deletedAt: new Date() } });
+  spaceById(ctx).clear(spaceId).prime(spaceId, updated);
+  publishSpaceUpdated(ctx, spaceId);
+  return true;
+}
+
+export async function restoreSpace(ctx: Context, spaceId: string) {
+  const { space, role } = await requireSpace(ctx, spaceId); // 404 once past the retention period
+  requireSpaceRole(role, "admin", "restore it");
+  if (!space.deletedAt) return space; // nothing to restore: restoring twice is harmless
+  const updated = await ctx.prisma.space.update({ where: { id: spaceId }, data: { deletedAt: null } });
+  spaceById(ctx).clear(spaceId).prime(spaceId, updated);
+  publishSpaceUpdated(ctx, spaceId);
+  return updated;
+}
+
+export async function duplicateSpace(ctx: Context, spaceId: string) {
+  const { space } = await requireSpace(ctx, spaceId);
+  await requireOrgRole(ctx, space.organizationId, "create", "duplicate spaces");
+  requireNotDeleted(space);
+  if (space.parentId) await requireTargetCollection(ctx, space.organizationId, space.parentId, "parent");
+  const title = [...space.title].slice(0, SPACE_TITLE_MAX - COPY_SUFFIX.length).join("") + COPY_SUFFIX;
+  const position = await positionFor(ctx.prisma, {
+    organizationId: space.organizationId,
+    parentId: space.parentId,
+    movingId: "",
+    position: { after: { type: "space", space: space.id } },
+  });
+  const grants = await ctx.prisma.spaceAccess.findMany({ where: { spaceId } });
+  const id = newId("Space");
+  const [copy] = await ctx.prisma.$transaction([
+    ctx.prisma.space.create({
+      data: {
+        id,
+        organizationId: space.organizationId,
+        parentId: space.parentId,
+        title,
+        emoji: space.emoji,
+        visibility: space.visibility,
+        editMode: space.editMode,
+        defaultLevel: space.defaultLevel,
+        position,
+      },
+    }),
+    ctx.prisma.spaceAccess.createMany({
+      data: grants.map((g) => ({ id: newId("SpaceAccess"), spaceId: id, userId: g.userId, teamId: g.teamId, role: g.role })),
+    }),
+  ]);
+  return copy;
+}
+
+export async function moveSpace(ctx: Context, spaceId: string, args: { parent?: string | null; position?: PositionInput | null }) {
+  const { space, role } = await requireSpace(ctx, spaceId);
+  requireSpaceRole(role, "admin", "move it");
+  requireNotDeleted(space);
+  const parentId = args.parent === undefined ? space.parentId : args.parent;
+  if (parentId && parentId !== space.parentId) await requireTargetCollection(ctx, space.organizationId, parentId, "parent");
+  const position = await positionFor(ctx.prisma, {
+    organizationId: space.organizationId,
+    parentId,
+    movingId: spaceId,
+    position: args.position,
+  });
+  const updated = await ctx.prisma.space.update({
+    where: { id: spaceId },
+    data: {
+      parentId,
+      position,
+      // "in-collection" only exists for spaces in a collection.
+      ...(!parentId && space.visibility === "in_collection" ? { visibility: "private" as const } : {}),
+    },
+  });
+  spaceById(ctx).clear(spaceId).prime(spaceId, updated);
+  publishSpaceUpdated(ctx, spaceId);
+  return updated;
+}
+
+/**
+ * Moves a space to another organization (admin there too), into a collection (`collection`, in
+ * the target organization), or both; it goes last under its new parent, at the top level when no
+ * collection is given. Grants held by teams of the old organization are dropped. Transferring to
+ * the organization it is already in without a collection changes nothing.
+ */
+export async function transferSpace(ctx: Context, spaceId: string, args: { organization: string; collection?: string | null }) {
+  const { space, role } = await requireSpace(ctx, spaceId);
+  requireSpaceRole(role, "admin", "transfer it");
+  requireNotDeleted(space);
+  const target = args.organization.trim();
+  const crossOrg = target !== space.organizationId;
+  if (crossOrg) await requireTargetOrganizationAdmin(ctx, target, "transfer spaces into it");
+  const parentId = args.collection ?? null;
+  if (!crossOrg && !parentId) return space;
+  if (parentId) await requireTargetCollection(ctx, target, parentId, "collection");
+  const position = await endPosition(ctx.prisma, target, parentId);
+  const [updated] = await ctx.prisma.$transaction([
+    ctx.prisma.space.update({
+      where: { id: spaceId },
+      data: {
+        organizationId: target,
+        parentId,
+        position,
+        ...(!parentId && space.visibility === "in_collection" ? { visibility: "private" as const } : {}),
+      },
+    }),
+    ctx.prisma.spaceAccess.deleteMany({ where: { spaceId, teamId: { not: null }, team: { organizationId: { not: target } } } }),
+  ]);
+  spaceById(ctx).clear(spaceId).prime(spaceId, updated);
+  publishSpaceUpdated(ctx, spaceId);
+  return updated;
+}
+
+/** The caller must be an admin of the organization named by the body field `organization`. */
+export async function requireTargetOrganizationAdmin(ctx: Context, organizationId: string, action: string): Promise<void> {
+  const member = await viewerMembership(ctx).load(organizationId);
+  if (!member) throw notFound(`organization "${organizationId}" (the target organization)`);
+  if (member.role !== "admin") {
+    throw forbidden(
+      `Your role in the target organization "${organizationId}" (${member.role ?? "guest"}) does not allow you to ${action}; it needs admin.`,
+    );
+  }
+}
+
+// ─── Maintenance ───────────────────────────────────────────────────────────────────────────────
 
 /** Removes for good the spaces deleted more than `retentionDays` ago. */
 export async function purgeDeletedSpaces(prisma: PrismaClient, retentionDays: number, now = new Date()) {
