@@ -1,10 +1,16 @@
 import SchemaBuilder from "@pothos/core";
 import PrismaPlugin from "@pothos/plugin-prisma";
 import RelayPlugin from "@pothos/plugin-relay";
+import ComplexityPlugin from "@pothos/plugin-complexity";
+import { getNamedType, isListType, isNonNullType } from "graphql";
 import type PrismaTypes from "../generated/pothos-types.js";
 import { getDatamodel } from "../generated/pothos-types.js";
 import type { Context } from "./context.js";
 import { typeOfId } from "./ids.js";
+import { AppError } from "./errors.js";
+
+/** Most items one page of a Relay connection may hold. */
+export const MAX_CONNECTION_SIZE = 100;
 
 /** The one schema builder: plugins, context and scalars; it defines no domain types. */
 export const builder = new SchemaBuilder<{
@@ -16,13 +22,38 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [PrismaPlugin, RelayPlugin],
+  plugins: [PrismaPlugin, RelayPlugin, ComplexityPlugin],
   defaultFieldNullability: false,
+  // The cost of a GraphQL document, computed from its shape and arguments (variables included)
+  // before any resolver runs: a field costs 1, and what is selected under a connection or list
+  // counts once per requested item (`first`/`last`/`limit`, else 10 for plain lists).
+  complexity: {
+    fieldComplexity: (args: Record<string, unknown>, _ctx, field) => {
+      for (const name of ["first", "last"] as const) {
+        const n = args[name];
+        if (typeof n === "number" && (n < 0 || n > MAX_CONNECTION_SIZE)) {
+          throw new AppError(400, `${name} on ${field.name} must be between 0 and ${MAX_CONNECTION_SIZE} (got ${n}).`);
+        }
+      }
+      const size = [args.first, args.last, args.limit].find((v) => typeof v === "number") as number | undefined;
+      if (size !== undefined) return { field: 1, multiplier: Math.max(1, size) };
+      if (getNamedType(field.type).name.endsWith("Edge")) return { field: 1, multiplier: 1 };
+      const type = isNonNullType(field.type) ? field.type.ofType : field.type;
+      return { field: 1, multiplier: isListType(type) ? 10 : 1 };
+    },
+    limit: (ctx) => (ctx.rest ? { complexity: Infinity, depth: Infinity, breadth: Infinity } : { complexity: 25_000, depth: 14, breadth: 500 }),
+    complexityError: (kind, result) => {
+      const key = kind.toLowerCase() as "complexity" | "depth" | "breadth";
+      const max = result[`max${kind}` as "maxComplexity" | "maxDepth" | "maxBreadth"];
+      const what = { complexity: "costly", depth: "deep", breadth: "broad" }[key];
+      return new AppError(400, `The query is too ${what}: its ${key} is ${result[key]}, the limit is ${max}.`);
+    },
+  },
   prisma: {
     client: (ctx) => ctx.prisma,
     dmmf: getDatamodel(),
     filterConnectionTotalCount: true,
-    maxConnectionSize: 100,
+    maxConnectionSize: MAX_CONNECTION_SIZE,
     defaultConnectionSize: 20,
     onUnusedQuery: null,
   },

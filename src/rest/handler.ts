@@ -1,4 +1,4 @@
-import { execute, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode, type FieldNode } from "graphql";
+import { execute, isScalarType, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode, type FieldNode } from "graphql";
 import { useSofa } from "sofa-api";
 import type { RouteDef } from "./route.js";
 import { projectRestSchema } from "./project.js";
@@ -77,6 +77,13 @@ export function createRestHandler(opts: RestOptions) {
     schema: restSchema,
     routes: routeConfig as any,
     depthLimit: 2,
+    // Scalars that carry a JSON schema (string enumerations GraphQL enums cannot spell, JSON objects)
+    // are inlined wherever they appear, arguments included: a $ref would name a missing component.
+    customScalars: Object.fromEntries(
+      Object.values(restSchema.getTypeMap())
+        .filter((t) => isScalarType(t) && t.extensions?.jsonSchema)
+        .map((t) => [t.name, t.extensions.jsonSchema]),
+    ),
     execute: restExecute as any,
     context: ({ request, ...server }: any) => server.context,
     errorHandler: ((errors: readonly unknown[]) => errorResponse(pickError(errors))) as any,
@@ -106,6 +113,7 @@ export function createRestHandler(opts: RestOptions) {
         return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
       }
       const context = await opts.context(request, nulls, route.auth === "optional");
+      context.rest = true;
       validator.check(route, url.searchParams, json);
       const forwarded = new Request(request.url, {
         method: request.method,

@@ -31,6 +31,25 @@ describe("GraphQL requests are bounded before execution", () => {
     expect(res.errors?.[0]?.message ?? "").toMatch(/depth/i);
   });
 
+  it("counts connection sizes in a query's cost, with literal sizes or variables alike", async () => {
+    const query = (size: string) => `query($id: String!${size === "$n" ? ", $n: Int" : ""}) { organization(organizationId: $id) {
+      collections(first: ${size}) { edges { node { title spaces(first: ${size}) { edges { node { id title emoji } } } } } } } }`;
+    const cheap = await admin.graphql(query("20"), { id: admin.organization });
+    expect(cheap.errors).toBeUndefined();
+    for (const [size, n] of [["100", null], ["$n", 100]] as const) {
+      const res = await admin.graphql(query(size), n === null ? { id: admin.organization } : { id: admin.organization, n });
+      expect(res.data?.organization ?? null).toBeNull();
+      expect(res.errors[0].message).toMatch(/too costly/);
+      expect(res.errors[0].extensions.code).toBe(400);
+    }
+  });
+
+  it("caps connection page sizes", async () => {
+    const res = await admin.graphql(`query($id: String!) { organization(organizationId: $id) { spaces(first: 5000) { totalCount } } }`, { id: admin.organization });
+    expect(res.errors[0].message).toBe("first on spaces must be between 0 and 100 (got 5000).");
+    expect(res.errors[0].extensions.code).toBe(400);
+  });
+
   it("does not suggest field names to strangers of the schema", async () => {
     const res = await admin.graphql(`{ organizatio { count } }`);
     expect(JSON.stringify(res.errors)).not.toMatch(/Did you mean/);
