@@ -38,7 +38,10 @@ export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[]
       const hasBody = route.method === "POST" || route.method === "PUT" || route.method === "PATCH";
       // sofa lists every argument as a query parameter and, on writes, in the body as well:
       // path placeholders stay parameters, a write's other arguments live in its JSON body.
-      const params = (op.parameters ?? []).filter((p: any) => p.in === "path" || !hasBody);
+      // sofa-api places an argument in the path when the path merely contains `:name` (so `page`
+      // in `/page/{pageId}`): a parameter is a path parameter only when its own placeholder is there.
+      const parameters = (op.parameters ?? []).map((p: any) => (p.in === "path" && !path.includes(`{${p.name}}`) ? { ...p, in: "query" } : p));
+      const params = parameters.filter((p: any) => p.in === "path" || !hasBody);
       let requestBody: any;
       const bodySchema = op.requestBody?.content?.["application/json"]?.schema;
       if (hasBody && bodySchema) {

@@ -1,4 +1,4 @@
-import { GraphQLSchema, getNamedType, isObjectType, type GraphQLFieldConfig } from "graphql";
+import { GraphQLNonNull, GraphQLSchema, getNamedType, isNonNullType, isObjectType, isScalarType, type GraphQLFieldConfig } from "graphql";
 import { mapSchema, MapperKind, pruneSchema } from "@graphql-tools/utils";
 import type { RouteDef } from "./route.js";
 
@@ -7,6 +7,20 @@ export function isGraphOnly(field: GraphQLFieldConfig<any, any>): boolean {
   if (field.extensions?.graphOnly) return true;
   if (field.args && Object.keys(field.args).length > 0) return true;
   return getNamedType(field.type).name.endsWith("Connection");
+}
+
+/**
+ * A field marked `extensions: { restType: "<Scalar>" }` is served on /v1 as that scalar (same
+ * resolver, same nullability): a recursive object (a page tree) cannot be selected to any depth
+ * by the generated operations, so its REST form is JSON that the scalar serializes, described by
+ * the scalar's `extensions.jsonSchema` (which may `$ref` the object's own component).
+ */
+function withRestType(schema: GraphQLSchema, config: GraphQLFieldConfig<any, any>): GraphQLFieldConfig<any, any> {
+  const name = config.extensions?.restType;
+  if (typeof name !== "string") return config;
+  const scalar = schema.getType(name);
+  if (!isScalarType(scalar)) throw new Error(`restType "${name}" is not a scalar of the schema`);
+  return { ...config, type: isNonNullType(config.type) ? new GraphQLNonNull(scalar) : scalar };
 }
 
 /**
@@ -27,7 +41,8 @@ export function projectRestSchema(schema: GraphQLSchema, table: RouteDef[]): Gra
     },
     [MapperKind.OBJECT_FIELD]: (config, _fieldName, typeName) => {
       if (rootNames.has(typeName) || typeName === "Subscription") return config;
-      return isGraphOnly(config) ? null : config;
+      if (isGraphOnly(config)) return null;
+      return withRestType(schema, config);
     },
     [MapperKind.SUBSCRIPTION_ROOT_FIELD]: () => null,
   });

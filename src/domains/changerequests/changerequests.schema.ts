@@ -1,2 +1,246 @@
-// Changerequests: GraphQL types, queries and mutations of this area.
-export {};
+import { builder } from "../../core/builder.js";
+import { argsWithNulls } from "../../core/context.js";
+import { GRAPH_ONLY, listOf, pageArgs, urlsOf } from "../../core/shapes.js";
+import { UserRef } from "../users/users.schema.js";
+import { userById } from "../content/loaders.js";
+import {
+  ContentReferenceList,
+  FileList,
+  FileRef,
+  ImportResult,
+  LinkReportRef,
+  PageRef,
+  PageTypeEnum,
+  RevisionPages,
+  RevisionRef,
+  fileUploadArgs,
+  importArgs,
+  linkArgs,
+  pageReadArgs,
+  pageWriteArgs,
+  readArgs,
+} from "../content/content.schema.js";
+import * as content from "../content/content.service.js";
+import type { LinkStatus } from "../content/links.js";
+import * as service from "./changerequests.service.js";
+
+export const ChangeRequestStatusEnum = builder.enumType("ChangeRequestStatus", {
+  values: {
+    draft: { description: "Being written; created in this status." },
+    open: { description: "Ready for review." },
+    merged: { description: "Merged into the space (POST …/merge); it no longer changes." },
+    archived: { description: "Closed without merging; it can be reopened (draft or open)." },
+  } as const,
+});
+
+const ChangeRequestUrls = urlsOf("ChangeRequestUrls", ["app", "location"] as const);
+
+export const ChangeRequestRef = builder.prismaNode("ChangeRequest", {
+  id: { field: "id" },
+  description: "Proposed edits to a space, merged into its content later.",
+  fields: (t) => ({
+    object: t.string({ resolve: () => "change-request" }),
+    number: t.exposeInt("number", { description: "Incremental identifier inside the space; usable wherever a change request id is." }),
+    status: t.field({ type: ChangeRequestStatusEnum, resolve: (cr) => cr.status }),
+    subject: t.exposeString("subject", { nullable: true }),
+    createdBy: t.field({
+      type: UserRef,
+      resolve: async (cr, _a, ctx) => (await userById(ctx).load(cr.createdById))!,
+    }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    revision: t.exposeString("revisionId", { description: "Id of the change request's active revision." }),
+    revisionInitial: t.exposeString("revisionInitial", { description: "The space's revision it was created from." }),
+    revisionMergedAncestor: t.exposeString("revisionMergedAncestor", {
+      nullable: true,
+      description: "The space's revision it was last updated from (POST …/update); absent before the first update.",
+    }),
+    revisionMerged: t.exposeString("revisionMerged", { nullable: true, description: "The space's revision made by merging it; absent until merged." }),
+    comments: t.int({ description: "Number of open comments.", resolve: (cr, _a, ctx) => service.changeRequestCommentCount(ctx).load(cr.id) }),
+    outdated: t.boolean({
+      description: "True while the space's content changed since the change request's base (draft and open change requests).",
+      resolve: (cr, _a, ctx) => service.isOutdated(ctx, cr),
+    }),
+    urls: t.field({ type: ChangeRequestUrls, resolve: (cr, _a, ctx) => service.changeRequestUrls(ctx, cr) }),
+    content: t.field({
+      type: RevisionRef,
+      extensions: GRAPH_ONLY,
+      description: "The change request's active revision.",
+      resolve: (cr, _a, ctx) => content.changeRequestRevisionView(ctx, cr),
+    }),
+  }),
+});
+
+const ChangeRequestList = listOf("ChangeRequestList", ChangeRequestRef);
+
+const MergeResultKind = builder.enumType("ChangeRequestMergeResultKind", {
+  values: {
+    merge: { description: "The change request was merged into the space." },
+    update: { description: "The space's changes were brought into the change request." },
+  } as const,
+});
+const MergeResult = builder.objectRef<service.MergeOutcome>("ChangeRequestMergeResult").implement({
+  fields: (t) => ({
+    revision: t.exposeString("revision", { description: "The resulting revision: the space's after a merge, the change request's after an update." }),
+    result: t.field({ type: MergeResultKind, resolve: (r) => r.result }),
+  }),
+});
+const PdfResult = builder.objectRef<{ url: string }>("ChangeRequestPdf").implement({
+  fields: (t) => ({ url: t.exposeString("url", { description: "Where the PDF is served (GET with the API token)." }) }),
+});
+
+// ─── Graph fields on Space ───────────────────────────────────────────────────────────────────
+
+// Named changeRequestsConnection: Space.changeRequests is the documented count (a number).
+builder.prismaObjectFields("Space", (t) => ({
+  changeRequestsConnection: t.relatedConnection("changeRequests", {
+    description: "Change requests of the space, newest first; all statuses unless `status` is given.",
+    cursor: "id",
+    totalCount: true,
+    extensions: GRAPH_ONLY,
+    args: { status: t.arg({ type: ChangeRequestStatusEnum }) },
+    query: (args) => ({ where: args.status ? { status: args.status } : {}, orderBy: [{ number: "desc" }] }),
+  }),
+}));
+
+// ─── Operations ──────────────────────────────────────────────────────────────────────────────
+
+const crArgs = builder.args((t) => ({
+  spaceId: t.string({ required: true }),
+  changeRequestId: t.string({ required: true, description: "Id or number of the change request." }),
+}));
+
+builder.queryFields((t) => ({
+  changeRequests: t.field({
+    type: ChangeRequestList,
+    description: "Change requests of a space, newest first.",
+    args: {
+      spaceId: t.arg.string({ required: true }),
+      ...pageArgs,
+      status: t.arg({ type: ChangeRequestStatusEnum, defaultValue: "open", description: "Only change requests in this status (default open)." }),
+      creator: t.arg.string({ description: "Only change requests created by this user (id)." }),
+      contributor: t.arg.string({ description: "Only change requests this user (id) contributed to: created or edited." }),
+    },
+    resolve: (_r, args, ctx) => service.listChangeRequests(ctx, args.spaceId, args),
+  }),
+  changeRequest: t.prismaField({
+    type: "ChangeRequest",
+    args: { ...crArgs },
+    resolve: (_q, _r, args, ctx) => service.getChangeRequest(ctx, args.spaceId, args.changeRequestId),
+  }),
+  changeRequestPdf: t.field({
+    type: PdfResult,
+    description: "Where to get the change request's content as a PDF; `pageId` restricts it to one page.",
+    args: { ...crArgs, pageId: t.arg.string({ description: "Only this page." }) },
+    resolve: (_r, args, ctx) => service.changeRequestPdf(ctx, args.spaceId, args.changeRequestId, args.pageId),
+  }),
+
+  // Change request content: the same shapes as the space's content.
+  changeRequestContent: t.field({
+    type: RevisionRef,
+    description: "The change request's active revision.",
+    args: { ...crArgs, ...readArgs },
+    resolve: (_r, args, ctx) => content.getContent(ctx, args.spaceId, args.changeRequestId),
+  }),
+  changeRequestPages: t.field({
+    type: RevisionPages,
+    args: { ...crArgs, ...readArgs },
+    resolve: (_r, args, ctx) => content.getPages(ctx, args.spaceId, args.changeRequestId),
+  }),
+  changeRequestFiles: t.field({
+    type: FileList,
+    args: { ...crArgs, ...pageArgs, ...readArgs },
+    resolve: (_r, args, ctx) => content.listFiles(ctx, args.spaceId, args.changeRequestId, args),
+  }),
+  changeRequestFile: t.field({
+    type: FileRef,
+    args: { ...crArgs, fileId: t.arg.string({ required: true }), ...readArgs },
+    resolve: (_r, args, ctx) => content.getFile(ctx, args.spaceId, args.changeRequestId, args.fileId),
+  }),
+  changeRequestFileBacklinks: t.field({
+    type: ContentReferenceList,
+    args: { ...crArgs, fileId: t.arg.string({ required: true }), ...pageArgs },
+    resolve: (_r, args, ctx) => content.fileBacklinks(ctx, args.spaceId, args.changeRequestId, args.fileId, args),
+  }),
+  changeRequestPage: t.field({
+    type: PageRef,
+    args: { ...crArgs, ...pageReadArgs, ...readArgs },
+    resolve: (_r, args, ctx) => content.getPage(ctx, args.spaceId, args.changeRequestId, args.pageId, args.format),
+  }),
+  changeRequestPageLinks: t.field({
+    type: LinkReportRef,
+    args: { ...crArgs, pageId: t.arg.string({ required: true }), ...pageArgs, ...linkArgs },
+    resolve: (_r, args, ctx) =>
+      content.contentLinks(ctx, args.spaceId, args.changeRequestId, args.pageId, args.status as LinkStatus | null, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  changeRequestCreate: t.prismaField({
+    type: "ChangeRequest",
+    description: "Creates a change request (draft) from the space's active revision (edit role).",
+    args: {
+      spaceId: t.arg.string({ required: true }),
+      subject: t.arg.string({ description: `At most ${service.SUBJECT_MAX} characters.` }),
+      agentTaskId: t.arg.string({ description: "Id of the agent task the change request implements." }),
+    },
+    resolve: (_q, _r, args, ctx) => service.createChangeRequest(ctx, args.spaceId, args),
+  }),
+  changeRequestUpdate: t.prismaField({
+    type: "ChangeRequest",
+    description: "Changes the subject (its author, or the edit role) or the status (edit role): draft ↔ open, → archived, archived → draft or open.",
+    args: {
+      ...crArgs,
+      subject: t.arg.string({ description: `At most ${service.SUBJECT_MAX} characters; null or empty removes it.` }),
+      status: t.arg({ type: ChangeRequestStatusEnum }),
+    },
+    resolve: (_q, _r, rawArgs, ctx) => {
+      const { spaceId, changeRequestId, ...patch } = argsWithNulls(ctx, rawArgs);
+      return service.updateChangeRequest(ctx, spaceId, changeRequestId, patch);
+    },
+  }),
+  changeRequestMerge: t.field({
+    type: MergeResult,
+    description: "Merges the change request into the space (review role; the space must be live). Conflicts answer 409 naming the pages; nothing is written.",
+    args: { ...crArgs },
+    resolve: (_r, args, ctx) => service.mergeChangeRequest(ctx, args.spaceId, args.changeRequestId),
+  }),
+  changeRequestUpdateFromMain: t.field({
+    type: MergeResult,
+    description: "Brings the space's changes into the change request (edit role). Conflicts answer 409 naming the pages and lines; nothing is written.",
+    args: { ...crArgs },
+    resolve: (_r, args, ctx) => service.updateChangeRequestFromMain(ctx, args.spaceId, args.changeRequestId),
+  }),
+
+  // Change request content edits (draft and open change requests; edit role).
+  changeRequestContentImport: t.field({
+    type: ImportResult,
+    args: { ...crArgs, ...importArgs },
+    resolve: (_r, args, ctx) => content.importContent(ctx, args.spaceId, args.changeRequestId, args),
+  }),
+  changeRequestPageCreate: t.field({
+    type: PageRef,
+    args: { ...crArgs, ...pageWriteArgs, title: t.arg.string({ required: true, description: "At most 256 characters." }), type: t.arg({ type: PageTypeEnum, description: "document (default), group or link." }) },
+    resolve: (_r, args, ctx) => {
+      const { spaceId, changeRequestId, ...input } = argsWithNulls(ctx, args);
+      return content.createPage(ctx, spaceId, changeRequestId, input);
+    },
+  }),
+  changeRequestPageUpdate: t.field({
+    type: PageRef,
+    args: { ...crArgs, pageId: t.arg.string({ required: true }), ...pageWriteArgs },
+    resolve: (_r, args, ctx) => {
+      const { spaceId, changeRequestId, pageId, ...input } = argsWithNulls(ctx, args);
+      return content.updatePage(ctx, spaceId, changeRequestId, pageId, input);
+    },
+  }),
+  changeRequestPageDelete: t.boolean({
+    args: { ...crArgs, pageId: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => content.deletePage(ctx, args.spaceId, args.changeRequestId, args.pageId),
+  }),
+  changeRequestFileUpload: t.field({
+    type: FileRef,
+    args: { ...crArgs, ...fileUploadArgs },
+    resolve: (_r, args, ctx) => content.uploadFile(ctx, args.spaceId, args.changeRequestId, args),
+  }),
+}));

@@ -1,4 +1,4 @@
-import { merge as diff3Merge } from "node-diff3";
+import { diff3Merge } from "node-diff3";
 import GithubSlugger from "github-slugger";
 
 /**
@@ -113,6 +113,16 @@ export interface MergeConflict {
   title?: string;
   /** What collided: a field name, "markdown", or "deleted" for an edit against a deletion. */
   field: string;
+  /** For "markdown": the lines both sides changed differently (1-based line of the base). */
+  hunks?: TextConflict[];
+}
+
+/** Lines changed differently on both sides: the base's, ours and theirs. */
+export interface TextConflict {
+  line: number;
+  base: string[];
+  ours: string[];
+  theirs: string[];
 }
 
 export interface MergeResult {
@@ -128,11 +138,27 @@ function same(a: unknown, b: unknown): boolean {
 
 /** Line-based three-way merge of markdown; null when both sides changed the same lines. */
 export function mergeText(base: string, ours: string, theirs: string): string | null {
-  if (ours === theirs) return ours;
-  if (ours === base) return theirs;
-  if (theirs === base) return ours;
-  const result = diff3Merge(ours.split("\n"), base.split("\n"), theirs.split("\n"));
-  return result.conflict ? null : result.result.join("\n");
+  return mergeTextDetailed(base, ours, theirs).text;
+}
+
+/**
+ * Line-based three-way merge with the conflicting hunks: `text` is null when both sides changed
+ * the same lines differently (identical changes on both sides are not a conflict).
+ */
+export function mergeTextDetailed(base: string, ours: string, theirs: string): { text: string | null; conflicts: TextConflict[] } {
+  if (ours === theirs || theirs === base) return { text: ours, conflicts: [] };
+  if (ours === base) return { text: theirs, conflicts: [] };
+  const regions = diff3Merge(ours.split("\n"), base.split("\n"), theirs.split("\n"));
+  const out: string[] = [];
+  const conflicts: TextConflict[] = [];
+  for (const region of regions) {
+    if (region.ok) out.push(...region.ok);
+    else if (region.conflict) {
+      const c = region.conflict;
+      conflicts.push({ line: c.oIndex + 1, base: c.o, ours: c.a, theirs: c.b });
+    }
+  }
+  return conflicts.length ? { text: null, conflicts } : { text: out.join("\n"), conflicts: [] };
 }
 
 function mergeRecord<T>(
@@ -182,9 +208,9 @@ function mergePage(b: StoredPage, o: StoredPage, t: StoredPage, id: string) {
     if (same(ov, bv)) (value as any)[field] = tv;
     else conflicts.push({ kind: "page", id, title: o.title, field });
   }
-  const markdown = mergeText(b.markdown, o.markdown, t.markdown);
-  if (markdown === null) conflicts.push({ kind: "page", id, title: o.title, field: "markdown" });
-  else value.markdown = markdown;
+  const markdown = mergeTextDetailed(b.markdown, o.markdown, t.markdown);
+  if (markdown.text === null) conflicts.push({ kind: "page", id, title: o.title, field: "markdown", hunks: markdown.conflicts });
+  else value.markdown = markdown.text;
   value.updatedAt = o.updatedAt > t.updatedAt ? o.updatedAt : t.updatedAt;
   return { value, conflicts };
 }
@@ -226,5 +252,81 @@ export function mergeContents(base: RevisionContent, ours: RevisionContent, thei
       pages.conflicts.push({ kind: "page", id: page.id, title: page.title, field: "parentId" });
     }
   }
-  return { content, conflicts: [...pages.conflicts, ...files.conflicts, ...reusable.conflicts, ...variables.conflicts] };
+  // A page moved under its own descendant on the other side would leave the tree.
+  for (const page of Object.values(content.pages)) {
+    if (page.parentId && isSelfOrAncestor(content, page.id, page.parentId) && !pages.conflicts.some((c) => c.id === page.id)) {
+      pages.conflicts.push({ kind: "page", id: page.id, title: page.title, field: "parentId" });
+    }
+  }
+  const conflicts = [...pages.conflicts, ...files.conflicts, ...reusable.conflicts, ...variables.conflicts];
+  if (!conflicts.length) dedupeSlugs(content);
+  return { content, conflicts };
+}
+
+// ─── Editing helpers ─────────────────────────────────────────────────────────────────────────
+
+/** The path under which a page placed below `parentId` gets its slug ("" at the top level or under top-level groups). */
+export function parentPath(content: RevisionContent, parentId: string | null): string {
+  const segments: string[] = [];
+  for (let id = parentId; id; id = content.pages[id]?.parentId ?? null) {
+    const page = content.pages[id];
+    if (!page) break;
+    if (page.type !== "group") segments.unshift(page.slug);
+  }
+  return segments.join("/");
+}
+
+/**
+ * Slugs already used by pages whose path has the same prefix as a page placed under `parentId`:
+ * groups add no path segment, so the pages of sibling groups share one namespace.
+ */
+export function takenSlugs(content: RevisionContent, parentId: string | null, exceptId?: string): Set<string> {
+  const prefix = parentPath(content, parentId);
+  const taken = new Set<string>();
+  for (const page of Object.values(content.pages)) {
+    if (page.id === exceptId || page.type === "group") continue;
+    if (parentPath(content, page.parentId) === prefix) taken.add(page.slug);
+  }
+  return taken;
+}
+
+/**
+ * Gives pages that ended up on the same path (both sides of a merge added "intro") distinct
+ * slugs: the older page keeps its slug, the newer one gets the next free variant.
+ */
+export function dedupeSlugs(content: RevisionContent): void {
+  const byPath = new Map<string, StoredPage[]>();
+  for (const page of Object.values(content.pages)) {
+    if (page.type === "group") continue;
+    const key = `${parentPath(content, page.parentId)}/${page.slug}`;
+    byPath.set(key, [...(byPath.get(key) ?? []), page]);
+  }
+  for (const pages of byPath.values()) {
+    if (pages.length < 2) continue;
+    pages.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    for (const page of pages.slice(1)) {
+      const slug = uniqueSlug(page.slug, takenSlugs(content, page.parentId, page.id));
+      content.pages[page.id] = { ...page, slug };
+    }
+  }
+}
+
+/**
+ * The `position` value that puts a page at `index` among the siblings under `parentId` (the
+ * page itself excluded); past the end, or without an index, it goes last. Only the moved page
+ * changes (a value between its new neighbours), so concurrent inserts merge cleanly; siblings
+ * are renumbered only when no value fits between two neighbours.
+ */
+export function positionAt(content: RevisionContent, parentId: string | null, index: number | null | undefined, movingId?: string): number {
+  const siblings = childrenOf(content, parentId).filter((p) => p.id !== movingId);
+  if (!siblings.length) return 0;
+  const i = index === null || index === undefined ? siblings.length : Math.max(0, Math.min(index, siblings.length));
+  if (i === siblings.length) return Math.floor(siblings[siblings.length - 1]!.position) + 1;
+  if (i === 0) return siblings[0]!.position - 1;
+  const low = siblings[i - 1]!.position;
+  const high = siblings[i]!.position;
+  const mid = (low + high) / 2;
+  if (low < mid && mid < high) return mid;
+  siblings.forEach((s, n) => (content.pages[s.id] = { ...s, position: n < i ? n : n + 1 }));
+  return i;
 }

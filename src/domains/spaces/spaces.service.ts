@@ -6,6 +6,7 @@ import { paginate, type PageArgs } from "../../core/pagination.js";
 import { badInput, conflict, forbidden, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern } from "../../core/validate.js";
 import { ROLES, atLeast, type Role } from "../../core/roles.js";
+import { copySpaceContent } from "../content/revisions.js";
 import { newId } from "../../core/ids.js";
 import { collectionPermissions, effectiveCollectionRole, effectiveSpaceRole } from "./spaces.policy.js";
 
@@ -477,7 +478,8 @@ export async function duplicateSpace(ctx: Context, spaceId: string) {
       data: grants.map((g) => ({ id: newId("SpaceAccess"), spaceId: id, userId: g.userId, teamId: g.teamId, role: g.role })),
     }),
   ]);
-  return copy;
+  const revisionId = await copySpaceContent(ctx, space.id, id);
+  return revisionId ? { ...copy, revisionId } : copy;
 }
 
 export async function moveSpace(ctx: Context, spaceId: string, args: { parent?: string | null; position?: PositionInput | null }) {

@@ -1,0 +1,389 @@
+import type { ChangeRequest, Prisma as P } from "../../generated/prisma/client.js";
+import type { Context } from "../../core/context.js";
+import { badInput, conflict, forbidden, notFound } from "../../core/errors.js";
+import { countsByKeys, defineLoader } from "../../core/loaders.js";
+import { paginate, type PageArgs } from "../../core/pagination.js";
+import { checkLength } from "../../core/validate.js";
+import { newId } from "../../core/ids.js";
+import { recordSpaceActivity } from "../../events/activity.js";
+import { publishSpaceUpdated, requireNotDeleted, requireSpace, requireSpaceRole, spaceById } from "../spaces/spaces.service.js";
+import { mergeContents, readContent, type MergeConflict } from "../content/model.js";
+import {
+  CHANGE_REQUEST_STATUSES,
+  EDITABLE_STATUSES,
+  ATTEMPTS,
+  TX_OPTIONS,
+  backoff,
+  ensureSpaceRevision,
+  findChangeRequest,
+  indexSpaceRevision,
+  readScope,
+  scopeRevision,
+  type ChangeRequestStatus,
+} from "../content/revisions.js";
+
+/**
+ * Change requests: proposed edits to a space, made on their own line of revisions and merged
+ * into the space's content later.
+ *
+ * - Created as `draft` from the space's active revision (`revisionInitial`, also its first head).
+ * - PATCH `status`: draft ↔ open, draft/open → archived, archived → draft/open (reopened);
+ *   `merged` only through POST …/merge, and a merged change request no longer changes.
+ * - Its base is the space revision it last caught up with: `revisionMergedAncestor` (set by
+ *   POST …/update) or else `revisionInitial`. `outdated` is true while the space's active revision
+ *   differs from that base (draft and open change requests only).
+ * - Merge and update are three-way merges (content/model.ts mergeContents) from that base;
+ *   conflicts answer 409 naming the pages and lines, and nothing is written.
+ */
+
+export const SUBJECT_MAX = 250;
+
+// ─── Loaders ─────────────────────────────────────────────────────────────────────────────────
+
+export interface ChangeRequestCounts {
+  changeRequests: number;
+  changeRequestsOpen: number;
+  changeRequestsDraft: number;
+}
+
+/** Total, open and draft change request counts of spaces, in one query (for Space's count fields). */
+export const changeRequestCounts = defineLoader<string, ChangeRequestCounts>(async (spaceIds, ctx) => {
+  const rows = await ctx.prisma.changeRequest.groupBy({ by: ["spaceId", "status"], where: { spaceId: { in: [...spaceIds] } }, _count: { _all: true } });
+  const counts = new Map<string, ChangeRequestCounts>();
+  for (const row of rows) {
+    const c = counts.get(row.spaceId) ?? { changeRequests: 0, changeRequestsOpen: 0, changeRequestsDraft: 0 };
+    c.changeRequests += row._count._all;
+    if (row.status === "open") c.changeRequestsOpen += row._count._all;
+    if (row.status === "draft") c.changeRequestsDraft += row._count._all;
+    counts.set(row.spaceId, c);
+  }
+  return spaceIds.map((id) => counts.get(id) ?? { changeRequests: 0, changeRequestsOpen: 0, changeRequestsDraft: 0 });
+});
+
+/** Open (unresolved) top-level comments of change requests. */
+export const changeRequestCommentCount = defineLoader<string, number>(async (ids, ctx) => {
+  const rows = await ctx.prisma.comment.groupBy({
+    by: ["changeRequestId"],
+    where: { changeRequestId: { in: [...ids] }, parentId: null, status: "open" },
+    _count: { _all: true },
+  });
+  return countsByKeys(
+    ids,
+    rows.map((r) => ({ key: r.changeRequestId!, count: r._count._all })),
+  );
+});
+
+/** True when the space's content moved past the change request's base (draft and open only). */
+export async function isOutdated(ctx: Context, cr: ChangeRequest): Promise<boolean> {
+  if (!EDITABLE_STATUSES.includes(cr.status as ChangeRequestStatus)) return false;
+  const space = await spaceById(ctx).load(cr.spaceId);
+  if (!space?.revisionId) return false;
+  return space.revisionId !== (cr.revisionMergedAncestor ?? cr.revisionInitial);
+}
+
+export function changeRequestUrls(ctx: Context, cr: Pick<ChangeRequest, "id" | "spaceId" | "number">) {
+  return {
+    app: ctx.urls.app(`/s/${cr.spaceId}/~/changes/${cr.number}`),
+    location: ctx.urls.api(`/spaces/${cr.spaceId}/change-requests/${cr.id}`),
+  };
+}
+
+// ─── Reads ───────────────────────────────────────────────────────────────────────────────────
+
+export interface ListFilter extends PageArgs {
+  status?: ChangeRequestStatus | null;
+  creator?: string | null;
+  contributor?: string | null;
+}
+
+/** Change requests of a space, newest first: `status` (default open), `creator`, `contributor`. */
+export async function listChangeRequests(ctx: Context, spaceId: string, filter: ListFilter) {
+  await requireSpace(ctx, spaceId);
+  const status = filter.status ?? "open";
+  const where: P.ChangeRequestWhereInput = { spaceId, status };
+  if (filter.creator) where.createdById = filter.creator;
+  if (filter.contributor) {
+    where.OR = [{ createdById: filter.contributor }, { contributors: { some: { userId: filter.contributor } } }];
+  }
+  return paginate({
+    args: filter,
+    where,
+    order: [["number", "desc"]],
+    findMany: (q) => ctx.prisma.changeRequest.findMany(q),
+    count: (q) => ctx.prisma.changeRequest.count(q),
+  });
+}
+
+export async function getChangeRequest(ctx: Context, spaceId: string, changeRequestId: string) {
+  await requireSpace(ctx, spaceId);
+  return findChangeRequest(ctx, spaceId, changeRequestId);
+}
+
+// ─── Writes ──────────────────────────────────────────────────────────────────────────────────
+
+function checkSubject(value: string | null | undefined): string | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === null) return null;
+  const subject = value.trim();
+  checkLength("subject", subject, 0, SUBJECT_MAX);
+  return subject || null;
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: string })?.code === "P2002" || /Unique constraint/i.test(String((err as Error)?.message));
+}
+
+export async function createChangeRequest(ctx: Context, spaceId: string, input: { subject?: string | null; agentTaskId?: string | null }) {
+  const { space, role } = await requireSpace(ctx, spaceId);
+  requireSpaceRole(role, "edit", "create change requests");
+  requireNotDeleted(space);
+  const subject = checkSubject(input.subject) ?? null;
+  if (input.agentTaskId !== undefined && input.agentTaskId !== null) checkLength("agentTaskId", input.agentTaskId, 1, 200);
+  const base = await ensureSpaceRevision(ctx, space);
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const last = await ctx.prisma.changeRequest.aggregate({ where: { spaceId }, _max: { number: true } });
+    try {
+      const cr = await ctx.prisma.changeRequest.create({
+        data: {
+          id: newId("ChangeRequest"),
+          spaceId,
+          number: (last._max.number ?? 0) + 1,
+          status: "draft",
+          subject,
+          agentTaskId: input.agentTaskId ?? null,
+          createdById: ctx.viewer.userId,
+          revisionId: base,
+          revisionInitial: base,
+          contributors: { create: { userId: ctx.viewer.userId } },
+        },
+      });
+      await recordSpaceActivity(ctx, { type: "change_request_opened", spaceId, changeRequestId: cr.id });
+      publishSpaceUpdated(ctx, spaceId);
+      return cr;
+    } catch (err) {
+      if (isUniqueViolation(err)) continue; // another change request took the number: take the next
+      throw err;
+    }
+  }
+  throw conflict("Too many change requests were created at the same time in this space; retry.");
+}
+
+const TRANSITIONS: Record<ChangeRequestStatus, ChangeRequestStatus[]> = {
+  draft: ["open", "archived"],
+  open: ["draft", "archived"],
+  archived: ["draft", "open"],
+  merged: [],
+};
+
+export async function updateChangeRequest(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string,
+  patch: { subject?: string | null; status?: ChangeRequestStatus | null },
+) {
+  const { space, role } = await requireSpace(ctx, spaceId);
+  const cr = await findChangeRequest(ctx, spaceId, changeRequestId);
+  if (patch.subject !== undefined && cr.createdById !== ctx.viewer.userId) requireSpaceRole(role, "edit", "change the subject of change requests");
+  if (patch.status !== undefined) requireSpaceRole(role, "edit", "change the status of change requests");
+  requireNotDeleted(space);
+  const data: P.ChangeRequestUpdateInput = {};
+  if (patch.subject !== undefined) data.subject = checkSubject(patch.subject);
+  let statusChanged = false;
+  if (patch.status !== undefined) {
+    if (patch.status === null) throw badInput("status cannot be null: use draft, open or archived.");
+    if (!CHANGE_REQUEST_STATUSES.includes(patch.status)) throw badInput(`status must be one of draft, open, archived (got "${patch.status}").`);
+    const from = cr.status as ChangeRequestStatus;
+    if (patch.status !== from) {
+      if (patch.status === "merged") throw badInput("status cannot be set to merged: merge the change request with POST …/merge.");
+      if (!TRANSITIONS[from].includes(patch.status)) throw conflict(`Change request #${cr.number} is ${from}: its status can no longer change.`);
+      data.status = patch.status;
+      statusChanged = true;
+    }
+  }
+  if (cr.status === "merged" && patch.subject !== undefined) throw conflict(`Change request #${cr.number} is merged: it can no longer change.`);
+  if (!Object.keys(data).length) return cr;
+  // Only from the status it was read in: a concurrent merge or status change wins.
+  const { count } = await ctx.prisma.changeRequest.updateMany({ where: { id: cr.id, status: cr.status }, data: data as P.ChangeRequestUpdateManyMutationInput });
+  if (count === 0) throw conflict(`Change request #${cr.number} changed meanwhile; read it again and retry.`);
+  const updated = await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: cr.id } });
+  if (statusChanged) {
+    await recordSpaceActivity(ctx, { type: "change_request_status_updated", spaceId, changeRequestId: cr.id, status: updated.status });
+    publishSpaceUpdated(ctx, spaceId);
+  }
+  return updated;
+}
+
+// ─── Merge and update ────────────────────────────────────────────────────────────────────────
+
+function quote(lines: string[]): string {
+  const text = lines.join("\n").trim();
+  if (!text) return "(nothing)";
+  return `"${text.length > 120 ? `${text.slice(0, 117)}...` : text}"`;
+}
+
+/** A sentence per conflict, naming the page (title) and, for text, the lines on each side. */
+export function describeConflicts(conflicts: MergeConflict[], labels: { ours: string; theirs: string }): string {
+  return conflicts
+    .map((c) => {
+      const what = c.kind === "page" ? `page "${c.title ?? c.id}"` : `${c.kind} "${c.title ?? c.id}"`;
+      if (c.field === "deleted") return `${what} was deleted on one side and changed on the other`;
+      if (c.field === "markdown" && c.hunks?.length) {
+        const hunks = c.hunks.map((h) => `line ${h.line}: ${labels.ours} has ${quote(h.ours)}, ${labels.theirs} has ${quote(h.theirs)}`);
+        return `${what}: the same lines changed on both sides (${hunks.join("; ")})`;
+      }
+      return `${what}: ${c.field === "parentId" ? "its place in the tree" : c.field} changed on both sides`;
+    })
+    .join("; ");
+}
+
+class Moved extends Error {}
+
+async function contentsOf(ctx: Context, ids: string[]) {
+  const rows = await ctx.prisma.revision.findMany({ where: { id: { in: ids } } });
+  const byId = new Map(rows.map((r) => [r.id, readContent(r.content)]));
+  return ids.map((id) => {
+    const content = byId.get(id);
+    if (!content) throw notFound(`Revision "${id}"`);
+    return content;
+  });
+}
+
+export interface MergeOutcome {
+  revision: string;
+  result: "merge" | "update";
+}
+
+/**
+ * Merges a change request into the space: three-way merge of the space's active revision and
+ * the change request's head from its base; the result becomes the space's revision (parents:
+ * the space's revision and the change request's head) and the change request is merged.
+ */
+export async function mergeChangeRequest(ctx: Context, spaceId: string, changeRequestId: string): Promise<MergeOutcome> {
+  const { space, role } = await requireSpace(ctx, spaceId);
+  requireSpaceRole(role, "review", "merge change requests");
+  requireNotDeleted(space);
+  if (space.editMode === "locked") {
+    throw forbidden(`Space "${spaceId}" is locked (editMode locked): change requests cannot be merged until an admin sets editMode to live.`);
+  }
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const cr = await findChangeRequest(ctx, spaceId, changeRequestId);
+    if (!EDITABLE_STATUSES.includes(cr.status as ChangeRequestStatus)) {
+      throw conflict(`Change request #${cr.number} is ${cr.status}: only draft and open change requests can be merged.`);
+    }
+    const fresh = await ctx.prisma.space.findUniqueOrThrow({ where: { id: spaceId } });
+    if (fresh.editMode === "locked") throw forbidden(`Space "${spaceId}" is locked (editMode locked): change requests cannot be merged.`);
+    const mainId = await ensureSpaceRevision(ctx, fresh);
+    const baseId = cr.revisionMergedAncestor ?? cr.revisionInitial;
+    const [base, main, head] = await contentsOf(ctx, [baseId, mainId, cr.revisionId]);
+    const merged = mergeContents(base!, main!, head!);
+    if (merged.conflicts.length) {
+      throw conflict(
+        `Change request #${cr.number} cannot be merged: it conflicts with the space's content — ` +
+          `${describeConflicts(merged.conflicts, { ours: "the space", theirs: "the change request" })}. ` +
+          `Bring the space's changes into it (POST /v1/spaces/${spaceId}/change-requests/${cr.number}/update), resolve the conflicts in the change request, then merge again.`,
+      );
+    }
+    const id = newId("Revision");
+    try {
+      await ctx.prisma.$transaction(async (tx) => {
+        await tx.revision.create({
+          data: { id, spaceId, parents: [mainId, cr.revisionId], type: "merge", message: `Merge change request #${cr.number}`, content: merged.content as any, createdById: ctx.viewer.userId },
+        });
+        const movedSpace = await tx.space.updateMany({ where: { id: spaceId, revisionId: mainId }, data: { revisionId: id } });
+        if (movedSpace.count === 0) throw new Moved();
+        const movedCr = await tx.changeRequest.updateMany({
+          where: { id: cr.id, revisionId: cr.revisionId, status: { in: EDITABLE_STATUSES } },
+          data: { status: "merged", revisionMerged: id, mergedAt: new Date(), mergedById: ctx.viewer.userId },
+        });
+        if (movedCr.count === 0) throw new Moved();
+        await indexSpaceRevision(tx, spaceId, id, merged.content);
+      }, TX_OPTIONS);
+    } catch (err) {
+      if (err instanceof Moved) {
+        await backoff(attempt);
+        continue;
+      }
+      throw err;
+    }
+    spaceById(ctx).clear(spaceId);
+    await recordSpaceActivity(ctx, { type: "change_request_merged", spaceId, changeRequestId: cr.id, revisionId: id });
+    await recordSpaceActivity(ctx, { type: "space_content_updated", spaceId, revisionId: id });
+    publishSpaceUpdated(ctx, spaceId);
+    return { revision: id, result: "merge" };
+  }
+  throw conflict("The space or the change request changed too often during the merge; retry.");
+}
+
+/**
+ * Brings the space's changes into a change request: three-way merge of its head and the space's
+ * active revision from its base; the result becomes its head (parents: its head and the space's
+ * revision) and the space's revision its new base (`revisionMergedAncestor`). Already up to date:
+ * nothing is written and its head is returned.
+ */
+export async function updateChangeRequestFromMain(ctx: Context, spaceId: string, changeRequestId: string): Promise<MergeOutcome> {
+  const { space, role } = await requireSpace(ctx, spaceId);
+  requireSpaceRole(role, "edit", "update change requests");
+  requireNotDeleted(space);
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const cr = await findChangeRequest(ctx, spaceId, changeRequestId);
+    if (cr.status === "merged") throw conflict(`Change request #${cr.number} is merged: it can no longer be updated.`);
+    const fresh = await ctx.prisma.space.findUniqueOrThrow({ where: { id: spaceId } });
+    const mainId = await ensureSpaceRevision(ctx, fresh);
+    const baseId = cr.revisionMergedAncestor ?? cr.revisionInitial;
+    if (mainId === baseId) return { revision: cr.revisionId, result: "update" };
+    const [base, head, main] = await contentsOf(ctx, [baseId, cr.revisionId, mainId]);
+    const merged = mergeContents(base!, head!, main!);
+    if (merged.conflicts.length) {
+      throw conflict(
+        `Change request #${cr.number} cannot be updated: the space's changes conflict with it — ` +
+          `${describeConflicts(merged.conflicts, { ours: "the change request", theirs: "the space" })}. ` +
+          `Edit the change request so that these lines match the space's content (or no longer overlap), then update again.`,
+      );
+    }
+    const id = newId("Revision");
+    try {
+      await ctx.prisma.$transaction(async (tx) => {
+        await tx.revision.create({
+          data: {
+            id,
+            spaceId,
+            changeRequestId: cr.id,
+            parents: [cr.revisionId, mainId],
+            type: "update",
+            message: `Update change request #${cr.number} from the space`,
+            content: merged.content as any,
+            createdById: ctx.viewer.userId,
+          },
+        });
+        const moved = await tx.changeRequest.updateMany({
+          where: { id: cr.id, revisionId: cr.revisionId, status: cr.status },
+          data: { revisionId: id, revisionMergedAncestor: mainId },
+        });
+        if (moved.count === 0) throw new Moved();
+      }, TX_OPTIONS);
+    } catch (err) {
+      if (err instanceof Moved) {
+        await backoff(attempt);
+        continue;
+      }
+      throw err;
+    }
+    await recordSpaceActivity(ctx, { type: "space_content_updated", spaceId, revisionId: id, changeRequestId: cr.id });
+    return { revision: id, result: "update" };
+  }
+  throw conflict("The change request changed too often during the update; retry.");
+}
+
+// ─── PDF ─────────────────────────────────────────────────────────────────────────────────────
+
+/** Where the change request's content is served as a PDF (`pageId`: only that page). */
+export async function changeRequestPdf(ctx: Context, spaceId: string, changeRequestId: string, pageId?: string | null) {
+  const scope = await readScope(ctx, spaceId, changeRequestId);
+  if (pageId) {
+    const { content } = await scopeRevision(ctx, scope);
+    if (!content.pages[pageId]) throw notFound(`Page "${pageId}"`);
+  }
+  const cr = scope.changeRequest!;
+  const url = ctx.urls.api(`/spaces/${spaceId}/change-requests/${cr.id}/pdf/download`);
+  return { url: pageId ? `${url}?pageId=${encodeURIComponent(pageId)}` : url };
+}

@@ -1,0 +1,416 @@
+import { imageSize } from "image-size";
+import type { ChangeRequest, Space } from "../../generated/prisma/client.js";
+import type { Context } from "../../core/context.js";
+import { badInput, conflict, notFound } from "../../core/errors.js";
+import { paginateArray, type PageArgs } from "../../core/pagination.js";
+import { checkLength, checkPattern, checkUri } from "../../core/validate.js";
+import { newId } from "../../core/ids.js";
+import { recordSpaceActivity } from "../../events/activity.js";
+import { checkEmoji, publishSpaceUpdated, requireSpace } from "../spaces/spaces.service.js";
+import {
+  isSelfOrAncestor,
+  positionAt,
+  subtreeIds,
+  takenSlugs,
+  uniqueSlug,
+  type RevisionContent,
+  type StoredPage,
+} from "./model.js";
+import {
+  EDITABLE_STATUSES,
+  commitChange,
+  contentOf,
+  editScope,
+  readScope,
+  revisionById,
+  scopeRevision,
+  ensureSpaceRevision,
+  type ContentScope,
+  type RevisionType,
+} from "./revisions.js";
+import {
+  fileView,
+  fileViews,
+  findPageView,
+  pageViews,
+  revisionView,
+  scopeRef,
+  withDocument,
+  type FileView,
+  type PageView,
+  type RevisionView,
+} from "./views.js";
+import { LinkResolver, addedBroken, linkReport, type LinkStatus } from "./links.js";
+import { applyImport, checkSource, fetchImport } from "./import.js";
+
+// ─── Reads ───────────────────────────────────────────────────────────────────────────────────
+
+/** `metadata` and `computed` of content reads: accepted; this server has no Git metadata or computed pages to leave out. */
+export interface ReadOptions {
+  metadata?: boolean | null;
+  computed?: boolean | null;
+}
+
+/** A space's active revision for the graph's `Space.content` (the space was already authorized). */
+export async function spaceRevisionView(ctx: Context, space: Space): Promise<RevisionView> {
+  const id = await ensureSpaceRevision(ctx, space);
+  const revision = await revisionById(ctx).load(id);
+  if (!revision) throw notFound(`Revision "${id}"`);
+  return revisionView(ctx, { space, role: "read", changeRequest: null }, revision, contentOf(revision));
+}
+
+/** A change request's active revision for the graph's `ChangeRequest.content` (batched loads only). */
+export async function changeRequestRevisionView(ctx: Context, changeRequest: ChangeRequest): Promise<RevisionView> {
+  const { space, role } = await requireSpace(ctx, changeRequest.spaceId);
+  const revision = await revisionById(ctx).load(changeRequest.revisionId);
+  if (!revision) throw notFound(`Revision "${changeRequest.revisionId}"`);
+  return revisionView(ctx, { space, role, changeRequest }, revision, contentOf(revision));
+}
+
+async function scopedContent(ctx: Context, spaceId: string, changeRequestId?: string | null) {
+  const scope = await readScope(ctx, spaceId, changeRequestId);
+  const { revision, content } = await scopeRevision(ctx, scope);
+  return { scope, revision, content, ref: scopeRef(scope, revision.id) };
+}
+
+export async function getContent(ctx: Context, spaceId: string, changeRequestId?: string | null): Promise<RevisionView> {
+  const { scope, revision, content } = await scopedContent(ctx, spaceId, changeRequestId);
+  return revisionView(ctx, scope, revision, content);
+}
+
+export async function getPages(ctx: Context, spaceId: string, changeRequestId?: string | null): Promise<{ pages: PageView[] }> {
+  const { content, ref } = await scopedContent(ctx, spaceId, changeRequestId);
+  return { pages: pageViews(ctx, ref, content) };
+}
+
+export type PageFormat = "markdown" | "document";
+
+export async function getPage(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  pageId: string,
+  format: PageFormat | null | undefined,
+): Promise<PageView> {
+  const { content, ref } = await scopedContent(ctx, spaceId, changeRequestId);
+  const page = findPageView(pageViews(ctx, ref, content), pageId);
+  if (!page) throw notFound(`Page "${pageId}"`);
+  return format === "document" ? withDocument(page, page.markdown ?? "") : page;
+}
+
+export async function listFiles(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, args: PageArgs) {
+  const { content, scope } = await scopedContent(ctx, spaceId, changeRequestId);
+  return paginateArray(fileViews(ctx, scope.space.id, content), args);
+}
+
+export async function getFile(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, fileId: string): Promise<FileView> {
+  const { content, scope } = await scopedContent(ctx, spaceId, changeRequestId);
+  const file = content.files[fileId];
+  if (!file) throw notFound(`File "${fileId}"`);
+  return fileView(ctx, scope.space.id, file);
+}
+
+export async function fileBacklinks(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, fileId: string, args: PageArgs) {
+  const { content, ref } = await scopedContent(ctx, spaceId, changeRequestId);
+  if (!content.files[fileId]) throw notFound(`File "${fileId}"`);
+  return paginateArray(new LinkResolver(ctx, ref, content).backlinks(fileId), args);
+}
+
+/** Broken links that draft and open change requests add to the space's content (see linkReport). */
+async function changeRequestsBroken(ctx: Context, scope: ContentScope, main: LinkResolver, pageId?: string | null): Promise<number> {
+  const heads = await ctx.prisma.changeRequest.findMany({
+    where: { spaceId: scope.space.id, status: { in: EDITABLE_STATUSES } },
+    select: { id: true, number: true, revisionId: true },
+    orderBy: { number: "desc" },
+    take: 100,
+  });
+  const revisions = await revisionById(ctx).loadMany(heads.map((h) => h.revisionId));
+  let total = 0;
+  heads.forEach((head, i) => {
+    const revision = revisions[i];
+    if (!revision || revision instanceof Error) return;
+    const ref = { spaceId: scope.space.id, changeRequestId: head.id, changeRequestNumber: head.number, revisionId: revision.id };
+    total += addedBroken(main, new LinkResolver(ctx, ref, contentOf(revision)), pageId);
+  });
+  return total;
+}
+
+export async function contentLinks(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  pageId: string | null,
+  status: LinkStatus | null | undefined,
+  args: PageArgs,
+) {
+  const { scope, content, ref } = await scopedContent(ctx, spaceId, changeRequestId);
+  if (pageId && !content.pages[pageId]) throw notFound(`Page "${pageId}"`);
+  const resolver = new LinkResolver(ctx, ref, content);
+  let changeRequestBroken: number;
+  if (scope.changeRequest) {
+    const mainId = await ensureSpaceRevision(ctx, scope.space);
+    const main = await revisionById(ctx).load(mainId);
+    const mainRef = { spaceId: scope.space.id, changeRequestId: null, changeRequestNumber: null, revisionId: mainId };
+    changeRequestBroken = addedBroken(new LinkResolver(ctx, mainRef, contentOf(main)), resolver, pageId);
+  } else {
+    changeRequestBroken = await changeRequestsBroken(ctx, scope, resolver, pageId);
+  }
+  return linkReport(ctx, resolver, { pageId, status, args, changeRequestBroken });
+}
+
+// ─── Writes ──────────────────────────────────────────────────────────────────────────────────
+
+export const PAGE_TYPES = ["document", "group", "link"] as const;
+export type PageType = (typeof PAGE_TYPES)[number];
+const TITLE_MAX = 256;
+const DESCRIPTION_MAX = 1000;
+const MARKDOWN_MAX = 1_000_000;
+const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+export interface PageInput {
+  title?: string | null;
+  markdown?: string | null;
+  description?: string | null;
+  parent?: string | null;
+  position?: number | null;
+  hidden?: boolean | null;
+  emoji?: string | null;
+  type?: PageType | null;
+  href?: string | null;
+  slug?: string | null;
+}
+
+function checkTitle(value: string | null | undefined): string {
+  const title = value?.trim();
+  if (!title) throw badInput("title is required and cannot be blank.");
+  checkLength("title", title, 1, TITLE_MAX);
+  return title;
+}
+
+function checkPosition(value: number | null | undefined): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 0) throw badInput(`position must be an integer of 0 or more (the index among the siblings; got ${value}).`);
+  return value;
+}
+
+function checkParent(content: RevisionContent, parent: string | null, movingId?: string): string | null {
+  if (parent === null) return null;
+  const target = content.pages[parent];
+  if (!target) throw badInput(`parent: page "${parent}" does not exist in this content.`);
+  if (target.type === "link") throw badInput(`parent: page "${parent}" is a link page, which cannot hold pages.`);
+  if (movingId && isSelfOrAncestor(content, movingId, parent)) throw badInput(`parent: a page cannot move under itself or one of its sub-pages.`);
+  return parent;
+}
+
+function checkSlug(content: RevisionContent, slug: string, parentId: string | null, pageId?: string): string {
+  checkLength("slug", slug, 1, 100);
+  checkPattern("slug", slug, SLUG, "lowercase letters and digits separated by single hyphens");
+  if (takenSlugs(content, parentId, pageId).has(slug)) throw conflict(`slug "${slug}" is already used by another page at the same path.`);
+  return slug;
+}
+
+function checkMarkdown(value: string): string {
+  if (value.length > MARKDOWN_MAX) throw badInput(`markdown must be at most ${MARKDOWN_MAX} characters long (got ${value.length}).`);
+  return value;
+}
+
+function checkDescription(value: string | null): string | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  checkLength("description", text, 0, DESCRIPTION_MAX);
+  return text || undefined;
+}
+
+/** Stores a change to a scope and tells who listens: activity, and the space's own subscribers. */
+async function commit<T>(ctx: Context, scope: ContentScope, type: RevisionType, change: (draft: RevisionContent) => T) {
+  const result = await commitChange(ctx, scope, type, change);
+  await recordSpaceActivity(ctx, {
+    type: "space_content_updated",
+    spaceId: scope.space.id,
+    revisionId: result.revisionId,
+    ...(scope.changeRequest ? { changeRequestId: scope.changeRequest.id } : {}),
+  });
+  if (!scope.changeRequest) publishSpaceUpdated(ctx, scope.space.id);
+  return result;
+}
+
+function pageAfter(ctx: Context, scope: ContentScope, revisionId: string, content: RevisionContent, pageId: string): PageView {
+  return findPageView(pageViews(ctx, scopeRef(scope, revisionId), content), pageId)!;
+}
+
+export async function createPage(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, input: PageInput): Promise<PageView> {
+  const scope = await editScope(ctx, spaceId, changeRequestId, "create pages");
+  const title = checkTitle(input.title);
+  const type: PageType = input.type ?? "document";
+  if (!PAGE_TYPES.includes(type)) throw badInput(`type must be one of ${PAGE_TYPES.join(", ")}.`);
+  const markdown = checkMarkdown(input.markdown ?? "");
+  if (type !== "document" && markdown) throw badInput(`markdown: ${type} pages have no content of their own; use a document page.`);
+  if (type === "link") {
+    if (!input.href) throw badInput("href is required for a link page: the URL it points to.");
+    checkUri("href", input.href);
+  } else if (input.href) throw badInput("href is only for link pages (type link).");
+  const description = checkDescription(input.description ?? null);
+  const emoji = checkEmoji(input.emoji) ?? undefined;
+  const position = checkPosition(input.position);
+  const now = new Date().toISOString();
+  const id = newId("Page");
+  const result = await commit(ctx, scope, "edits", (draft) => {
+    const parentId = checkParent(draft, input.parent ?? null);
+    const slug = input.slug ? checkSlug(draft, input.slug, parentId) : uniqueSlug(title, takenSlugs(draft, parentId));
+    const page: StoredPage = {
+      id,
+      title,
+      type,
+      parentId,
+      position: positionAt(draft, parentId, position),
+      slug,
+      markdown: type === "document" ? markdown : "",
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (description) page.description = description;
+    if (emoji) page.emoji = emoji;
+    if (input.hidden) page.hidden = true;
+    if (type === "link") page.href = input.href!;
+    draft.pages[id] = page;
+  });
+  return pageAfter(ctx, scope, result.revisionId, result.content, id);
+}
+
+export async function updatePage(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  pageId: string,
+  input: PageInput,
+): Promise<PageView> {
+  const scope = await editScope(ctx, spaceId, changeRequestId, "edit pages");
+  const title = input.title === undefined ? undefined : checkTitle(input.title);
+  if (input.markdown === null) throw badInput("markdown cannot be null: send an empty string to clear the page.");
+  const markdown = input.markdown === undefined ? undefined : checkMarkdown(input.markdown);
+  const description = input.description === undefined ? undefined : checkDescription(input.description);
+  const emoji = input.emoji === undefined ? undefined : checkEmoji(input.emoji);
+  const position = checkPosition(input.position);
+  if (input.hidden === null) throw badInput("hidden cannot be null: use true or false.");
+  if (input.type !== undefined && input.type !== null) throw badInput("type cannot change: create a new page of the other type.");
+  if (input.href) checkUri("href", input.href);
+  const result = await commit(ctx, scope, "edits", (draft) => {
+    const current = draft.pages[pageId];
+    if (!current) throw notFound(`Page "${pageId}"`);
+    const page: StoredPage = { ...current };
+    if (title !== undefined) page.title = title;
+    if (markdown !== undefined) {
+      if (page.type !== "document" && markdown) throw badInput(`markdown: ${page.type} pages have no content of their own.`);
+      page.markdown = page.type === "document" ? markdown : "";
+    }
+    if (input.description !== undefined) {
+      if (description) page.description = description;
+      else delete page.description;
+    }
+    if (input.emoji !== undefined) {
+      if (emoji) page.emoji = emoji;
+      else delete page.emoji;
+    }
+    if (input.hidden !== undefined) {
+      if (input.hidden) page.hidden = true;
+      else delete page.hidden;
+    }
+    if (input.href !== undefined && input.href !== null) {
+      if (page.type !== "link") throw badInput("href is only for link pages (type link).");
+      page.href = input.href;
+    }
+    const moving = input.parent !== undefined || position !== undefined;
+    if (input.parent !== undefined) page.parentId = checkParent(draft, input.parent, pageId);
+    if (moving) page.position = positionAt(draft, page.parentId, position, pageId);
+    if (input.slug !== undefined && input.slug !== null && input.slug !== page.slug) page.slug = checkSlug(draft, input.slug, page.parentId, pageId);
+    else if (input.parent !== undefined && page.parentId !== current.parentId && page.type !== "group" && takenSlugs(draft, page.parentId, pageId).has(page.slug)) {
+      page.slug = uniqueSlug(page.slug, takenSlugs(draft, page.parentId, pageId));
+    }
+    page.updatedAt = new Date().toISOString();
+    draft.pages[pageId] = page;
+  });
+  return pageAfter(ctx, scope, result.revisionId, result.content, pageId);
+}
+
+/** Deletes a page and its sub-pages; true also when it did not exist. */
+export async function deletePage(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, pageId: string): Promise<boolean> {
+  const scope = await editScope(ctx, spaceId, changeRequestId, "delete pages");
+  const { content } = await scopeRevision(ctx, scope);
+  if (!content.pages[pageId]) return true;
+  await commit(ctx, scope, "edits", (draft) => {
+    if (!draft.pages[pageId]) return;
+    for (const id of subtreeIds(draft, pageId)) delete draft.pages[id];
+  });
+  return true;
+}
+
+export interface FileInput {
+  name?: string | null;
+  contentType?: string | null;
+  data?: string | null;
+}
+
+const CONTENT_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}(\s*;.*)?$/i;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function maxFileBytes(ctx: Context): number {
+  return (ctx.config as { maxFileBytes?: number }).maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+}
+
+export async function uploadFile(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, input: FileInput): Promise<FileView> {
+  const scope = await editScope(ctx, spaceId, changeRequestId, "upload files");
+  const name = input.name?.trim();
+  if (!name) throw badInput("name is required: the file's name, such as diagram.png.");
+  checkLength("name", name, 1, 255);
+  if (/[\/\\\u0000-\u001f]/.test(name)) throw badInput("name cannot contain slashes or control characters.");
+  const contentType = input.contentType?.trim().toLowerCase();
+  if (!contentType) throw badInput("contentType is required, such as image/png.");
+  checkPattern("contentType", contentType, CONTENT_TYPE, "a media type such as image/png");
+  const encoded = (input.data ?? "").replace(/\s+/g, "");
+  if (!encoded) throw badInput("data is required: the file's bytes, base64-encoded.");
+  if (!BASE64.test(encoded) || encoded.length % 4 === 1) throw badInput("data must be base64-encoded (RFC 4648, standard alphabet).");
+  const limit = maxFileBytes(ctx);
+  if (Math.floor((encoded.length * 3) / 4) > limit + 3) throw badInput(`data is too large: files are at most ${limit} bytes.`);
+  const bytes = Buffer.from(encoded, "base64");
+  if (bytes.length > limit) throw badInput(`data is too large: files are at most ${limit} bytes (got ${bytes.length}).`);
+  let dimensions: { width: number; height: number } | undefined;
+  if (contentType.startsWith("image/")) {
+    try {
+      const size = imageSize(bytes);
+      if (size.width && size.height) dimensions = { width: size.width, height: size.height };
+    } catch {
+      /* not an image format we can read: no dimensions */
+    }
+  }
+  const id = newId("File");
+  // Raw insert: the embedded database's Prisma adapter cannot bind Bytes values (Prisma sends
+  // them as base64 text), so the bytes travel as base64 and the database decodes them.
+  await ctx.prisma.$executeRaw`
+    INSERT INTO "FileBlob" ("id", "spaceId", "name", "contentType", "size", "width", "height", "data")
+    VALUES (${id}, ${scope.space.id}, ${name}, ${contentType}, ${bytes.length}, ${dimensions?.width ?? null}, ${dimensions?.height ?? null}, decode(${bytes.toString("base64")}, 'base64'))`;
+  try {
+    const result = await commit(ctx, scope, "edits", (draft) => {
+      draft.files[id] = { id, name, contentType, size: bytes.length, ...(dimensions ?? {}) };
+    });
+    return fileView(ctx, scope.space.id, result.content.files[id]!);
+  } catch (err) {
+    await ctx.prisma.fileBlob.delete({ where: { id } }).catch(() => undefined);
+    throw err;
+  }
+}
+
+export async function importContent(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  input: { url?: string | null; source?: string | null },
+): Promise<{ revision: string; importedResources: number; totalResources: number }> {
+  const scope = await editScope(ctx, spaceId, changeRequestId, "import content");
+  if (!input.url) throw badInput("url is required: the address to import from.");
+  const source = checkSource(input.source);
+  const plan = await fetchImport(input.url, source);
+  const now = new Date().toISOString();
+  const result = await commit(ctx, scope, "import", (draft) => applyImport(draft, plan, now));
+  return { revision: result.revisionId, importedResources: result.value, totalResources: Math.max(plan.totalResources, result.value) };
+}

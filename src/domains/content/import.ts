@@ -1,0 +1,237 @@
+import TurndownService from "turndown";
+import { parse, type HTMLElement } from "node-html-parser";
+import { badInput } from "../../core/errors.js";
+import { checkUri } from "../../core/validate.js";
+import { newId } from "../../core/ids.js";
+import { parentPath, positionAt, takenSlugs, uniqueSlug, type RevisionContent, type StoredPage } from "./model.js";
+
+/**
+ * Imports content from a URL into pages.
+ *
+ * - `website`: fetches the page at `url` and follows links to pages of the same origin whose
+ *   path is under the given URL's folder, breadth first, at most IMPORT_MAX_PAGES pages, within
+ *   IMPORT_TIME_MS overall and IMPORT_MAX_BYTES per page; each HTML page becomes a page (its
+ *   <title> or first <h1> as title, its <main>/<article>/<body> converted to markdown with
+ *   turndown). Pages nest as their URLs do; links between imported pages become relative links
+ *   to the new pages.
+ * - `html`: the one HTML page at `url`, not following links.
+ * - `markdown`: the one markdown file at `url`, its first `# heading` as title.
+ *
+ * Imported pages are added after the existing top-level pages.
+ */
+
+export const IMPORT_SOURCES = ["website", "html", "markdown"] as const;
+export type ImportSource = (typeof IMPORT_SOURCES)[number];
+
+export const IMPORT_MAX_PAGES = 50;
+export const IMPORT_TIME_MS = 20_000;
+export const IMPORT_MAX_BYTES = 2 * 1024 * 1024;
+const FETCH_TIMEOUT_MS = 8_000;
+
+export interface FetchedPage {
+  url: URL;
+  title: string;
+  /** HTML of the page's content to convert, or markdown for the markdown source. */
+  html?: string;
+  markdown?: string;
+}
+
+export interface ImportPlan {
+  pages: FetchedPage[];
+  /** Every resource found: the imported pages and those skipped (limits, errors, not HTML). */
+  totalResources: number;
+}
+
+function normalize(url: URL): string {
+  const u = new URL(url.href);
+  u.hash = "";
+  u.search = "";
+  return u.href.replace(/\/index\.html?$/i, "/");
+}
+
+async function fetchText(url: URL, deadline: number): Promise<{ text: string; type: string } | null> {
+  const remaining = deadline - Date.now();
+  if (remaining <= 0) return null;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), Math.min(FETCH_TIMEOUT_MS, remaining));
+  try {
+    const res = await fetch(url, { signal: controller.signal, redirect: "follow", headers: { accept: "text/html, text/markdown;q=0.9, */*;q=0.5" } });
+    if (!res.ok || !res.body) return null;
+    const declared = Number(res.headers.get("content-length") ?? "0");
+    if (declared > IMPORT_MAX_BYTES) {
+      await res.body.cancel();
+      return null;
+    }
+    const reader = res.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > IMPORT_MAX_BYTES) {
+        await reader.cancel();
+        return null;
+      }
+      chunks.push(value);
+    }
+    return { text: Buffer.concat(chunks).toString("utf8"), type: (res.headers.get("content-type") ?? "").toLowerCase() };
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function titleOf(doc: HTMLElement, url: URL): string {
+  const fromTitle = doc.querySelector("title")?.text.trim();
+  const fromH1 = doc.querySelector("h1")?.text.trim();
+  const fromPath = decodeURIComponent(url.pathname.split("/").filter(Boolean).pop() ?? "").replace(/\.html?$/i, "");
+  return (fromH1 || fromTitle || fromPath || url.hostname).replace(/\s+/g, " ").slice(0, 200);
+}
+
+function contentRoot(doc: HTMLElement): HTMLElement {
+  const root = doc.querySelector("main") ?? doc.querySelector("article") ?? doc.querySelector("body") ?? doc;
+  for (const el of root.querySelectorAll("script, style, noscript, nav, header, footer, template, iframe")) el.remove();
+  return root;
+}
+
+/** Fetches what an import brings in, within the limits. */
+export async function fetchImport(urlText: string, source: ImportSource): Promise<ImportPlan> {
+  checkUri("url", urlText);
+  const start = new URL(urlText);
+  const deadline = Date.now() + IMPORT_TIME_MS;
+
+  if (source === "markdown") {
+    const got = await fetchText(start, deadline);
+    if (!got) throw badInput(`url: could not fetch a markdown file from ${start.href} (unreachable, not found, or over ${IMPORT_MAX_BYTES} bytes).`);
+    const heading = /^#\s+(.+)$/m.exec(got.text)?.[1]?.trim();
+    const fallback = decodeURIComponent(start.pathname.split("/").filter(Boolean).pop() ?? "").replace(/\.md$/i, "") || start.hostname;
+    const markdown = heading ? got.text.replace(/^#\s+.+\n?/m, "").replace(/^\s*\n/, "") : got.text;
+    return { pages: [{ url: start, title: (heading ?? fallback).slice(0, 200), markdown }], totalResources: 1 };
+  }
+
+  const scope = new URL(start.href);
+  scope.pathname = scope.pathname.replace(/[^/]*$/, ""); // the folder of the start URL
+  const seen = new Set<string>([normalize(start)]);
+  const queue: URL[] = [start];
+  const pages: FetchedPage[] = [];
+  while (queue.length && pages.length < IMPORT_MAX_PAGES && Date.now() < deadline) {
+    const url = queue.shift()!;
+    const got = await fetchText(url, deadline);
+    if (!got || (got.type && !got.type.includes("html"))) continue;
+    const doc = parse(got.text, { comment: false });
+    const title = titleOf(doc, url);
+    if (source === "website") {
+      for (const a of doc.querySelectorAll("a[href]")) {
+        let target: URL;
+        try {
+          target = new URL(a.getAttribute("href")!, url);
+        } catch {
+          continue;
+        }
+        if (target.origin !== start.origin || !target.pathname.startsWith(scope.pathname)) continue;
+        if (/\.(png|jpe?g|gif|svg|webp|pdf|zip|css|js|ico|xml|json|txt)$/i.test(target.pathname)) continue;
+        const key = normalize(target);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        queue.push(new URL(key));
+      }
+    }
+    pages.push({ url, title, html: contentRoot(doc).toString() });
+  }
+  if (!pages.length) {
+    throw badInput(`url: could not fetch an HTML page from ${start.href} (unreachable, not found, not HTML, or over ${IMPORT_MAX_BYTES} bytes).`);
+  }
+  return { pages, totalResources: seen.size };
+}
+
+function turndown(): TurndownService {
+  const service = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-", emDelimiter: "_" });
+  service.remove(["script", "style"] as any);
+  return service;
+}
+
+/**
+ * Adds the fetched pages to a content (pure: replayable on a newer head). Returns the number of
+ * pages added.
+ */
+export function applyImport(content: RevisionContent, plan: ImportPlan, now: string): number {
+  const byUrl = new Map<string, { page: StoredPage; fetched: FetchedPage }>();
+  // A page nests under the imported page whose URL is its closest ancestor: /docs/guide.html
+  // (read as /docs/guide) holds /docs/guide/advanced.html.
+  const keyOf = (u: URL) => normalize(u).replace(/\.html?$/i, "").replace(/\/$/, "");
+  const keys = plan.pages.map((p) => keyOf(p.url));
+  const parentKey = (key: string): string | null => {
+    let best: string | null = null;
+    for (const other of keys) {
+      if (other === key) continue;
+      if (key.startsWith(`${other}/`) && (!best || other.length > best.length)) best = other;
+    }
+    return best;
+  };
+  // Parents before their pages; otherwise in the order the pages were found.
+  const depth = (key: string) => key.split("/").length;
+  const ordered = plan.pages.map((fetched, i) => ({ fetched, key: keys[i]! })).sort((a, b) => depth(a.key) - depth(b.key));
+  for (const { fetched, key } of ordered) {
+    if (byUrl.has(key)) continue;
+    const parent = parentKey(key);
+    const parentId = parent ? (byUrl.get(parent)?.page.id ?? null) : null;
+    const id = newId("Page");
+    const title = fetched.title || "Untitled";
+    const page: StoredPage = {
+      id,
+      title,
+      type: "document",
+      parentId,
+      position: positionAt(content, parentId, null),
+      slug: uniqueSlug(title, takenSlugs(content, parentId)),
+      markdown: "",
+      createdAt: now,
+      updatedAt: now,
+    };
+    content.pages[id] = page;
+    byUrl.set(key, { page, fetched });
+  }
+  // Markdown last, once every imported page has its path: links between them become relative.
+  const pathOf = (p: StoredPage) => [parentPath(content, p.parentId), p.slug].filter(Boolean).join("/");
+  const service = turndown();
+  for (const { page, fetched } of byUrl.values()) {
+    if (fetched.markdown !== undefined) {
+      page.markdown = fetched.markdown;
+      continue;
+    }
+    const html = parse(fetched.html!, { comment: false });
+    for (const a of html.querySelectorAll("a[href]")) {
+      try {
+        const target = new URL(a.getAttribute("href")!, fetched.url);
+        const hit = byUrl.get(keyOf(target));
+        if (hit) a.setAttribute("href", `/${pathOf(hit.page)}${target.hash}`);
+        else if (target.protocol.startsWith("http")) a.setAttribute("href", target.href);
+      } catch {
+        /* leave it as written */
+      }
+    }
+    for (const img of html.querySelectorAll("img[src]")) {
+      try {
+        img.setAttribute("src", new URL(img.getAttribute("src")!, fetched.url).href);
+      } catch {
+        /* leave it */
+      }
+    }
+    let markdown = service.turndown(html.toString()).trim();
+    // The page's title is its first heading: do not repeat it in the body.
+    const first = /^#\s+(.+)\n*/.exec(markdown);
+    if (first && first[1]!.trim() === page.title) markdown = markdown.slice(first[0].length);
+    page.markdown = markdown;
+  }
+  return byUrl.size;
+}
+
+export function checkSource(source: string | null | undefined): ImportSource {
+  if (!source) throw badInput("source is required.");
+  if (!(IMPORT_SOURCES as readonly string[]).includes(source)) {
+    throw badInput(`source must be one of ${IMPORT_SOURCES.join(", ")} (got "${source}").`);
+  }
+  return source as ImportSource;
+}

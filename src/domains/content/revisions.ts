@@ -1,0 +1,281 @@
+import type { ChangeRequest, Prisma as P, Revision, Space } from "../../generated/prisma/client.js";
+import type { Context } from "../../core/context.js";
+import { byKeys, defineLoader } from "../../core/loaders.js";
+import { conflict, forbidden, notFound } from "../../core/errors.js";
+import { newId } from "../../core/ids.js";
+import type { Role } from "../../core/roles.js";
+import { requireNotDeleted, requireSpace, requireSpaceRole, spaceById } from "../spaces/spaces.service.js";
+import { emptyContent, flattenTree, pageTree, readContent, type RevisionContent } from "./model.js";
+import { plainText, sectionsOf } from "./markdown.js";
+
+/**
+ * Revisions: immutable snapshots of a space's (or a change request's) content.
+ *
+ * A space's active revision is Space.revisionId, a change request's is ChangeRequest.revisionId.
+ * Every change writes a new Revision whose parents are the revision it started from and moves
+ * the pointer in the same transaction, on the condition that the pointer did not move meanwhile
+ * (optimistic concurrency: the change is replayed on the new head a few times, then 409).
+ */
+
+/** What a revision was made by. */
+export const REVISION_TYPES = ["initial", "edits", "merge", "update", "import"] as const;
+export type RevisionType = (typeof REVISION_TYPES)[number];
+
+export const revisionById = defineLoader<string, Revision | null>(async (ids, ctx) =>
+  byKeys(ids, await ctx.prisma.revision.findMany({ where: { id: { in: [...ids] } } }), (r) => r.id),
+);
+
+const parsed = new WeakMap<object, RevisionContent>();
+/** The content of a revision row, parsed once per row object. */
+export function contentOf(revision: Revision | null): RevisionContent {
+  if (!revision) return emptyContent();
+  let content = parsed.get(revision);
+  if (!content) {
+    content = readContent(revision.content);
+    parsed.set(revision, content);
+  }
+  return content;
+}
+
+// ─── Scopes: the space's content or a change request's ───────────────────────────────────────
+
+export const CHANGE_REQUEST_STATUSES = ["draft", "open", "merged", "archived"] as const;
+export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
+/** Statuses in which a change request's content can still change. */
+export const EDITABLE_STATUSES: ChangeRequestStatus[] = ["draft", "open"];
+
+/**
+ * A change request of a space by id or by number (`12` or `cr_…`); 404 naming it otherwise.
+ * Read fresh from the database: callers decide on its status and head.
+ */
+export async function findChangeRequest(ctx: Context, spaceId: string, idOrNumber: string): Promise<ChangeRequest> {
+  const key = idOrNumber.trim();
+  let cr: ChangeRequest | null = null;
+  if (/^\d{1,9}$/.test(key)) cr = await ctx.prisma.changeRequest.findUnique({ where: { spaceId_number: { spaceId, number: Number(key) } } });
+  else cr = await ctx.prisma.changeRequest.findFirst({ where: { id: key, spaceId } });
+  if (!cr) throw notFound(`Change request "${idOrNumber}" in space "${spaceId}"`);
+  return cr;
+}
+
+export interface ContentScope {
+  space: Space;
+  role: Role;
+  /** Set when the scope is a change request's content. */
+  changeRequest: ChangeRequest | null;
+}
+
+/** The space (and change request) for a read: any role on the space reads its content. */
+export async function readScope(ctx: Context, spaceId: string, changeRequestId?: string | null): Promise<ContentScope> {
+  const { space, role } = await requireSpace(ctx, spaceId);
+  const changeRequest = changeRequestId ? await findChangeRequest(ctx, spaceId, changeRequestId) : null;
+  return { space, role, changeRequest };
+}
+
+/**
+ * The space (and change request) for a content edit: the edit role; the space not deleted; a
+ * space's own content only while its editMode is live; a change request's while draft or open
+ * (change requests stay editable in a locked space: that is how locked content changes).
+ */
+export async function editScope(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, action: string): Promise<ContentScope> {
+  const scope = await readScope(ctx, spaceId, changeRequestId);
+  requireSpaceRole(scope.role, "edit", action);
+  requireNotDeleted(scope.space);
+  if (scope.changeRequest) requireEditableChangeRequest(scope.changeRequest);
+  else if (scope.space.editMode === "locked") {
+    throw forbidden(
+      `Space "${spaceId}" is locked (editMode locked): its content cannot be edited directly. ` +
+        `Propose the change in a change request, or ask an admin to set editMode to live.`,
+    );
+  }
+  return scope;
+}
+
+export function requireEditableChangeRequest(cr: ChangeRequest): void {
+  if (!EDITABLE_STATUSES.includes(cr.status as ChangeRequestStatus)) {
+    throw conflict(`Change request #${cr.number} is ${cr.status}: only draft and open change requests can change.`);
+  }
+}
+
+/** The id of a scope's active revision (a space without content gets its initial, empty revision). */
+export async function scopeRevisionId(ctx: Context, scope: ContentScope): Promise<string> {
+  if (scope.changeRequest) return scope.changeRequest.revisionId;
+  return ensureSpaceRevision(ctx, scope.space);
+}
+
+/** The active revision row and content of a scope. */
+export async function scopeRevision(ctx: Context, scope: ContentScope): Promise<{ revision: Revision; content: RevisionContent }> {
+  const id = await scopeRevisionId(ctx, scope);
+  const revision = await revisionById(ctx).load(id);
+  if (!revision) throw notFound(`Revision "${id}"`);
+  return { revision, content: contentOf(revision) };
+}
+
+/**
+ * The space's active revision id. A space starts without content (revisionId null); its first
+ * read or write that needs a revision creates the initial, empty one.
+ */
+export async function ensureSpaceRevision(ctx: Context, space: Pick<Space, "id" | "revisionId">): Promise<string> {
+  if (space.revisionId) return space.revisionId;
+  const id = newId("Revision");
+  const created = await ctx.prisma.$transaction(
+    async (tx) => {
+      await tx.revision.create({ data: { id, spaceId: space.id, parents: [], type: "initial", content: emptyContent() as any, createdById: ctx.viewer.userId } });
+      const { count } = await tx.space.updateMany({ where: { id: space.id, revisionId: null }, data: { revisionId: id } });
+      if (count === 0) throw new Moved();
+      return id;
+    },
+    TX_OPTIONS,
+  ).catch((err) => {
+    if (err instanceof Moved) return null;
+    throw err;
+  });
+  spaceById(ctx).clear(space.id);
+  if (created) return created;
+  const fresh = await ctx.prisma.space.findUniqueOrThrow({ where: { id: space.id }, select: { revisionId: true } });
+  return fresh.revisionId!;
+}
+
+// ─── Writing a change ────────────────────────────────────────────────────────────────────────
+
+class Moved extends Error {}
+
+export const TX_OPTIONS = { maxWait: 15_000, timeout: 20_000 };
+export const ATTEMPTS = 8;
+
+/** A short, growing, randomized pause before replaying a change that lost a race. */
+export function backoff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * (attempt + 1)));
+}
+
+export interface ChangeResult<T> {
+  revisionId: string;
+  previousRevisionId: string;
+  content: RevisionContent;
+  value: T;
+}
+
+/**
+ * Applies `change` to the scope's current content and stores the result as a new revision that
+ * becomes the scope's active one. `change` edits the copy it receives in place and may throw an
+ * AppError; it is replayed on the new head when another change landed meanwhile, so it must
+ * depend only on its input.
+ */
+export async function commitChange<T>(
+  ctx: Context,
+  scope: ContentScope,
+  type: RevisionType,
+  change: (draft: RevisionContent) => T,
+): Promise<ChangeResult<T>> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const head = scope.changeRequest
+      ? (await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: scope.changeRequest.id }, select: { revisionId: true } })).revisionId
+      : await ensureSpaceRevision(ctx, (await ctx.prisma.space.findUniqueOrThrow({ where: { id: scope.space.id }, select: { id: true, revisionId: true } })));
+    const base = await ctx.prisma.revision.findUniqueOrThrow({ where: { id: head } });
+    const draft = structuredClone(readContent(base.content));
+    const value = change(draft);
+    const id = newId("Revision");
+    try {
+      await ctx.prisma.$transaction(async (tx) => {
+        await tx.revision.create({
+          data: {
+            id,
+            spaceId: scope.space.id,
+            changeRequestId: scope.changeRequest?.id ?? null,
+            parents: [head],
+            type,
+            content: draft as any,
+            createdById: ctx.viewer.userId,
+          },
+        });
+        if (scope.changeRequest) {
+          const { count } = await tx.changeRequest.updateMany({
+            where: { id: scope.changeRequest.id, revisionId: head, status: { in: EDITABLE_STATUSES } },
+            data: { revisionId: id },
+          });
+          if (count === 0) throw new Moved();
+          await tx.changeRequestContributor.upsert({
+            where: { changeRequestId_userId: { changeRequestId: scope.changeRequest.id, userId: ctx.viewer.userId } },
+            create: { changeRequestId: scope.changeRequest.id, userId: ctx.viewer.userId },
+            update: { lastEditAt: new Date() },
+          });
+        } else {
+          const { count } = await tx.space.updateMany({ where: { id: scope.space.id, revisionId: head }, data: { revisionId: id } });
+          if (count === 0) throw new Moved();
+          await indexSpaceRevision(tx, scope.space.id, id, draft);
+        }
+      }, TX_OPTIONS);
+    } catch (err) {
+      if (err instanceof Moved) {
+        if (scope.changeRequest) {
+          const fresh = await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: scope.changeRequest.id } });
+          requireEditableChangeRequest(fresh);
+        }
+        await backoff(attempt);
+        continue;
+      }
+      throw err;
+    }
+    spaceById(ctx).clear(scope.space.id);
+    return { revisionId: id, previousRevisionId: head, content: draft, value };
+  }
+  throw conflict("The content changed too often while this change was being applied; retry it.");
+}
+
+// ─── Search index ────────────────────────────────────────────────────────────────────────────
+
+export interface IndexedSection {
+  id: string;
+  title: string;
+  path: string;
+  body: string;
+}
+
+/**
+ * Rebuilds the PageSearch rows of a space from its (new) active revision: one row per document
+ * page with its title, path, plain text, and sections split at headings.
+ */
+export async function indexSpaceRevision(tx: P.TransactionClient, spaceId: string, revisionId: string, content: RevisionContent): Promise<void> {
+  const rows = flattenTree(pageTree(content))
+    .filter((p) => p.type === "document")
+    .map((page) => {
+      const sections: IndexedSection[] = sectionsOf(page.markdown).map((s) => ({
+        id: s.anchor || page.id,
+        title: s.anchor ? s.title : page.title,
+        path: s.anchor ? `${page.path}#${s.anchor}` : page.path,
+        body: s.body,
+      }));
+      return {
+        spaceId,
+        pageId: page.id,
+        revisionId,
+        title: page.title,
+        path: page.path,
+        sections: sections as any,
+        body: [page.description ?? "", plainText(page.markdown)].filter(Boolean).join("\n"),
+      };
+    });
+  await tx.pageSearch.deleteMany({ where: { spaceId } });
+  if (rows.length) await tx.pageSearch.createMany({ data: rows });
+}
+
+/**
+ * Gives `targetSpaceId` (a space without content yet, e.g. a duplicate) a copy of the source
+ * space's active content as its first revision (type "initial", no parents), indexed for search.
+ * For the spaces area's duplicate operation; returns the new revision id, or null when the
+ * source has no content.
+ */
+export async function copySpaceContent(ctx: Context, sourceSpaceId: string, targetSpaceId: string): Promise<string | null> {
+  const source = await ctx.prisma.space.findUnique({ where: { id: sourceSpaceId }, select: { revisionId: true } });
+  if (!source?.revisionId) return null;
+  const revision = await ctx.prisma.revision.findUniqueOrThrow({ where: { id: source.revisionId } });
+  const content = readContent(revision.content);
+  const id = newId("Revision");
+  await ctx.prisma.$transaction(async (tx) => {
+    await tx.revision.create({ data: { id, spaceId: targetSpaceId, parents: [], type: "initial", content: content as any, createdById: ctx.viewer.userId } });
+    const { count } = await tx.space.updateMany({ where: { id: targetSpaceId, revisionId: null }, data: { revisionId: id } });
+    if (count === 0) throw conflict(`Space "${targetSpaceId}" already has content.`);
+    await indexSpaceRevision(tx, targetSpaceId, id, content);
+  }, TX_OPTIONS);
+  spaceById(ctx).clear(targetSpaceId);
+  return id;
+}
