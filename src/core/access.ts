@@ -3,6 +3,7 @@ import type { Context } from "./context.js";
 import { defineLoader, byKeys } from "./loaders.js";
 import { forbidden, notFound } from "./errors.js";
 import { atLeast, type Role } from "./roles.js";
+import { requireSsoSignIn } from "../domains/sso/sso.enforce.js";
 
 /** The caller's own membership in each organization (null when not a member or disabled). */
 export const viewerMembership = defineLoader<string, Member | null>(async (orgIds, ctx) =>
@@ -19,6 +20,7 @@ export const viewerMembership = defineLoader<string, Member | null>(async (orgId
 export async function requireMembership(ctx: Context, organizationId: string): Promise<Member> {
   const member = await viewerMembership(ctx).load(organizationId);
   if (!member) throw notFound(`Organization "${organizationId}"`);
+  await requireSsoSignIn(ctx, member); // organization-wide SSO: see domains/sso/sso.enforce.ts
   return member;
 }
 

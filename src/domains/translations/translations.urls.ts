@@ -1,0 +1,5 @@
+import type { Context } from "../../core/context.js";
+
+export function translationUrls(ctx: Pick<Context, "urls">, organizationId: string, id: string) {
+  return { location: ctx.urls.api(`/orgs/${organizationId}/translations/${id}`) };
+}
