@@ -47,7 +47,7 @@ function startServer(): Promise<Server> {
   child.stderr.on("data", (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 120_000);
     child.stdout.on("data", () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) {
@@ -68,7 +68,8 @@ function startServer(): Promise<Server> {
 
 const orgs = (url: string, token: string) => fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${token}` } });
 
-describe("npm run admin", () => {
+// Each step starts processes (tsx, the embedded database): generous limits for a loaded machine.
+describe("npm run admin", { timeout: 180_000 }, () => {
   let first: { token: string; user: string; organization: string };
 
   it("bootstraps a user, organization and token before the server has ever started", async () => {

@@ -1,4 +1,5 @@
 import { builder } from "../../core/builder.js";
+import { openChangeRequestCommentCounts } from "../comments/comments.service.js";
 import { argsWithNulls } from "../../core/context.js";
 import { GRAPH_ONLY, listOf, pageArgs, urlsOf } from "../../core/shapes.js";
 import { UserRef } from "../users/users.schema.js";
@@ -56,7 +57,7 @@ export const ChangeRequestRef = builder.prismaNode("ChangeRequest", {
       description: "The space's revision it was last updated from (POST …/update); absent before the first update.",
     }),
     revisionMerged: t.exposeString("revisionMerged", { nullable: true, description: "The space's revision made by merging it; absent until merged." }),
-    comments: t.int({ description: "Number of open comments.", resolve: (cr, _a, ctx) => service.changeRequestCommentCount(ctx).load(cr.id) }),
+    comments: t.int({ description: "Number of open comments.", resolve: (cr, _a, ctx) => openChangeRequestCommentCounts(ctx).load(cr.id) }),
     outdated: t.boolean({
       description: "True while the space's content changed since the change request's base (draft and open change requests).",
       resolve: (cr, _a, ctx) => service.isOutdated(ctx, cr),

@@ -1,7 +1,7 @@
 import type { ChangeRequest, Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { badInput, conflict, forbidden, notFound } from "../../core/errors.js";
-import { countsByKeys, defineLoader } from "../../core/loaders.js";
+import { defineLoader } from "../../core/loaders.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { checkLength } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
@@ -58,19 +58,6 @@ export const changeRequestCounts = defineLoader<string, ChangeRequestCounts>(asy
     counts.set(row.spaceId, c);
   }
   return spaceIds.map((id) => counts.get(id) ?? { changeRequests: 0, changeRequestsOpen: 0, changeRequestsDraft: 0 });
-});
-
-/** Open (unresolved) top-level comments of change requests. */
-export const changeRequestCommentCount = defineLoader<string, number>(async (ids, ctx) => {
-  const rows = await ctx.prisma.comment.groupBy({
-    by: ["changeRequestId"],
-    where: { changeRequestId: { in: [...ids] }, parentId: null, status: "open" },
-    _count: { _all: true },
-  });
-  return countsByKeys(
-    ids,
-    rows.map((r) => ({ key: r.changeRequestId!, count: r._count._all })),
-  );
 });
 
 /** True when the space's content moved past the change request's base (draft and open only). */

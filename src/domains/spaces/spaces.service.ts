@@ -7,6 +7,8 @@ import { badInput, conflict, forbidden, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern } from "../../core/validate.js";
 import { ROLES, atLeast, type Role } from "../../core/roles.js";
 import { copySpaceContent } from "../content/revisions.js";
+import { changeRequestCounts } from "../changerequests/changerequests.service.js";
+import { openSpaceCommentCounts } from "../comments/comments.service.js";
 import { newId } from "../../core/ids.js";
 import { collectionPermissions, effectiveCollectionRole, effectiveSpaceRole } from "./spaces.policy.js";
 
@@ -94,7 +96,7 @@ export function checkSpaceTitle(value: string | null | undefined): string | unde
   return title;
 }
 
-// ─── Counts the content work will compute ─────────────────────────────────────────────────────
+// ─── Counts ───────────────────────────────────────────────────────────────────────────────────
 
 export interface SpaceActivityCounts {
   comments: number;
@@ -103,14 +105,20 @@ export interface SpaceActivityCounts {
   changeRequestsDraft: number;
 }
 
-/**
- * PLACEHOLDER: the open comment and change request counts of spaces. Comments and change requests
- * are not stored by this area yet, so every count is 0. It is a per-request loader so that the
- * content work can replace the body with two `groupBy` queries without touching the schema.
- */
-export const spaceActivityCounts = defineLoader<string, SpaceActivityCounts>(async (spaceIds) =>
-  spaceIds.map(() => ({ comments: 0, changeRequests: 0, changeRequestsOpen: 0, changeRequestsDraft: 0 })),
-);
+/** Open comments and change requests of spaces: one grouped query for each, per batch of spaces. */
+export const spaceActivityCounts = defineLoader<string, SpaceActivityCounts>(async (spaceIds, ctx) => {
+  const [requests, comments] = await Promise.all([
+    changeRequestCounts(ctx).loadMany(spaceIds),
+    openSpaceCommentCounts(ctx).loadMany(spaceIds),
+  ]);
+  return spaceIds.map((_, i) => {
+    const r = requests[i];
+    const c = comments[i];
+    if (r instanceof Error) throw r;
+    if (c instanceof Error) throw c;
+    return { comments: c!, ...r! };
+  });
+});
 
 // ─── Loaders and access ────────────────────────────────────────────────────────────────────────
 
