@@ -25,6 +25,7 @@ export const ID_PREFIXES = {
   SiteSection: "sitesc",
   SiteSectionGroup: "sitesg",
   SiteSpace: "sitesp",
+  SiteShareLink: "sitesl",
   Integration: "intg",
   IntegrationInstallation: "inst",
   IntegrationEvent: "evt",

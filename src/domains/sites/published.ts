@@ -1,0 +1,169 @@
+import { errors as joseErrors, jwtVerify } from "jose";
+import type { Site, SiteSection, SiteSpace } from "../../generated/prisma/client.js";
+import type { Context } from "../../core/context.js";
+import { requireMembership } from "../../core/access.js";
+import { AppError, notFound } from "../../core/errors.js";
+import { isExpired, spaceById } from "../spaces/spaces.service.js";
+import { evaluateCondition, type JsonObject } from "./adaptive.js";
+import {
+  checkShareKey,
+  ensureVisitorAuthSecret,
+  groupsOfSite,
+  isValidShareKey,
+  sectionsOfSite,
+  siteById,
+  siteSpacesOfSite,
+  siteVisibility,
+} from "./sites.service.js";
+import { byOrder, displaySections, type Viewed } from "./structure.js";
+
+/**
+ * The published structure of a site, as one visitor sees it (GET …/published).
+ *
+ * Who gets it:
+ * - members of the site's organization (API token; organization-wide SSO applies as on every
+ *   member route): always, published or not (a preview), without share key or visitor token;
+ * - anyone else (no token, or a token of someone who is not a member): only a published site;
+ *   an unpublished one is 404. A `share-link` site also needs the `shareKey` of one of its share
+ *   links that is not revoked (404 otherwise). A `visitor-auth` site needs a visitor token (401
+ *   otherwise).
+ *
+ * The visitor token is a JWT signed with HS256 with the site's visitor-auth key (GET
+ * …/visitor-auth), passed as the `visitorToken` query parameter or the `x-visitor-token` header;
+ * its payload is the visitor's claims. Unsigned claims may be passed as query parameters
+ * `visitor.<name>=<value>` (true, false and numbers are read as such): they are
+ * `visitor.claims.unsigned.<name>`. A token that does not verify is a 401, on any site.
+ *
+ * Sections and site spaces whose `condition` is false for the visitor's claims are left out
+ * (a visitor without claims does not see items whose condition reads a claim), and so are
+ * sections left without site spaces and site spaces of deleted spaces. The default of each level
+ * is the stored one if it is visible, else the first visible item.
+ */
+
+const TOKEN_MAX = 8192;
+const UNSIGNED_MAX = 50;
+
+export interface PublishedView {
+  site: Site;
+  structure: { type: "sections" | "siteSpaces"; structure: (Viewed<SiteSection> | Viewed<SiteSpace>)[] };
+}
+
+async function verifyVisitorToken(ctx: Context, site: Site, token: string): Promise<JsonObject> {
+  const fail = (why: string) =>
+    new AppError(401, `visitorToken is not a valid visitor token for site "${site.id}": ${why}. Sign it with HS256 and the site's visitor-auth key.`);
+  if (token.length > TOKEN_MAX) throw fail("it is too long");
+  const secret = await ensureVisitorAuthSecret(ctx.prisma, site);
+  try {
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(secret), { algorithms: ["HS256"] });
+    return payload as JsonObject;
+  } catch (err) {
+    if (err instanceof joseErrors.JWTExpired) throw fail("it has expired");
+    if (err instanceof joseErrors.JWTClaimValidationFailed) throw fail(err.message);
+    if (err instanceof joseErrors.JOSEAlgNotAllowed) throw fail("its algorithm must be HS256");
+    if (err instanceof joseErrors.JWSSignatureVerificationFailed) throw fail("its signature does not match");
+    throw fail("it is not a well-formed JWT");
+  }
+}
+
+function claimValue(raw: string): unknown {
+  if (raw === "true") return true;
+  if (raw === "false") return false;
+  if (/^-?\d+(\.\d+)?$/.test(raw) && raw.length < 16) return Number(raw);
+  return raw;
+}
+
+/** `visitor.<name>=<value>` query parameters of the request: the visitor's unsigned claims. */
+function unsignedClaims(ctx: Context): JsonObject | null {
+  if (!ctx.request) return null;
+  let params: URLSearchParams;
+  try {
+    params = new URL(ctx.request.url).searchParams;
+  } catch {
+    return null;
+  }
+  const out: JsonObject = {};
+  let n = 0;
+  for (const [key, value] of params) {
+    const match = /^visitor\.([A-Za-z_$][A-Za-z0-9_$]*)$/.exec(key);
+    if (!match || n >= UNSIGNED_MAX) continue;
+    out[match[1]!] = claimValue(value);
+    n++;
+  }
+  return n ? out : null;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The caller's membership when it lets them preview the organization's sites (as on every member
+ * route: organization-wide SSO included); null for anyone else, who is a visitor.
+ */
+async function previewingMember(ctx: Context, organizationId: string) {
+  if (ctx.viewer.anonymous) return null;
+  try {
+    return await requireMembership(ctx, organizationId);
+  } catch (err) {
+    if (err instanceof AppError && (err.status === 403 || err.status === 404)) return null;
+    throw err;
+  }
+}
+
+export async function publishedSite(
+  ctx: Context,
+  organizationId: string,
+  siteId: string,
+  args: { shareKey?: string | null; visitorToken?: string | null },
+): Promise<PublishedView> {
+  const shareKey = checkShareKey(args.shareKey);
+  const site = await siteById(ctx).load(siteId);
+  if (!site || site.organizationId !== organizationId) throw notFound(`Site "${siteId}"`);
+  const member = await previewingMember(ctx, organizationId);
+  const token = args.visitorToken || ctx.request?.headers.get("x-visitor-token") || null;
+  const visibility = siteVisibility(site);
+  if (!member) {
+    if (!site.published) throw notFound(`Site "${siteId}"`);
+    if (visibility === "share-link" && !(shareKey && (await isValidShareKey(ctx, siteId, shareKey)))) {
+      throw notFound(`Site "${siteId}" (a share-link site needs the shareKey of one of its share links)`);
+    }
+    if (visibility === "visitor-auth" && !token) {
+      throw new AppError(
+        401,
+        `Site "${siteId}" is for authenticated visitors: pass a JWT signed with its visitor-auth key as visitorToken or in the x-visitor-token header.`,
+      );
+    }
+  }
+  let claims: JsonObject | null = token ? await verifyVisitorToken(ctx, site, token) : null;
+  const unsigned = unsignedClaims(ctx);
+  if (unsigned) claims = { ...(claims ?? {}), unsigned: { ...(isObject(claims?.unsigned) ? claims.unsigned : {}), ...unsigned } };
+
+  const [sections, groups, siteSpaces] = await Promise.all([
+    sectionsOfSite(ctx).load(siteId),
+    groupsOfSite(ctx).load(siteId),
+    siteSpacesOfSite(ctx).load(siteId),
+  ]);
+  const spaces = await spaceById(ctx).loadMany([...new Set(siteSpaces.map((s) => s.spaceId))]);
+  const live = new Set(spaces.flatMap((s) => (s && !(s instanceof Error) && !s.deletedAt && !isExpired(ctx, s) ? [s.id] : [])));
+  const visibleSpaces = (sectionId: string | null) =>
+    siteSpaces.filter((s) => s.sectionId === sectionId && live.has(s.spaceId) && evaluateCondition(s.condition, claims)).sort(byOrder);
+  const view = <T extends { id: string }>(items: T[], defaultId: string | null, extra: (item: T) => object = () => ({})): Viewed<T>[] => {
+    const chosen = items.some((i) => i.id === defaultId) ? defaultId : (items[0]?.id ?? null);
+    return items.map((item) => ({ ...item, view: { default: item.id === chosen, ...(shareKey ? { shareKey } : {}), ...extra(item) } }));
+  };
+
+  if (sections.length === 0) {
+    return { site, structure: { type: "siteSpaces", structure: view(visibleSpaces(null), site.defaultSiteSpaceId) } };
+  }
+  const visibleSections = displaySections(sections, groups)
+    .filter((section) => evaluateCondition(section.condition, claims))
+    .map((section) => ({ section, siteSpaces: visibleSpaces(section.id) }))
+    .filter((entry) => entry.siteSpaces.length > 0);
+  const children = new Map(visibleSections.map((e) => [e.section.id, view(e.siteSpaces, e.section.defaultSiteSpaceId)]));
+  const structure = view(
+    visibleSections.map((e) => e.section),
+    site.defaultSectionId,
+    (section) => ({ siteSpaces: children.get(section.id) }),
+  );
+  return { site, structure: { type: "sections", structure } };
+}
