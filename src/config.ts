@@ -16,6 +16,28 @@ export interface Config {
   defaultPageSize: number;
   /** Days a deleted space can be restored before it is removed for good. */
   spaceRetentionDays: number;
+  /**
+   * Domain under which sites are published as https://<organization hostname>.<sitesDomain>/<basename>
+   * (SITES_DOMAIN). Unset: sites are published under PUBLIC_URL, at /sites/<hostname or id>/<basename or id>.
+   */
+  sitesDomain?: string;
+  /** Longest wait for an OpenAPI source document, headers and body together (ms). */
+  openApiFetchTimeoutMs: number;
+  /** Largest OpenAPI source document accepted (bytes). */
+  openApiMaxBytes: number;
+  /** Clock skew tolerated on SAML assertion NotBefore / NotOnOrAfter (ms). */
+  samlClockSkewMs: number;
+  /** Integration event delivery and render requests: longest wait for the integration's answer (ms). */
+  integrationDeliveryTimeoutMs: number;
+  /** First retry delay of a failed event delivery (ms); each further retry doubles it, up to integrationRetryMaxMs. */
+  integrationRetryBaseMs: number;
+  integrationRetryMaxMs: number;
+  /** Delivery attempts of an event before it is marked failed. */
+  integrationMaxAttempts: number;
+  /** On a shared database, how often the event dispatcher also looks for due deliveries (those a dead process left behind) besides being woken (ms). */
+  integrationDispatchPollMs: number;
+  /** How long a claimed delivery stays reserved for the process that claimed it (ms); after that another process (or a restart) retries it. */
+  integrationClaimLeaseMs: number;
 }
 
 function intFrom(value: string | undefined, fallback: number, name: string): number {
@@ -44,5 +66,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxPageSize: 1000,
     defaultPageSize: intFrom(env.DEFAULT_PAGE_SIZE, 100, "DEFAULT_PAGE_SIZE"),
     spaceRetentionDays: 7,
+    sitesDomain: env.SITES_DOMAIN?.trim().replace(/^\.+|\.+$/g, "").toLowerCase() || undefined,
+    openApiFetchTimeoutMs: intFrom(env.OPENAPI_FETCH_TIMEOUT_MS, 10_000, "OPENAPI_FETCH_TIMEOUT_MS"),
+    openApiMaxBytes: intFrom(env.OPENAPI_MAX_BYTES, 5 * 1024 * 1024, "OPENAPI_MAX_BYTES"),
+    samlClockSkewMs: intFrom(env.SAML_CLOCK_SKEW_MS, 60_000, "SAML_CLOCK_SKEW_MS"),
+    ...integrationDelivery(env),
+  };
+}
+
+function integrationDelivery(env: NodeJS.ProcessEnv) {
+  const timeout = intFrom(env.INTEGRATION_DELIVERY_TIMEOUT_MS, 10_000, "INTEGRATION_DELIVERY_TIMEOUT_MS");
+  return {
+    integrationDeliveryTimeoutMs: timeout,
+    integrationRetryBaseMs: intFrom(env.INTEGRATION_RETRY_BASE_MS, 1_000, "INTEGRATION_RETRY_BASE_MS"),
+    integrationRetryMaxMs: intFrom(env.INTEGRATION_RETRY_MAX_MS, 5 * 60_000, "INTEGRATION_RETRY_MAX_MS"),
+    integrationMaxAttempts: Math.max(1, intFrom(env.INTEGRATION_MAX_ATTEMPTS, 5, "INTEGRATION_MAX_ATTEMPTS")),
+    integrationDispatchPollMs: Math.max(10, intFrom(env.INTEGRATION_DISPATCH_POLL_MS, 30_000, "INTEGRATION_DISPATCH_POLL_MS")),
+    integrationClaimLeaseMs: intFrom(env.INTEGRATION_CLAIM_LEASE_MS, timeout + 5_000, "INTEGRATION_CLAIM_LEASE_MS"),
   };
 }

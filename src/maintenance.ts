@@ -1,14 +1,29 @@
 import type { Services } from "./core/context.js";
 import { purgeDeletedSpaces } from "./domains/spaces/spaces.service.js";
+import { resumeOpenApiProcessing } from "./domains/openapi/openapi.processing.js";
+import { purgeSeenAssertions } from "./domains/sso/sso.service.js";
 
-/** Periodic upkeep: removes spaces deleted longer ago than the retention period. */
+/**
+ * Upkeep. At start: OpenAPI specs left pending or in progress are processed again. Periodically:
+ * removes spaces deleted longer ago than the retention period, and expired SAML assertion ids.
+ */
 export function startMaintenance(services: Services, everyMs = 60 * 60 * 1000) {
+  const openapi = resumeOpenApiProcessing(services);
   const run = () =>
-    purgeDeletedSpaces(services.prisma, services.config.spaceRetentionDays).catch((err) =>
-      console.error("maintenance: purging deleted spaces failed:", err),
-    );
+    Promise.all([
+      purgeDeletedSpaces(services.prisma, services.config.spaceRetentionDays).catch((err) =>
+        console.error("maintenance: purging deleted spaces failed:", err),
+      ),
+      purgeSeenAssertions(services.prisma).catch((err) => console.error("maintenance: purging SAML assertion ids failed:", err)),
+    ]);
   void run();
   const timer = setInterval(run, everyMs);
   timer.unref();
-  return { stop: () => clearInterval(timer), run };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      openapi.stop();
+    },
+    run,
+  };
 }

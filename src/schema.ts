@@ -13,6 +13,7 @@ import "./domains/sites/sites.schema.js";
 import "./domains/sso/sso.schema.js";
 import "./domains/translations/translations.schema.js";
 import "./domains/openapi/openapi.schema.js";
+import "./domains/integrations/integrations.schema.js";
 
 /** The one graph: every domain's types, queries, mutations and subscriptions. */
 // Definition order is kept so REST answers read like the spec (`object`, `id` first).

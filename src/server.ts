@@ -21,6 +21,11 @@ import { UNEXPECTED } from "./core/error-report.js";
 import { docsPage } from "./rest/docs-page.js";
 import { runAdminCommand } from "./cli/commands.js";
 import { startMaintenance } from "./maintenance.js";
+import { samlHttp } from "./domains/sso/sso.http.js";
+import { createDispatcher } from "./events/delivery.js";
+import { createIntegrationHttp } from "./domains/integrations/integrations.http.js";
+import { dashboardResponse } from "./dashboard/dashboard.js";
+import { isContentBinaryPath, serveContentBinary } from "./domains/content/binary.js";
 import type { DataDirLock } from "./core/lock.js";
 
 export interface Gateway {
@@ -43,12 +48,12 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
   const pubsub = createPubSubFor(config.redisUrl);
   const services: Services = { prisma: db.prisma, config, urls: makeUrls(config), pubsub };
 
-  async function authenticate(header: string | null | undefined): Promise<Context> {
+  async function authenticate(header: string | null | undefined, request?: Request): Promise<Context> {
     const viewer = await viewerFromToken(db.prisma, bearerToken(header));
     if (!viewer) {
       throw new GraphQLError(unauthorized().message, { extensions: { code: 401, http: { status: 401, headers: { "www-authenticate": "Bearer" } } } });
     }
-    return makeContext(services, viewer);
+    return makeContext(services, viewer, undefined, request);
   }
 
   const rest = createRestHandler({
@@ -58,15 +63,21 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
     context: async (request, explicitNulls, allowAnonymous) => {
       const token = bearerToken(request.headers.get("authorization"));
       const viewer = await viewerFromToken(db.prisma, token);
-      if (viewer) return makeContext(services, viewer, explicitNulls);
+      if (viewer) return makeContext(services, viewer, explicitNulls, request);
       // A visitor route takes callers without a token, never callers with a bad one.
-      if (allowAnonymous && !request.headers.get("authorization")) return makeContext(services, ANONYMOUS, explicitNulls);
+      if (allowAnonymous && !request.headers.get("authorization")) return makeContext(services, ANONYMOUS, explicitNulls, request);
       throw unauthorized();
     },
   });
 
+  const integrationHttp = createIntegrationHttp(services);
   const routing: Plugin = {
     async onRequest({ request, url, endResponse }) {
+      const integrationAnswer = await integrationHttp(request, url);
+      if (integrationAnswer) return endResponse(integrationAnswer);
+      if (url.pathname === "/dashboard" || url.pathname.startsWith("/dashboard/")) return endResponse(dashboardResponse(url));
+      if (url.pathname.startsWith("/sso/saml/")) return endResponse(await samlHttp(services, request));
+      if (isContentBinaryPath(url)) return endResponse(await serveContentBinary(services, request, url));
       if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return endResponse(await rest.handle(request));
       if (url.pathname === "/openapi.json") return endResponse(Response.json(rest.openAPIDocument()));
       if (url.pathname === "/docs" || url.pathname === "/docs/") return endResponse(docsPage());
@@ -97,7 +108,7 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
     logging: "warn",
     context: async ({ request, connectionParams }) => {
       const header = (connectionParams?.authorization ?? connectionParams?.Authorization) as string | undefined;
-      return authenticate(header ?? request.headers.get("authorization"));
+      return authenticate(header ?? request.headers.get("authorization"), request);
     },
     plugins: [
       routing,
@@ -105,13 +116,18 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
         maxDepth: { n: 12 },
         maxAliases: { n: 15 },
         maxTokens: { n: 2000 },
-        costLimit: { maxCost: 5000 },
+        // Cost is bounded by the schema's complexity limits (core/builder.ts), which count
+        // connection sizes; armor's shape-only cost model would refuse ordinary nested queries.
+        costLimit: { enabled: false },
         maxDirectives: { n: 50 },
       }),
     ],
   });
 
   const httpServer = http.createServer(yoga);
+  // Clients (and proxies) reuse connections for longer than Node's 5 s default.
+  httpServer.keepAliveTimeout = 65_000;
+  httpServer.headersTimeout = 66_000;
   const wsServer = new WebSocketServer({ server: httpServer, path: "/graphql" });
   const ws = useServer(
     {
@@ -142,6 +158,8 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
   );
 
   const maintenance = startMaintenance(services);
+  const dispatcher = createDispatcher({ prisma: db.prisma, pubsub, config, exclusive: db.kind === "pglite" });
+  await dispatcher.start();
 
   let closed = false;
   return {
@@ -160,6 +178,7 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
       if (closed) return;
       closed = true;
       maintenance.stop();
+      await dispatcher.stop();
       await ws.dispose();
       wsServer.close();
       await new Promise<void>((resolve) => {

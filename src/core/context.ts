@@ -26,6 +26,11 @@ export interface Context {
    * cost limits that bound client-written GraphQL documents do not apply to them.
    */
   rest?: boolean;
+  /**
+   * What a resolver decides about the HTTP answer of a /v1 call: another success status among
+   * those its route documents (201 when a publish created something), and extra headers.
+   */
+  response: { status?: number; headers: Record<string, string> };
 }
 
 export interface Services {
@@ -36,7 +41,7 @@ export interface Services {
 }
 
 export function makeContext(services: Services, viewer: Viewer, explicitNulls: Set<string> = new Set(), request?: Request): Context {
-  return { ...services, viewer, loaders: new Map(), explicitNulls, request };
+  return { ...services, viewer, loaders: new Map(), explicitNulls, request, response: { headers: {} } };
 }
 
 /**

@@ -121,11 +121,21 @@ export function createRestHandler(opts: RestOptions) {
         body: text ? text : undefined,
       });
       const response = await router.fetch(forwarded, { context } as any);
-      return await finishResponse(response, request, url);
+      return withResolverChoices(await finishResponse(response, request, url), route, context);
     } catch (err) {
       const body = reportError(err);
       return errorResponse(body, err instanceof AppError && err.status === 401 ? { "www-authenticate": "Bearer" } : {});
     }
+  }
+
+  /** Applies the status (among those the route documents) and headers its resolver chose. */
+  function withResolverChoices(response: Response, route: RouteDef, context: Context): Response {
+    const { status, headers } = context.response;
+    const chosen = status && response.ok && response.status !== 204 && route.statuses?.includes(status as 200 | 201) ? status : response.status;
+    if (chosen === response.status && Object.keys(headers).length === 0) return response;
+    const merged = new Headers(response.headers);
+    if (response.ok) for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+    return new Response(response.body, { status: chosen, headers: merged });
   }
 
   async function finishResponse(response: Response, request: Request, url: URL): Promise<Response> {

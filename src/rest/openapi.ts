@@ -1,6 +1,16 @@
 import { GraphQLSchema, isInputObjectType, isObjectType } from "graphql";
 import type { RouteDef } from "./route.js";
 
+const STATUS_NOTE: Record<number, string> = {
+  200: "Done on something that already existed.",
+  201: "Created.",
+};
+
+/** Error statuses every operation may answer, and those only some routes declare (`errors`). */
+const EXTRA_ERROR_STATUSES: Record<string, string> = {
+  "502": "A service the operation calls did not answer, failed, or answered something invalid.",
+};
+
 const ERROR_STATUSES: Record<string, string> = {
   "400": "Bad input: the message names the parameter or field that was wrong.",
   "401": "No API token, or an unknown or revoked one.",
@@ -33,7 +43,10 @@ export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[]
         status === "204"
           ? { description: "Done; the body is empty (also when the target did not exist)." }
           : { description: success?.description || "Success", content: success?.content };
-      for (const code of Object.keys(ERROR_STATUSES)) responses[code] = { $ref: `#/components/responses/E${code}` };
+      for (const other of route.statuses ?? []) responses[String(other)] = { ...responses[status], description: STATUS_NOTE[other] };
+      for (const code of [...Object.keys(ERROR_STATUSES), ...(route.errors ?? []).map(String)]) {
+        responses[code] = { $ref: `#/components/responses/E${code}` };
+      }
       const [, fieldName] = route.field.split(".");
       const hasBody = route.method === "POST" || route.method === "PUT" || route.method === "PATCH";
       // sofa lists every argument as a query parameter and, on writes, in the body as well:
@@ -114,7 +127,7 @@ export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[]
       schemas,
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "An API token." } },
       responses: Object.fromEntries(
-        Object.entries(ERROR_STATUSES).map(([code, description]) => [
+        Object.entries({ ...ERROR_STATUSES, ...EXTRA_ERROR_STATUSES }).map(([code, description]) => [
           `E${code}`,
           { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
         ]),

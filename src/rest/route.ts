@@ -7,6 +7,10 @@ export interface RouteDef {
   field: `Query.${string}` | `Mutation.${string}`;
   /** Success status; deletes answer 204 with an empty body. Defaults to 200. */
   status?: 200 | 201 | 204;
+  /** Other success statuses a resolver may choose through `ctx.response.status` (same body). */
+  statuses?: (200 | 201)[];
+  /** Error statuses beyond the common ones (e.g. 502 when an upstream the route calls fails). */
+  errors?: 502[];
   /** Section of the API reference it belongs to. */
   tag: string;
   summary?: string;

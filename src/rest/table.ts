@@ -11,6 +11,7 @@ import sites from "../domains/sites/sites.routes.js";
 import sso from "../domains/sso/sso.routes.js";
 import translations from "../domains/translations/translations.routes.js";
 import openapi from "../domains/openapi/openapi.routes.js";
+import integrations from "../domains/integrations/integrations.routes.js";
 
 /** Every /v1 operation, each mapped to the graph field that serves it. */
-export const routeTable: RouteDef[] = [...organizations, ...members, ...teams, ...collections, ...spaces, ...content, ...changeRequests, ...comments, ...sites, ...sso, ...translations, ...openapi];
+export const routeTable: RouteDef[] = [...organizations, ...members, ...teams, ...collections, ...spaces, ...content, ...changeRequests, ...comments, ...sites, ...sso, ...translations, ...openapi, ...integrations];

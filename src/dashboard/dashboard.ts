@@ -1,0 +1,45 @@
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+/**
+ * The live event dashboard: a plain HTML page and script (no build step) that read an
+ * integration's recent events over REST and follow new ones and status changes over graphql-ws,
+ * with the browser build of graphql-ws served from node_modules. The token is typed into the page.
+ *
+ *   GET /dashboard                 the page
+ *   GET /dashboard/app.js          its script
+ *   GET /dashboard/graphql-ws.js   graphql-ws UMD build (global `graphqlWs`)
+ */
+const here = path.dirname(fileURLToPath(import.meta.url));
+const graphqlWsUmd = path.join(path.dirname(createRequire(import.meta.url).resolve("graphql-ws/package.json")), "umd", "graphql-ws.min.js");
+
+const FILES: Record<string, { file: string; type: string }> = {
+  "/dashboard": { file: path.join(here, "page.html"), type: "text/html; charset=utf-8" },
+  "/dashboard/": { file: path.join(here, "page.html"), type: "text/html; charset=utf-8" },
+  "/dashboard/app.js": { file: path.join(here, "app.js"), type: "application/javascript; charset=utf-8" },
+  "/dashboard/graphql-ws.js": { file: graphqlWsUmd, type: "application/javascript; charset=utf-8" },
+};
+
+const cache = new Map<string, Buffer>();
+
+export function dashboardResponse(url: URL): Response {
+  const entry = FILES[url.pathname];
+  if (!entry) {
+    return new Response(JSON.stringify({ error: { code: 404, message: "Not found." } }), { status: 404, headers: { "content-type": "application/json; charset=utf-8" } });
+  }
+  let body = cache.get(entry.file);
+  if (!body) {
+    body = fs.readFileSync(entry.file);
+    cache.set(entry.file, body);
+  }
+  return new Response(new Uint8Array(body), {
+    headers: {
+      "content-type": entry.type,
+      "cache-control": "no-cache",
+      "x-content-type-options": "nosniff",
+      "content-security-policy": "default-src 'self'; connect-src 'self' ws: wss:; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
+    },
+  });
+}

@@ -1,0 +1,308 @@
+import type { PrismaClient } from "../generated/prisma/client.js";
+import type { Config } from "../config.js";
+import type { PubSub } from "../core/pubsub.js";
+import { newId } from "../core/ids.js";
+import { CSP_EVENT_TYPES, type IntegrationEventMessage, type IntegrationEventStatus } from "./messages.js";
+import { DISPATCH_KEY, dispatchTarget, publishEventMessage } from "./record.js";
+import { signedHeaders } from "./signing.js";
+
+export interface DispatcherOptions {
+  prisma: PrismaClient;
+  pubsub: PubSub;
+  config: Pick<
+    Config,
+    | "integrationDeliveryTimeoutMs"
+    | "integrationRetryBaseMs"
+    | "integrationRetryMaxMs"
+    | "integrationMaxAttempts"
+    | "integrationDispatchPollMs"
+    | "integrationClaimLeaseMs"
+  >;
+  /**
+   * True when no other process can share the database (the embedded one): at start, deliveries
+   * claimed by a previous run of this server are released at once instead of after their lease,
+   * and there is no periodic poll (nothing can become due without this process knowing).
+   */
+  exclusive?: boolean;
+  /** Deliveries in flight at once. */
+  concurrency?: number;
+}
+
+export interface Dispatcher {
+  start(): Promise<void>;
+  /** Looks for due deliveries now (called when an event is recorded in this process). */
+  kick(): void;
+  stop(): Promise<void>;
+}
+
+/** Delay before retry number `attempt` + 1: base × 2^(attempt − 1), at most the configured maximum. */
+export function backoffMs(attempt: number, baseMs: number, maxMs: number): number {
+  return Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
+}
+
+interface Claim {
+  id: string;
+  attempts: number;
+}
+
+/**
+ * The event dispatcher: a durable outbox over the IntegrationEvent table.
+ *
+ * - An event is stored as `pending` with `nextAttemptAt` = now in the same transaction as the
+ *   change it reports (or right after it), so a recorded event is never lost.
+ * - Work is claimed with one statement, `UPDATE … WHERE id IN (SELECT … WHERE status = 'pending'
+ *   AND nextAttemptAt <= now() … FOR UPDATE SKIP LOCKED) RETURNING`, which adds one to `attempts`
+ *   and pushes `nextAttemptAt` one lease ahead: processes sharing PostgreSQL never take the same
+ *   event twice, and an event whose process died mid-delivery becomes due again when the lease
+ *   runs out (at once after a restart on the embedded database). Delivery is therefore at least once.
+ * - Each attempt is a signed POST of the payload to the development tunnel URL with a timeout; its
+ *   outcome is written to the event's trace. A failure (non-2xx, timeout, network error) schedules
+ *   the next attempt after an exponential backoff; after the last attempt the event is `failed`.
+ *   Outcomes are written only while the claim is still ours (same `attempts`, still pending).
+ * - Status changes are published on the `integration:event` topic, like new events.
+ * - Recording an event publishes a wake-up (routing key `dispatch` of the same topic, so through
+ *   Redis every process hears it); retries wake their process with a timer at their due time. On a
+ *   shared database a slow poll (INTEGRATION_DISPATCH_POLL_MS, default 30 s) also picks up what
+ *   another process left behind when it died (expired leases); on the embedded database nothing
+ *   polls.
+ */
+export function createDispatcher(opts: DispatcherOptions): Dispatcher {
+  const { prisma, pubsub, config } = opts;
+  const concurrency = opts.concurrency ?? 16;
+  const inflight = new Map<string, AbortController>();
+  const timers = new Set<NodeJS.Timeout>();
+  let poll: NodeJS.Timeout | undefined;
+  let running = false;
+  let again = false;
+  let stopped = true;
+  let loop: Promise<void> = Promise.resolve();
+  const deliveries = new Set<Promise<void>>();
+
+  async function claim(limit: number): Promise<Claim[]> {
+    const rows = await prisma.$queryRawUnsafe<{ id: string; attempts: number }[]>(
+      `UPDATE "IntegrationEvent"
+          SET "attempts" = "attempts" + 1,
+              "nextAttemptAt" = (now() AT TIME ZONE 'UTC') + make_interval(secs => $1::float8 / 1000)
+        WHERE "id" IN (
+          SELECT "id" FROM "IntegrationEvent"
+           WHERE "status" = 'pending' AND "nextAttemptAt" <= (now() AT TIME ZONE 'UTC')
+           ORDER BY "nextAttemptAt", "id"
+           LIMIT $2::int
+           FOR UPDATE SKIP LOCKED)
+      RETURNING "id", "attempts"`,
+      config.integrationClaimLeaseMs,
+      limit,
+    );
+    return rows.map((r) => ({ id: r.id, attempts: Number(r.attempts) }));
+  }
+
+  async function runOnce(): Promise<void> {
+    while (!stopped) {
+      const room = concurrency - inflight.size;
+      if (room <= 0) return;
+      const claims = await claim(room);
+      for (const c of claims) {
+        const controller = new AbortController();
+        inflight.set(c.id, controller);
+        const p = deliver(c, controller.signal)
+          .catch((err) => {
+            console.error(`integration event ${c.id}: delivery failed unexpectedly:`, err);
+            wakeAt(new Date(Date.now() + config.integrationClaimLeaseMs)); // its lease will have run out
+          })
+          .finally(() => {
+            inflight.delete(c.id);
+            deliveries.delete(p);
+            kick(); // room for more
+          });
+        deliveries.add(p);
+      }
+      if (claims.length < room) return;
+    }
+  }
+
+  function kick(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    loop = (async () => {
+      do {
+        again = false;
+        try {
+          await runOnce();
+        } catch (err) {
+          if (!stopped) console.error("integration event dispatcher:", err);
+        }
+      } while (again && !stopped);
+      running = false;
+    })();
+  }
+
+  function wakeAt(date: Date): void {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      kick();
+    }, Math.max(0, date.getTime() - Date.now()) + 5);
+    timer.unref();
+    timers.add(timer);
+  }
+
+  async function log(eventId: string, level: string, message: string): Promise<void> {
+    await prisma.integrationEventLog.create({ data: { id: newId("IntegrationEventLog"), eventId, level, message } });
+  }
+
+  /** Wakes up whenever any process announces a recorded event. */
+  let wakeups: AsyncIterator<unknown> | undefined;
+  async function listen(): Promise<void> {
+    wakeups = pubsub.subscribe("integration:event", DISPATCH_KEY)[Symbol.asyncIterator]();
+    for (;;) {
+      const { done } = await wakeups.next();
+      if (done || stopped) return;
+      kick();
+    }
+  }
+
+  type Loaded = Parameters<typeof messageOf>[0];
+
+  /** Writes an attempt's trace entry and outcome (the outcome only while the claim is still ours); publishes a final status. */
+  async function settle(
+    c: Claim,
+    event: Loaded,
+    entry: { level: string; message: string },
+    status: IntegrationEventStatus,
+    data: { nextAttemptAt?: Date | null; deliveredAt?: Date | null },
+  ): Promise<boolean> {
+    const [, { count }] = await prisma.$transaction([
+      prisma.integrationEventLog.create({ data: { id: newId("IntegrationEventLog"), eventId: c.id, ...entry } }),
+      prisma.integrationEvent.updateMany({ where: { id: c.id, status: "pending", attempts: c.attempts }, data: { status, ...data } }),
+    ]);
+    if (count && status !== "pending") publishEventMessage(pubsub, messageOf({ ...event, status }));
+    return count > 0;
+  }
+
+  async function deliver(c: Claim, signal: AbortSignal): Promise<void> {
+    const event = await prisma.integrationEvent.findUnique({
+      where: { id: c.id },
+      include: {
+        integration: { select: { id: true, ownerId: true, devTunnelUrl: true, devAll: true, signingSecret: true, contentSecurityPolicy: true } },
+        installation: { select: { organizationId: true } },
+      },
+    });
+    if (!event || event.status !== "pending") return;
+    const target = dispatchTarget(event.integration, event.installation?.organizationId ?? (event.payload as any)?.organizationId ?? null);
+    if ("skip" in target) {
+      await settle(c, event, { level: "info", message: target.skip }, "skipped", { nextAttemptAt: null });
+      return;
+    }
+    const max = config.integrationMaxAttempts;
+    const body = JSON.stringify(event.payload);
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "user-agent": "docs-api-gateway/integration-events",
+      "x-integration-event-id": event.id,
+      "x-integration-event-type": event.type,
+      "x-integration-event-attempt": String(c.attempts),
+      ...signedHeaders(event.integration.signingSecret, body),
+    };
+    if (CSP_EVENT_TYPES.has(event.type) && event.integration.contentSecurityPolicy) {
+      headers["content-security-policy"] = event.integration.contentSecurityPolicy;
+    }
+    const started = Date.now();
+    let failure: string | null = null;
+    let status = 0;
+    const timeout = AbortSignal.timeout(config.integrationDeliveryTimeoutMs);
+    try {
+      const res = await fetch(target.url, { method: "POST", headers, body, signal: AbortSignal.any([signal, timeout]), redirect: "manual" });
+      status = res.status;
+      const text = await res.text().catch(() => "");
+      if (res.status < 200 || res.status >= 300) failure = `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ""}`;
+    } catch (err) {
+      if (signal.aborted) {
+        // The server is stopping: give the delivery back so the next start (or another process) retries it now.
+        await log(c.id, "warning", `Attempt ${c.attempts} to ${target.url} interrupted: the server stopped; it will be retried.`).catch(() => undefined);
+        await prisma.integrationEvent
+          .updateMany({ where: { id: c.id, status: "pending", attempts: c.attempts }, data: { nextAttemptAt: new Date() } })
+          .catch(() => undefined);
+        return;
+      }
+      failure = timeout.aborted ? `timed out after ${config.integrationDeliveryTimeoutMs} ms` : describeFetchError(err);
+    }
+    const ms = Date.now() - started;
+    if (!failure) {
+      const message = `Attempt ${c.attempts} of ${max}: delivered to ${target.url} (HTTP ${status}) in ${ms} ms.`;
+      await settle(c, event, { level: "info", message }, "success", { nextAttemptAt: null, deliveredAt: new Date() });
+      return;
+    }
+    if (c.attempts >= max) {
+      const message = `Attempt ${c.attempts} of ${max} to ${target.url} failed after ${ms} ms: ${failure}. Giving up.`;
+      await settle(c, event, { level: "error", message }, "failed", { nextAttemptAt: null });
+      return;
+    }
+    const delay = backoffMs(c.attempts, config.integrationRetryBaseMs, config.integrationRetryMaxMs);
+    const next = new Date(Date.now() + delay);
+    const message = `Attempt ${c.attempts} of ${max} to ${target.url} failed after ${ms} ms: ${failure}. Next attempt in ${delay} ms.`;
+    if (await settle(c, event, { level: "warning", message }, "pending", { nextAttemptAt: next })) wakeAt(next);
+  }
+
+  return {
+    async start() {
+      if (!stopped) return;
+      stopped = false;
+      void listen().catch((err) => console.error("integration event dispatcher: wake-ups stopped:", err));
+      if (opts.exclusive) {
+        // Nobody else can hold a claim on this database: what a previous run left in flight is due now.
+        await prisma.integrationEvent.updateMany({
+          where: { status: "pending", nextAttemptAt: { gt: new Date() } },
+          data: { nextAttemptAt: new Date() },
+        });
+      }
+      if (!opts.exclusive) {
+        poll = setInterval(kick, config.integrationDispatchPollMs);
+        poll.unref();
+      }
+      kick();
+    },
+    kick,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await wakeups?.return?.();
+      if (poll) clearInterval(poll);
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      for (const controller of inflight.values()) controller.abort();
+      await loop.catch(() => undefined);
+      await Promise.allSettled([...deliveries]);
+    },
+  };
+}
+
+function describeFetchError(err: unknown): string {
+  const cause = (err as any)?.cause;
+  if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ""}`;
+  return (err as Error)?.message ?? String(err);
+}
+
+export function messageOf(event: {
+  id: string;
+  integrationId: string;
+  installationId: string | null;
+  type: string;
+  status: string;
+  createdAt: Date;
+  payload: unknown;
+  installation?: { organizationId: string } | null;
+}): IntegrationEventMessage {
+  return {
+    id: event.id,
+    integrationId: event.integrationId,
+    installationId: event.installationId,
+    organizationId: event.installation?.organizationId ?? (((event.payload ?? {}) as any).organizationId as string | undefined) ?? null,
+    type: event.type,
+    status: event.status as IntegrationEventStatus,
+    createdAt: event.createdAt.toISOString(),
+    payload: (event.payload ?? {}) as Record<string, unknown>,
+  };
+}

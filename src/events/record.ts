@@ -1,0 +1,119 @@
+import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import type { PubSub } from "../core/pubsub.js";
+import { newId } from "../core/ids.js";
+import type { IntegrationEventMessage, IntegrationEventStatus, IntegrationEventType } from "./messages.js";
+
+/** What recording events needs from the gateway. */
+export interface EventServices {
+  prisma: PrismaClient;
+  pubsub: PubSub;
+}
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+export interface EventIntegration {
+  id: string;
+  ownerId: string;
+  devTunnelUrl: string | null;
+  devAll: boolean;
+}
+
+export interface NewIntegrationEvent {
+  integration: EventIntegration;
+  installation: { id: string; organizationId: string } | null;
+  type: IntegrationEventType;
+  /** Payload fields besides eventId, type and installationId. */
+  fields?: Record<string, unknown>;
+}
+
+export interface PreparedEvents {
+  rows: Prisma.IntegrationEventCreateManyInput[];
+  logs: Prisma.IntegrationEventLogCreateManyInput[];
+  messages: IntegrationEventMessage[];
+}
+
+/**
+ * Whether an event goes to the integration's development tunnel: development mode must be on, and
+ * unless it forwards every organization (`all`), the event must come from an installation of the
+ * organization that owns the integration.
+ */
+export function dispatchTarget(integration: EventIntegration, installationOrganizationId: string | null): { url: string } | { skip: string } {
+  if (!integration.devTunnelUrl) return { skip: "Not dispatched: development mode is off (no tunnel URL)." };
+  if (!integration.devAll && installationOrganizationId !== integration.ownerId) {
+    return { skip: "Not dispatched: development mode forwards only the owner organization's events (all = false)." };
+  }
+  return { url: integration.devTunnelUrl };
+}
+
+/** Builds event rows, their first trace entries and their pub/sub messages. */
+export function prepareEvents(events: NewIntegrationEvent[], now = new Date()): PreparedEvents {
+  const prepared: PreparedEvents = { rows: [], logs: [], messages: [] };
+  for (const e of events) {
+    const id = newId("IntegrationEvent");
+    const payload = { eventId: id, type: e.type, installationId: e.installation?.id ?? null, ...e.fields };
+    const target = dispatchTarget(e.integration, e.installation?.organizationId ?? null);
+    const status: IntegrationEventStatus = "url" in target ? "pending" : "skipped";
+    prepared.rows.push({
+      id,
+      integrationId: e.integration.id,
+      installationId: e.installation?.id ?? null,
+      type: e.type,
+      status,
+      payload: payload as Prisma.InputJsonValue,
+      nextAttemptAt: status === "pending" ? now : null,
+      createdAt: now,
+    });
+    prepared.logs.push({ id: newId("IntegrationEventLog"), eventId: id, level: "info", message: `Recorded ${e.type} event.`, timestamp: now });
+    if ("skip" in target) {
+      prepared.logs.push({ id: newId("IntegrationEventLog"), eventId: id, level: "info", message: target.skip, timestamp: new Date(now.getTime() + 1) });
+    }
+    prepared.messages.push({
+      id,
+      integrationId: e.integration.id,
+      installationId: e.installation?.id ?? null,
+      organizationId: e.installation?.organizationId ?? null,
+      type: e.type,
+      status,
+      createdAt: now.toISOString(),
+      payload,
+    });
+  }
+  return prepared;
+}
+
+/** Stores prepared events (inside the caller's transaction when given one). */
+export async function writeEvents(db: Db, prepared: PreparedEvents): Promise<void> {
+  if (!prepared.rows.length) return;
+  await db.integrationEvent.createMany({ data: prepared.rows });
+  await db.integrationEventLog.createMany({ data: prepared.logs });
+}
+
+/**
+ * Routing key of the `integration:event` messages that wake the dispatchers of every gateway
+ * process sharing the pub/sub (Redis): something is due for delivery.
+ */
+export const DISPATCH_KEY = "dispatch";
+
+/** Tells live subscribers about stored events, and wakes the dispatchers when some await delivery. */
+export function announceEvents(services: EventServices, prepared: PreparedEvents): void {
+  for (const message of prepared.messages) publishEventMessage(services.pubsub, message);
+  const pending = prepared.messages.find((m) => m.status === "pending");
+  if (pending) services.pubsub.publish("integration:event", DISPATCH_KEY, pending);
+}
+
+export function publishEventMessage(pubsub: PubSub, message: IntegrationEventMessage): void {
+  pubsub.publish("integration:event", message.integrationId, message);
+  if (message.organizationId) pubsub.publish("integration:event", message.organizationId, message);
+}
+
+/** Records events in one transaction, then announces them. */
+export async function recordIntegrationEvents(services: EventServices, events: NewIntegrationEvent[]): Promise<IntegrationEventMessage[]> {
+  if (!events.length) return [];
+  const prepared = prepareEvents(events);
+  await services.prisma.$transaction([
+    services.prisma.integrationEvent.createMany({ data: prepared.rows }),
+    services.prisma.integrationEventLog.createMany({ data: prepared.logs }),
+  ]);
+  announceEvents(services, prepared);
+  return prepared.messages;
+}

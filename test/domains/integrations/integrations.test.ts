@@ -1,0 +1,559 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import LZString from "lz-string";
+import { startGateway, type Caller, type TestGateway } from "../../helpers/gateway.js";
+import { startReceiver } from "../../events/receiver.js";
+import { recordSpaceActivity } from "../../../src/events/activity.js";
+import { verifySignature } from "../../../src/events/signing.js";
+
+// A shared machine can be slow: generous limits, so that only real failures fail.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 });
+
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+let t: TestGateway;
+let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
+let other: Awaited<ReturnType<TestGateway["bootstrap"]>>;
+let reader: Caller & { user: string };
+
+beforeAll(async () => {
+  t = await startGateway();
+  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
+  other = await t.bootstrap("oscar@other.test", "Other Org");
+  reader = await t.member(admin.organization, "rita@acme.test", "read");
+  await admin.patch(`/v1/orgs/${admin.organization}`, { hostname: "acme" });
+}, 180_000);
+afterAll(() => t?.close());
+
+const FULL = {
+  runtime: "v1",
+  icon: PNG,
+  title: "Figma",
+  description: "Embed Figma frames",
+  summary: "# Figma\n\nLong **markdown**.",
+  previewImages: [PNG],
+  visibility: "public",
+  target: "space",
+  scopes: ["space:content:read", "space:comments:read"],
+  categories: ["visual", "collaboration"],
+  blocks: [
+    { id: "figma-embed", title: "Figma frame", description: "A frame", icon: "figma", urlUnfurl: ["https://www.figma.com/file/"], markdown: { codeblock: "figma", body: "url" } },
+  ],
+  contentSources: [{ id: "frames", title: "Frames", description: "Import frames", configuration: { componentId: "source-config" } }],
+  externalLinks: [{ url: "https://figma.example/docs", label: "Documentation" }],
+  configurations: {
+    account: {
+      properties: {
+        apiKey: { title: "API key", type: "string", description: "Key" },
+        mode: { type: "string", enum: ["fast", "slow"], default: "fast" },
+        enabled: { type: "boolean" },
+      },
+      required: ["apiKey"],
+    },
+    space: { properties: { folder: { type: "string" } }, required: [] },
+  },
+  script: "export default {}",
+  organization: "acme",
+  secrets: { FIGMA_TOKEN: "s3cret" },
+  contentSecurityPolicy: "script-src 'self' https://figma.example",
+};
+
+describe("POST /v1/integrations/{integrationName} (publish)", () => {
+  it("creates an integration (201, version 1) with every documented field and never returns secrets", async () => {
+    const res = await admin.post("/v1/integrations/figma", FULL);
+    expect(res.status).toBe(201);
+    const i = res.body;
+    expect(Object.keys(i).sort()).toEqual(
+      [
+        "object", "name", "version", "title", "description", "summary", "previewImages", "target", "verified", "visibility", "scopes",
+        "categories", "blocks", "contentSources", "configurations", "externalLinks", "owner", "urls", "permissions", "contentSecurityPolicy",
+      ].sort(),
+    );
+    expect(i).toMatchObject({
+      object: "integration",
+      name: "figma",
+      version: 1,
+      title: "Figma",
+      description: "Embed Figma frames",
+      summary: FULL.summary,
+      target: "space",
+      verified: false,
+      visibility: "public",
+      scopes: FULL.scopes,
+      categories: FULL.categories,
+      blocks: FULL.blocks,
+      contentSources: FULL.contentSources,
+      configurations: FULL.configurations,
+      externalLinks: FULL.externalLinks,
+      permissions: { admin: true, install: true },
+      contentSecurityPolicy: FULL.contentSecurityPolicy,
+    });
+    expect(i.owner).toMatchObject({ object: "organization", id: admin.organization, title: "Acme Docs" });
+    expect(i.urls).toEqual({
+      location: `${t.url}/v1/integrations/figma`,
+      icon: `${t.url}/integrations/figma/assets/icon?v=1`,
+      app: `${t.url}/app/integrations/figma`,
+      assets: `${t.url}/integrations/figma/assets/`,
+      publicEndpoint: `${t.url}/integrations/figma/public`,
+    });
+    expect(i.previewImages).toEqual([`${t.url}/integrations/figma/assets/preview-0?v=1`]);
+    expect(JSON.stringify(i)).not.toContain("s3cret");
+    expect(JSON.stringify(i)).not.toContain("export default");
+
+    const icon = await fetch(i.urls.icon);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toBe("image/png");
+    expect(Buffer.from(await icon.arrayBuffer()).equals(Buffer.from(PNG, "base64"))).toBe(true);
+    expect((await fetch(i.previewImages[0])).status).toBe(200);
+    expect((await fetch(`${t.url}/integrations/figma/public`)).status).toBe(501);
+  });
+
+  it("publishes a new version (200, version + 1): omitted fields are kept, null resets one", async () => {
+    const res = await admin.post("/v1/integrations/figma", { title: "Figma 2", summary: null, organization: admin.organization });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ version: 2, title: "Figma 2", description: "Embed Figma frames", scopes: FULL.scopes });
+    expect(res.body).not.toHaveProperty("summary");
+    expect((await admin.post("/v1/integrations/figma", {})).body.version).toBe(3);
+    const doc = await (await fetch(`${t.url}/openapi.json`)).json();
+    expect(Object.keys(doc.paths["/v1/integrations/{integrationName}"].post.responses)).toEqual(expect.arrayContaining(["200", "201"]));
+  });
+
+  it("rejects bad input with a 400 naming the field", async () => {
+    const cases: [string, unknown, string][] = [
+      ["bad name!", { title: "x", organization: "acme" }, "integrationName"],
+      ["fresh", { organization: "acme" }, "title"],
+      ["fresh", { title: "x" }, "organization"],
+      ["fresh", { title: "x", organization: "acme", runtime: "v2" }, "runtime"],
+      ["fresh", { title: "x", organization: "acme", visibility: "secret" }, "visibility"],
+      ["fresh", { title: "x", organization: "acme", target: "page" }, "target"],
+      ["fresh", { title: "x", organization: "acme", icon: "not base64!!" }, "icon"],
+      ["fresh", { title: "x", organization: "acme", previewImages: ["%%%"] }, "previewImages[0]"],
+      ["fresh", { title: "x", organization: "acme", scopes: ["Space Read"] }, "scopes[0]"],
+      ["fresh", { title: "x", organization: "acme", categories: ["Has Space"] }, "categories[0]"],
+      ["fresh", { title: "x", organization: "acme", blocks: [{ id: "a b", title: "x" }] }, "blocks[0].id"],
+      ["fresh", { title: "x", organization: "acme", blocks: [{ id: "a", title: "x" }, { id: "a", title: "y" }] }, "blocks[1].id"],
+      ["fresh", { title: "x", organization: "acme", blocks: [{ title: "x" }] }, "id"],
+      ["fresh", { title: "x", organization: "acme", contentSources: [{ id: "a", title: "x", configuration: {} }] }, "componentId"],
+      ["fresh", { title: "x", organization: "acme", externalLinks: [{ url: "nope", label: "x" }] }, "externalLinks[0].url"],
+      ["fresh", { title: "x", organization: "acme", configurations: { account: { properties: { a: { type: "date" } } } } }, "configurations.account.properties.a.type"],
+      ["fresh", { title: "x", organization: "acme", configurations: { account: { properties: {}, required: ["zzz"] } } }, "configurations.account.required[0]"],
+      ["fresh", { title: "x", organization: "acme", secrets: { KEY: 3 } }, "secrets"],
+      ["fresh", { title: "x", organization: "acme", contentSecurityPolicy: "a\nb" }, "contentSecurityPolicy"],
+      ["fresh", { title: "x", organization: "acme", unknownField: 1 }, "unknownField"],
+    ];
+    for (const [name, body, field] of cases) {
+      const res = await admin.post(`/v1/integrations/${encodeURIComponent(name)}`, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.message, JSON.stringify(body)).toContain(field);
+    }
+    expect((await admin.get("/v1/integrations/fresh")).status).toBe(404);
+  });
+
+  it("is 403 for members who are not admins, 404 for strangers of a private integration", async () => {
+    const created = await admin.post("/v1/integrations/acme-private", { title: "Private", organization: admin.organization });
+    expect(created.status).toBe(201);
+    expect(created.body.visibility).toBe("private");
+    expect(created.body.target).toBe("all");
+    const res = await reader.post("/v1/integrations/acme-private", { title: "Mine" });
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toContain("admin");
+    expect((await other.post("/v1/integrations/acme-private", { title: "Mine" })).status).toBe(404);
+    // Publishing in an organization one is not an admin of.
+    expect((await reader.post("/v1/integrations/reader-one", { title: "x", organization: admin.organization })).status).toBe(403);
+    expect((await other.post("/v1/integrations/other-one", { title: "x", organization: admin.organization })).status).toBe(404);
+    // The public one is visible to strangers, but not theirs to publish: it does not exist among theirs.
+    expect((await other.post("/v1/integrations/figma", { title: "Mine" })).status).toBe(404);
+  });
+});
+
+describe("GET /v1/integrations and /v1/integrations/{integrationName}", () => {
+  it("shows public integrations to everyone and private ones to members of the owner only", async () => {
+    const seen = await other.get("/v1/integrations/figma");
+    expect(seen.status).toBe(200);
+    expect(seen.body.permissions).toEqual({ admin: false, install: true });
+    expect(seen.body.owner.permissions.view).toBe(false);
+    expect((await other.get("/v1/integrations/acme-private")).status).toBe(404);
+    expect((await reader.get("/v1/integrations/acme-private")).body.permissions).toEqual({ admin: false, install: false });
+    expect((await admin.get("/v1/integrations/bad name")).status).toBe(400);
+  });
+
+  it("lists with every filter of note A", async () => {
+    await other.post("/v1/integrations/slack", {
+      title: "Slack",
+      organization: other.organization,
+      visibility: "public",
+      target: "organization",
+      categories: ["collaboration"],
+      scopes: ["space:change-requests:read"],
+    });
+    await other.post("/v1/integrations/other-unlisted", { title: "Hidden", organization: other.organization, visibility: "unlisted" });
+    const names = async (query: Record<string, string | number | boolean> = {}) =>
+      (await admin.get("/v1/integrations", query)).body.items.map((i: any) => i.name);
+    expect(await names()).toEqual(["acme-private", "figma", "slack"]);
+    expect(await names({ search: "FIG" })).toEqual(["figma"]);
+    expect(await names({ category: "collaboration" })).toEqual(["figma", "slack"]);
+    expect(await names({ blockDomain: "figma.com" })).toEqual(["figma"]);
+    expect(await names({ blockDomain: "example.com" })).toEqual([]);
+    expect(await names({ hasBlocks: true })).toEqual(["figma"]);
+    expect(await names({ hasBlocks: false })).toEqual(["acme-private", "slack"]);
+    expect(await names({ hasContentSources: true })).toEqual(["figma"]);
+    expect(await names({ owner: other.organization })).toEqual(["slack"]);
+    expect(await names({ owner: "acme" })).toEqual(["acme-private", "figma"]);
+    expect(await names({ scope: "space:change-requests:read" })).toEqual(["slack"]);
+    expect(await names({ target: "space" })).toEqual(["acme-private", "figma"]);
+    expect(await names({ target: "organization" })).toEqual(["acme-private", "slack"]);
+    const first = await admin.get("/v1/integrations", { limit: 2 });
+    expect(first.body.count).toBe(3);
+    expect((await admin.get("/v1/integrations", { limit: 2, page: first.body.next.page })).body.items.map((i: any) => i.name)).toEqual(["slack"]);
+    const paged = await admin.get("/v1/integrations", { hasBlocks: false, limit: 1 });
+    expect(paged.body).toMatchObject({ count: 2, items: [{ name: "acme-private" }] });
+    expect((await admin.get("/v1/integrations", { blockDomain: "bad domain" })).status).toBe(400);
+    expect((await admin.get("/v1/integrations", { target: "page" })).status).toBe(400);
+    expect((await other.get("/v1/integrations")).body.items.map((i: any) => i.name)).toEqual(["figma", "other-unlisted", "slack"]);
+  });
+});
+
+describe("installations", () => {
+  let installation: any;
+  let spaceId: string;
+
+  it("installs in an organization (201) with every documented field and records installation_setup", async () => {
+    const res = await admin.post("/v1/integrations/figma/installations", { organization: admin.organization });
+    expect(res.status).toBe(201);
+    installation = res.body;
+    expect(Object.keys(installation).sort()).toEqual(
+      ["id", "status", "space_selection", "site_selection", "spaces", "configuration", "createdAt", "updatedAt", "urls", "externalIds", "target"].sort(),
+    );
+    expect(installation).toMatchObject({
+      status: "active",
+      space_selection: "selected",
+      site_selection: "selected",
+      spaces: 0,
+      configuration: {},
+      externalIds: [],
+      target: { organization: admin.organization },
+      urls: {
+        location: `${t.url}/v1/integrations/figma/installations/${installation.id}`,
+        app: `${t.url}/app/o/${admin.organization}/integrations/figma`,
+        publicEndpoint: `${t.url}/integrations/figma/installations/${installation.id}/public`,
+      },
+    });
+    const again = await admin.post("/v1/integrations/figma/installations", { organization: admin.organization });
+    expect(again.status).toBe(409);
+    expect((await reader.post("/v1/integrations/figma/installations", { organization: admin.organization })).status).toBe(403);
+    expect((await admin.post("/v1/integrations/figma/installations", {})).status).toBe(400);
+    expect((await other.post("/v1/integrations/acme-private/installations", { organization: other.organization })).status).toBe(404);
+
+    const events = await admin.get("/v1/integrations/figma/events");
+    expect(events.body.items[0]).toMatchObject({
+      integrationId: expect.stringMatching(/^intg_/),
+      installationId: installation.id,
+      status: "skipped",
+      payload: { type: "installation_setup", installationId: installation.id, status: "active" },
+    });
+    expect(events.body.items[0].payload.eventId).toBe(events.body.items[0].id);
+    expect(events.body.items[0].payload).not.toHaveProperty("previous");
+  });
+
+  it("changes configuration, selection and external ids (PATCH); a new configuration records installation_setup with previous", async () => {
+    const bad = await admin.patch(`/v1/integrations/figma/installations/${installation.id}`, { configuration: { mode: "fast" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain("configuration.apiKey");
+    expect((await admin.patch(`/v1/integrations/figma/installations/${installation.id}`, { configuration: { apiKey: 1 } })).body.error.message).toContain("configuration.apiKey");
+    expect((await admin.patch(`/v1/integrations/figma/installations/${installation.id}`, { space_selection: "some" })).status).toBe(400);
+    const res = await admin.patch(`/v1/integrations/figma/installations/${installation.id}`, {
+      configuration: { apiKey: "k1", mode: "slow" },
+      externalIds: ["acct-1", "acct-2"],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ configuration: { apiKey: "k1", mode: "slow" }, externalIds: ["acct-1", "acct-2"] });
+    expect(new Date(res.body.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(installation.updatedAt).getTime());
+    const events = await admin.get("/v1/integrations/figma/events", { type: "installation_setup" });
+    expect(events.body.count).toBe(2);
+    expect(events.body.items[0].payload).toEqual({
+      eventId: events.body.items[0].id,
+      type: "installation_setup",
+      installationId: installation.id,
+      status: "active",
+      previous: { status: "active", configuration: {} },
+    });
+    expect((await reader.patch(`/v1/integrations/figma/installations/${installation.id}`, { externalIds: [] })).status).toBe(403);
+    expect((await other.patch(`/v1/integrations/figma/installations/${installation.id}`, { externalIds: [] })).status).toBe(404);
+  });
+
+  it("reads and lists installations with the external id filter", async () => {
+    expect((await admin.get(`/v1/integrations/figma/installations/${installation.id}`)).body.id).toBe(installation.id);
+    expect((await admin.get("/v1/integrations/figma/installations", { externalId: "acct-2" })).body.items.map((i: any) => i.id)).toEqual([installation.id]);
+    expect((await admin.get("/v1/integrations/figma/installations", { externalId: "nope" })).body.count).toBe(0);
+    // Another organization installs it: the owner's admins see both, the other organization only its own.
+    const theirs = await other.post("/v1/integrations/figma/installations", { organization: other.organization });
+    expect(theirs.status).toBe(201);
+    expect((await admin.get("/v1/integrations/figma/installations")).body.count).toBe(2);
+    expect((await other.get("/v1/integrations/figma/installations")).body.items.map((i: any) => i.id)).toEqual([theirs.body.id]);
+    expect((await other.get(`/v1/integrations/figma/installations/${installation.id}`)).status).toBe(404);
+  });
+
+  it("installs in a space (PUT), lists spaces with expand and the external id filter, removes (DELETE)", async () => {
+    spaceId = (await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Handbook" })).body.id;
+    const otherSpace = (await other.post(`/v1/orgs/${other.organization}/spaces`, { title: "Theirs" })).body.id;
+    const path = `/v1/integrations/figma/installations/${installation.id}/spaces/${spaceId}`;
+    const res = await admin.put(path, { configuration: { folder: "/designs" }, externalIds: ["space-ext"] });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      integration: "figma",
+      installation: installation.id,
+      status: "active",
+      configuration: { folder: "/designs" },
+      externalIds: ["space-ext"],
+      urls: { location: `${t.url}${path}`, publicEndpoint: `${t.url}/integrations/figma/installations/${installation.id}/spaces/${spaceId}/public` },
+      space: spaceId,
+    });
+    expect((await admin.put(`/v1/integrations/figma/installations/${installation.id}/spaces/${otherSpace}`, {})).status).toBe(404);
+    expect((await admin.put(path, { configuration: { folder: 3 } })).status).toBe(400);
+    expect((await admin.get(`/v1/integrations/figma/installations/${installation.id}`)).body.spaces).toBe(1);
+
+    const plain = await admin.get("/v1/integrations/figma/spaces");
+    expect(plain.body).toMatchObject({ count: 1, items: [{ space: spaceId, installation: installation.id }] });
+    const expanded = await admin.get("/v1/integrations/figma/spaces", { expand: true });
+    expect(expanded.body.items[0].space).toMatchObject({ object: "space", id: spaceId, title: "Handbook", organization: admin.organization });
+    expect((await admin.get("/v1/integrations/figma/spaces", { externalId: "space-ext" })).body.count).toBe(1);
+    expect((await admin.get("/v1/integrations/figma/spaces", { externalId: "other" })).body.count).toBe(0);
+    expect((await other.get("/v1/integrations/figma/spaces")).body.count).toBe(0);
+    expect((await admin.get(path, { expand: true })).body.space.id).toBe(spaceId);
+
+    const events = await admin.get("/v1/integrations/figma/events", { type: "space_installation_setup" });
+    expect(events.body.items[0].payload).toMatchObject({ spaceId, status: "active" });
+
+    // Selection "all" covers every live space of the organization.
+    const all = await admin.patch(`/v1/integrations/figma/installations/${installation.id}`, { space_selection: "all" });
+    expect(all.body).toMatchObject({ space_selection: "all", spaces: 1 });
+    await admin.patch(`/v1/integrations/figma/installations/${installation.id}`, { space_selection: "selected" });
+
+    expect((await admin.delete(path)).status).toBe(204);
+    expect((await admin.delete(path)).status).toBe(204);
+    expect((await admin.get("/v1/integrations/figma/spaces")).body.count).toBe(0);
+    expect((await admin.put(path, {})).status).toBe(200);
+  });
+
+  it("refuses space installations for integrations that target organizations only", async () => {
+    const inst = (await admin.post("/v1/integrations/slack/installations", { organization: admin.organization })).body;
+    const res = await admin.put(`/v1/integrations/slack/installations/${inst.id}/spaces/${spaceId}`, {});
+    expect(res.status).toBe(409);
+    expect(res.body.error.message).toContain("organization");
+  });
+
+  it("answers the documented site list (empty: installations cannot be tied to sites yet)", async () => {
+    const res = await admin.get("/v1/integrations/figma/sites", { expand: true, externalId: "x" });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ count: 0, items: [] });
+    expect((await other.get("/v1/integrations/acme-private/sites")).status).toBe(404);
+  });
+
+  it("records space activity for installations whose scopes cover it", async () => {
+    const before = (await admin.get("/v1/integrations/figma/events")).body.count;
+    const ctx = { ...t.gateway.services, viewer: { userId: admin.user, tokenId: "" } };
+    await recordSpaceActivity(ctx, { type: "space_content_updated", spaceId, revisionId: "rev_1" });
+    await recordSpaceActivity(ctx, { type: "comment_posted", spaceId, commentId: "cmt_1" });
+    // No space:change-requests:read scope: not recorded.
+    await recordSpaceActivity(ctx, { type: "change_request_opened", spaceId, changeRequestId: "cr_1" });
+    const events = (await admin.get("/v1/integrations/figma/events")).body;
+    expect(events.count).toBe(before + 2);
+    expect(events.items[0].payload).toMatchObject({ type: "comment_posted", spaceId, commentId: "cmt_1", installationId: installation.id });
+    expect(events.items[1].payload).toMatchObject({ type: "space_content_updated", spaceId, revisionId: "rev_1" });
+    // A space that is not installed (selection "selected") receives nothing.
+    const loose = (await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Loose" })).body.id;
+    await recordSpaceActivity(ctx, { type: "space_content_updated", spaceId: loose, revisionId: "rev_2" });
+    expect((await admin.get("/v1/integrations/figma/events")).body.count).toBe(before + 2);
+    // Slack listens to change requests, installed for all spaces.
+    const slackInst = (await admin.get("/v1/integrations/slack/installations")).body.items.find((i: any) => i.target.organization === admin.organization);
+    await admin.patch(`/v1/integrations/slack/installations/${slackInst.id}`, { space_selection: "all" });
+    await recordSpaceActivity(ctx, { type: "change_request_status_updated", spaceId: loose, changeRequestId: "cr_2", status: "merged" });
+    const slackEvents = (await other.get("/v1/integrations/slack/events", { type: "change_request_status_updated" })).body;
+    expect(slackEvents.items[0].payload).toMatchObject({ spaceId: loose, changeRequestId: "cr_2", changeRequestStatus: "merged", installationId: slackInst.id });
+  });
+
+  it("reads events (page, limit, newest first) and one event with its trace, for members of the owner only", async () => {
+    const first = await admin.get("/v1/integrations/figma/events", { limit: 2 });
+    expect(first.body.items).toHaveLength(2);
+    expect(new Date(first.body.items[0].createdAt) >= new Date(first.body.items[1].createdAt)).toBe(true);
+    const second = await admin.get("/v1/integrations/figma/events", { limit: 2, page: first.body.next.page });
+    expect(second.body.items[0].id).not.toBe(first.body.items[1].id);
+    const id = first.body.items[0].id;
+    const one = await reader.get(`/v1/integrations/figma/events/${id}`);
+    expect(one.status).toBe(200);
+    expect(one.body.event).toEqual(first.body.items[0]);
+    expect(one.body.trace.logs[0]).toEqual({ message: expect.stringContaining("Recorded"), timestamp: expect.any(String), level: "info" });
+    expect(one.body.trace.logs[1].message).toContain("development mode is off");
+    expect((await admin.get("/v1/integrations/figma/events", { status: "skipped" })).body.count).toBe(first.body.count);
+    expect((await admin.get("/v1/integrations/figma/events", { status: "nope" })).status).toBe(400);
+    expect((await other.get(`/v1/integrations/figma/events/${id}`)).status).toBe(404);
+    expect((await other.get(`/v1/integrations/figma/events`)).status).toBe(404);
+    expect((await other.get(`/v1/integrations/acme-private/events`)).status).toBe(404);
+    expect((await admin.get(`/v1/integrations/figma/events/evt_nope`)).status).toBe(404);
+  });
+
+  it("uninstalls (204, also when absent) and records installation_deleted", async () => {
+    const theirs = (await other.get("/v1/integrations/figma/installations")).body.items[0];
+    expect((await admin.delete(`/v1/integrations/figma/installations/${theirs.id}`)).status).toBe(403);
+    expect((await other.delete(`/v1/integrations/figma/installations/${theirs.id}`)).status).toBe(204);
+    expect((await other.delete(`/v1/integrations/figma/installations/${theirs.id}`)).status).toBe(204);
+    const deleted = (await admin.get("/v1/integrations/figma/events", { type: "installation_deleted" })).body.items[0];
+    expect(deleted.payload).toMatchObject({ installationId: theirs.id, organizationId: other.organization });
+    expect(deleted).not.toHaveProperty("installationId");
+  });
+});
+
+describe("development mode, signing secret and render", () => {
+  it("turns development mode on and off (204), admins of the owner only", async () => {
+    expect((await admin.put("/v1/integrations/figma/dev", { tunnelUrl: "not a url" })).status).toBe(400);
+    expect((await admin.put("/v1/integrations/figma/dev", {})).status).toBe(400);
+    expect((await reader.put("/v1/integrations/figma/dev", { tunnelUrl: "http://127.0.0.1:9/x" })).status).toBe(403);
+    expect((await other.put("/v1/integrations/acme-private/dev", { tunnelUrl: "http://127.0.0.1:9/x" })).status).toBe(404);
+    expect((await admin.put("/v1/integrations/figma/dev", { tunnelUrl: "http://127.0.0.1:9/x", all: true })).status).toBe(204);
+    expect((await admin.delete("/v1/integrations/figma/dev")).status).toBe(204);
+    expect((await admin.delete("/v1/integrations/never-published/dev")).status).toBe(204);
+    expect((await reader.delete("/v1/integrations/figma/dev")).status).toBe(403);
+  });
+
+  it("exposes and rotates the signing secret to admins of the owner", async () => {
+    const secret = await admin.get("/v1/integrations/figma/signing-secret");
+    expect(secret.body.signingSecret).toMatch(/^whsec_/);
+    expect((await reader.get("/v1/integrations/figma/signing-secret")).status).toBe(403);
+    expect((await other.get("/v1/integrations/figma/signing-secret")).status).toBe(404);
+    const rotated = await admin.post("/v1/integrations/figma/signing-secret");
+    expect(rotated.body.signingSecret).not.toBe(secret.body.signingSecret);
+  });
+
+  it("renders through the integration's endpoint (POST and GET with an LZ-string request), signed, with the CSP", async () => {
+    const output = {
+      type: "element",
+      element: {
+        type: "block",
+        children: [
+          { type: "button", style: "primary", label: "Open", onPress: { action: "open" }, icon: "close", confirm: { title: "Sure?", text: "Open it", confirm: "Yes", style: "danger" }, disabled: false },
+        ],
+        controls: [{ icon: "edit", label: "Edit", onPress: { action: "edit" } }],
+      },
+      state: { open: true },
+      props: { url: "https://figma.com/file/1" },
+    };
+    const receiver = await startReceiver([{ status: 200, body: output }, { status: 200, body: output }, { status: 200, body: { type: "element", element: { type: "card" } } }, { status: 500 }]);
+    try {
+      const nothing = await admin.post("/v1/integrations/figma/render", { componentId: "embed" });
+      expect(nothing.status).toBe(409);
+      expect(nothing.body.error.message).toContain("development mode");
+      await admin.put("/v1/integrations/figma/dev", { tunnelUrl: receiver.url });
+      const res = await admin.post("/v1/integrations/figma/render", { componentId: "embed", props: { url: "u" }, state: {}, context: { type: "document" } });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(output);
+      expect(res.headers.get("content-security-policy")).toBe(FULL.contentSecurityPolicy);
+      const sent = receiver.received[0]!;
+      expect(sent.json).toEqual({ type: "ui_render", componentId: "embed", props: { url: "u" }, state: {}, context: { type: "document" } });
+      expect(sent.headers["content-security-policy"]).toBe(FULL.contentSecurityPolicy);
+      const secret = (await admin.get("/v1/integrations/figma/signing-secret")).body.signingSecret;
+      expect(verifySignature(secret, sent.body, { signature: sent.headers["x-signature"] as string, timestamp: sent.headers["x-signature-timestamp"] as string })).toBe(true);
+
+      const request = LZString.compressToEncodedURIComponent(JSON.stringify({ componentId: "embed", props: { url: "v" } }));
+      const viaGet = await admin.get("/v1/integrations/figma/render", { request });
+      expect(viaGet.status).toBe(200);
+      expect(receiver.received[1]!.json).toMatchObject({ componentId: "embed", props: { url: "v" } });
+
+      const invalid = await admin.post("/v1/integrations/figma/render", { componentId: "embed" });
+      expect(invalid.status).toBe(502);
+      expect(invalid.body.error.message).toContain("output.element.type");
+      const failing = await admin.post("/v1/integrations/figma/render", { componentId: "embed" });
+      expect(failing.status).toBe(502);
+      expect(failing.body.error.message).toContain("HTTP 500");
+
+      expect((await admin.get("/v1/integrations/figma/render", { request: "garbage" })).status).toBe(400);
+      expect((await admin.post("/v1/integrations/figma/render", {})).status).toBe(400);
+      expect((await admin.post("/v1/integrations/figma/render", { componentId: "x", props: [1] })).status).toBe(400);
+      // all = false: the owner's members only.
+      expect((await other.post("/v1/integrations/figma/render", { componentId: "embed" })).status).toBe(409);
+    } finally {
+      await admin.delete("/v1/integrations/figma/dev");
+      await receiver.close();
+    }
+  });
+});
+
+describe("GraphQL graph", () => {
+  it("walks organization → integrations and installations, integration → events, with total counts", async () => {
+    const res = await admin.graphql(
+      `query($org: String!) { organization(organizationId: $org) {
+          integrations(first: 10) { totalCount edges { node { name events(first: 2) { totalCount edges { node { id status payload { type } } } } } } }
+          installations(first: 10) { totalCount edges { node { id spaces integration { name } organization { id } } } }
+      } }`,
+      { org: admin.organization },
+    );
+    expect(res.errors).toBeUndefined();
+    const org = res.data.organization;
+    expect(org.integrations.totalCount).toBe(2);
+    const figma = org.integrations.edges.find((e: any) => e.node.name === "figma").node;
+    expect(figma.events.totalCount).toBeGreaterThan(3);
+    expect(figma.events.edges).toHaveLength(2);
+    expect(org.installations.totalCount).toBe(2);
+    expect(org.installations.edges.map((e: any) => e.node.integration.name).sort()).toEqual(["figma", "slack"]);
+    // A stranger sees no events through the graph either.
+    const stranger = await other.graphql(`{ integration(integrationName: "figma") { events(first: 5) { totalCount } } }`);
+    expect(stranger.data.integration.events.totalCount).toBe(0);
+  });
+});
+
+describe("DELETE /v1/integrations/{integrationName}", () => {
+  it("deletes (204, also when absent); 403 for a member who is not an admin", async () => {
+    expect((await reader.delete("/v1/integrations/acme-private")).status).toBe(403);
+    expect((await other.delete("/v1/integrations/acme-private")).status).toBe(404);
+    expect((await other.delete("/v1/integrations/figma")).status).toBe(404);
+    expect((await other.delete("/v1/integrations/figma/dev")).status).toBe(404);
+    expect((await reader.get("/v1/integrations/acme-private")).status).toBe(200);
+    expect((await admin.delete("/v1/integrations/acme-private")).status).toBe(204);
+    expect((await admin.delete("/v1/integrations/acme-private")).status).toBe(204);
+    expect((await admin.get("/v1/integrations/acme-private")).status).toBe(404);
+    // Recreated: version 1 again, 201.
+    expect((await admin.post("/v1/integrations/acme-private", { title: "Again", organization: "acme" })).status).toBe(201);
+  });
+});
+
+describe("batching", () => {
+  const QUERY = `query($org: String!) { organization(organizationId: $org) {
+    integrations(first: 50) { totalCount edges { node {
+      name version owner { id title permissions { admin } } permissions { admin install } urls { location icon }
+      events(first: 5) { totalCount edges { node { id status payload { type } } } }
+      installations(first: 5) { totalCount edges { node { id spaces urls { location } target { organization } integration { name } } } }
+    } } }
+  } }`;
+
+  async function statementsFor(caller: Caller, org: string) {
+    const before = t.gateway.db.stats.statements;
+    const res = await caller.graphql(QUERY, { org });
+    expect(res.errors).toBeUndefined();
+    return { statements: t.gateway.db.stats.statements - before, count: res.data.organization.integrations.edges.length };
+  }
+
+  it("reads organization → integrations → owner, events and installations with as many statements for 2 as for 6 integrations", async () => {
+    const small = await t.bootstrap("sam@small.test", "Small");
+    const big = await t.bootstrap("bea@big.test", "Big");
+    for (const [caller, n] of [[small, 2], [big, 6]] as const) {
+      for (let i = 0; i < n; i++) {
+        const name = `${caller === small ? "small" : "big"}-${i}`;
+        await caller.post(`/v1/integrations/${name}`, { title: name, organization: caller.organization, icon: PNG });
+        await caller.post(`/v1/integrations/${name}/installations`, { organization: caller.organization });
+      }
+    }
+    // Token use is recorded at most once a minute, off the request's path: use both tokens first so no such write lands in the counts.
+    await small.get("/v1/orgs");
+    await big.get("/v1/orgs");
+    await new Promise((r) => setTimeout(r, 300));
+    const a = await statementsFor(small, small.organization);
+    const b = await statementsFor(big, big.organization);
+    expect([a.count, b.count]).toEqual([2, 6]);
+    expect(b.statements).toBe(a.statements);
+    // REST lists too.
+    const before = t.gateway.db.stats.statements;
+    await small.get("/v1/integrations", { owner: small.organization });
+    const smallRest = t.gateway.db.stats.statements - before;
+    const mid = t.gateway.db.stats.statements;
+    await big.get("/v1/integrations", { owner: big.organization });
+    expect(t.gateway.db.stats.statements - mid).toBe(smallRest);
+  });
+});

@@ -1,0 +1,215 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { startReceiver, eventually } from "./receiver.js";
+import { verifySignature } from "../../src/events/signing.js";
+import { recordIntegrationEvents } from "../../src/events/record.js";
+import { createDispatcher, backoffMs } from "../../src/events/delivery.js";
+
+// A shared machine can be slow: generous limits, so that only real failures fail.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 });
+
+let t: TestGateway;
+let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
+let other: Awaited<ReturnType<TestGateway["bootstrap"]>>;
+
+const RETRY_BASE = 150;
+
+beforeAll(async () => {
+  t = await startGateway({
+    integrationRetryBaseMs: RETRY_BASE,
+    integrationRetryMaxMs: 2_000,
+    integrationMaxAttempts: 3,
+    integrationDeliveryTimeoutMs: 3_000,
+    integrationDispatchPollMs: 100,
+    integrationClaimLeaseMs: 30_000,
+  });
+  admin = await t.bootstrap("ada@acme.test", "Acme");
+  other = await t.bootstrap("oscar@other.test", "Other");
+}, 180_000);
+afterAll(() => t?.close());
+
+/** Publishes a public integration with development mode on `tunnelUrl`; returns its signing secret. */
+async function integration(name: string, tunnelUrl: string, extra: Record<string, unknown> = {}, all = false) {
+  const res = await admin.post(`/v1/integrations/${name}`, { title: name, organization: admin.organization, visibility: "public", ...extra });
+  expect(res.status).toBe(201);
+  expect((await admin.put(`/v1/integrations/${name}/dev`, { tunnelUrl, all })).status).toBe(204);
+  return (await admin.get(`/v1/integrations/${name}/signing-secret`)).body.signingSecret as string;
+}
+
+async function eventOf(name: string, id: string) {
+  return (await admin.get(`/v1/integrations/${name}/events/${id}`)).body;
+}
+
+function signed(secret: string, r: { body: string; headers: Record<string, any> }) {
+  return verifySignature(secret, r.body, { signature: r.headers["x-signature"], timestamp: r.headers["x-signature-timestamp"] });
+}
+
+describe("event delivery to the development tunnel", () => {
+  it("retries with exponential backoff until the receiver succeeds: three attempts in the trace, one success, valid signatures", async () => {
+    const receiver = await startReceiver([{ status: 500, body: { error: "boom" } }, { status: 503 }, { status: 200 }]);
+    try {
+      const secret = await integration("retrying", receiver.url);
+      const inst = (await admin.post("/v1/integrations/retrying/installations", { organization: admin.organization })).body;
+      const id = (await admin.get("/v1/integrations/retrying/events")).body.items[0].id;
+      const done = await eventually(async () => {
+        const e = await eventOf("retrying", id);
+        return e.event.status === "success" ? e : null;
+      });
+      expect(receiver.received).toHaveLength(3);
+      for (const r of receiver.received) {
+        expect(r.json).toEqual({ eventId: id, type: "installation_setup", installationId: inst.id, status: "active" });
+        expect(r.headers["content-type"]).toBe("application/json");
+        expect(r.headers["x-integration-event-id"]).toBe(id);
+        expect(r.headers["x-integration-event-type"]).toBe("installation_setup");
+        expect(r.headers["x-integration-event-attempt"]).toBe(String(receiver.received.indexOf(r) + 1));
+        expect(r.headers["x-signature"]).toMatch(/^sha256=[0-9a-f]{64}$/);
+        expect(signed(secret, r)).toBe(true);
+        expect(r.headers).not.toHaveProperty("content-security-policy");
+      }
+      expect(signed("whsec_wrong", receiver.received[0]!)).toBe(false);
+      // Exponential backoff: about 150 ms, then 300 ms between attempts.
+      const gaps = [receiver.received[1]!.at - receiver.received[0]!.at, receiver.received[2]!.at - receiver.received[1]!.at];
+      expect(gaps[0]).toBeGreaterThanOrEqual(RETRY_BASE - 20);
+      expect(gaps[1]).toBeGreaterThanOrEqual(2 * RETRY_BASE - 20);
+      const attempts = done.trace.logs.filter((l: any) => l.message.startsWith("Attempt"));
+      expect(attempts.map((l: any) => l.level)).toEqual(["warning", "warning", "info"]);
+      expect(attempts[0].message).toContain("HTTP 500");
+      expect(attempts[1].message).toContain("HTTP 503");
+      expect(attempts[2].message).toContain("delivered");
+      expect(done.event.status).toBe("success");
+      const row = await t.gateway.db.prisma.integrationEvent.findUniqueOrThrow({ where: { id } });
+      expect(row.attempts).toBe(3);
+      expect(row.deliveredAt).toBeInstanceOf(Date);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("marks an event failed after the last attempt; a timeout counts as a failure", async () => {
+    const receiver = await startReceiver([{ status: 200, delayMs: 5_000 }, { status: 502 }]);
+    try {
+      await integration("failing", receiver.url);
+      await admin.post("/v1/integrations/failing/installations", { organization: admin.organization });
+      const id = (await admin.get("/v1/integrations/failing/events")).body.items[0].id;
+      const done = await eventually(async () => {
+        const e = await eventOf("failing", id);
+        return e.event.status === "failed" ? e : null;
+      });
+      expect(receiver.received).toHaveLength(3);
+      const attempts = done.trace.logs.filter((l: any) => l.message.startsWith("Attempt"));
+      expect(attempts.map((l: any) => l.level)).toEqual(["warning", "warning", "error"]);
+      expect(attempts[0].message).toContain("timed out after 3000 ms");
+      expect(attempts[2].message).toContain("Giving up");
+      expect((await admin.get("/v1/integrations/failing/events", { status: "failed" })).body.count).toBe(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("forwards only the owner organization's events unless `all` is true", async () => {
+    const receiver = await startReceiver();
+    try {
+      await integration("owner-only", receiver.url);
+      await other.post("/v1/integrations/owner-only/installations", { organization: other.organization });
+      const skipped = (await admin.get("/v1/integrations/owner-only/events")).body.items[0];
+      expect(skipped.status).toBe("skipped");
+      expect((await eventOf("owner-only", skipped.id)).trace.logs.map((l: any) => l.message).join(" ")).toContain("owner organization");
+      await admin.post("/v1/integrations/owner-only/installations", { organization: admin.organization });
+      await receiver.waitFor(1);
+
+      await admin.put("/v1/integrations/owner-only/dev", { tunnelUrl: receiver.url, all: true });
+      const theirs = (await other.get("/v1/integrations/owner-only/installations")).body.items[0];
+      await other.patch(`/v1/integrations/owner-only/installations/${theirs.id}`, { configuration: { x: 1 } });
+      await receiver.waitFor(2);
+      expect(receiver.received[1]!.json).toMatchObject({ type: "installation_setup", installationId: theirs.id, previous: { status: "active", configuration: {} } });
+      expect(receiver.received.map((r) => r.json.installationId)).not.toContain(skipped.payload.installationId === theirs.id ? "none" : skipped.payload.installationId);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("sends the content security policy with script-fetch and block-fetch events", async () => {
+    const receiver = await startReceiver();
+    try {
+      await integration("with-csp", receiver.url, { contentSecurityPolicy: "default-src 'self'" });
+      const inst = (await admin.post("/v1/integrations/with-csp/installations", { organization: admin.organization })).body;
+      await receiver.waitFor(1);
+      const row = await t.gateway.db.prisma.integration.findUniqueOrThrow({ where: { name: "with-csp" } });
+      await recordIntegrationEvents(t.gateway.services, [
+        { integration: row, installation: { id: inst.id, organizationId: admin.organization }, type: "block_fetch", fields: { blockId: "b" } },
+        { integration: row, installation: { id: inst.id, organizationId: admin.organization }, type: "script_fetch" },
+      ]);
+      await receiver.waitFor(3);
+      const byType = Object.fromEntries(receiver.received.map((r) => [r.json.type, r.headers["content-security-policy"]]));
+      expect(byType).toEqual({ installation_setup: undefined, block_fetch: "default-src 'self'", script_fetch: "default-src 'self'" });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("publishes status changes on the integration's topic", async () => {
+    const receiver = await startReceiver([{ status: 500 }, { status: 200 }]);
+    try {
+      await integration("published", receiver.url);
+      const row = await t.gateway.db.prisma.integration.findUniqueOrThrow({ where: { name: "published" } });
+      const seen: string[] = [];
+      const iterator = t.gateway.services.pubsub.subscribe("integration:event", row.id)[Symbol.asyncIterator]();
+      const reading = (async () => {
+        for (;;) {
+          const { value, done } = await iterator.next();
+          if (done) return;
+          seen.push(value.status);
+          if (value.status === "success") return;
+        }
+      })();
+      await new Promise((r) => setTimeout(r, 50));
+      await admin.post("/v1/integrations/published/installations", { organization: admin.organization });
+      await reading;
+      await iterator.return?.();
+      expect(seen).toEqual(["pending", "success"]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("never sends one attempt twice when several dispatchers share the outbox", async () => {
+    const receiver = await startReceiver([{ status: 200, delayMs: 30 }]);
+    const extra = [1, 2].map(() =>
+      createDispatcher({ prisma: t.gateway.db.prisma, pubsub: t.gateway.services.pubsub, config: t.config, concurrency: 4 }),
+    );
+    try {
+      await integration("shared", receiver.url);
+      const inst = (await admin.post("/v1/integrations/shared/installations", { organization: admin.organization })).body;
+      await receiver.waitFor(1);
+      for (const d of extra) await d.start();
+      const row = await t.gateway.db.prisma.integration.findUniqueOrThrow({ where: { name: "shared" } });
+      const events = Array.from({ length: 30 }, (_, i) => ({
+        integration: row,
+        installation: { id: inst.id, organizationId: admin.organization },
+        type: "space_content_updated" as const,
+        fields: { spaceId: "spc_x", revisionId: `rev_${i}` },
+      }));
+      await recordIntegrationEvents(t.gateway.services, events);
+      for (const d of extra) d.kick();
+      await receiver.waitFor(31);
+      await new Promise((r) => setTimeout(r, 300));
+      await eventually(async () => (await t.gateway.db.prisma.integrationEvent.count({ where: { integrationId: row.id, status: "pending" } })) === 0, 60_000);
+      expect(await t.gateway.db.prisma.integrationEvent.count({ where: { integrationId: row.id, status: "success" } })).toBe(31);
+      // Each claim is one attempt of one dispatcher: an (event, attempt) pair arrives once. (An event may
+      // legitimately arrive again as a later attempt when an answer was slower than the delivery timeout.)
+      const pairs = receiver.received.map((r) => `${r.json.eventId}#${r.headers["x-integration-event-attempt"]}`);
+      expect(new Set(pairs).size).toBe(pairs.length);
+      expect(new Set(receiver.received.map((r) => r.json.eventId)).size).toBe(31);
+      const rows = await t.gateway.db.prisma.integrationEvent.findMany({ where: { integrationId: row.id }, select: { id: true, attempts: true } });
+      // An attempt that timed out may not have reached the receiver: at most one arrival per attempt.
+      for (const r of rows) expect(receiver.received.filter((x) => x.json.eventId === r.id).length).toBeLessThanOrEqual(r.attempts);
+    } finally {
+      for (const d of extra) await d.stop();
+      await receiver.close();
+    }
+  });
+
+  it("computes the backoff as base × 2^(attempt − 1), capped", () => {
+    expect([1, 2, 3, 4, 10].map((a) => backoffMs(a, 100, 1_000))).toEqual([100, 200, 400, 800, 1_000]);
+  });
+});

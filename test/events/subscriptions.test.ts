@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import WebSocket from "ws";
+import { createClient, type Client } from "graphql-ws";
+import { startGateway, type Caller, type TestGateway } from "../helpers/gateway.js";
+import { startReceiver } from "./receiver.js";
+import { client, processStorage, startServerProcess, type ServerProcess } from "./processes.js";
+
+// A shared machine can be slow: generous limits, so that only real failures fail.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 });
+
+let t: TestGateway;
+let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
+let other: Awaited<ReturnType<TestGateway["bootstrap"]>>;
+let reader: Caller & { user: string };
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+beforeAll(async () => {
+  t = await startGateway({ integrationDispatchPollMs: 100, integrationRetryBaseMs: 100 });
+  admin = await t.bootstrap("ada@acme.test", "Acme");
+  other = await t.bootstrap("oscar@other.test", "Other");
+  reader = await t.member(admin.organization, "rita@acme.test", "read");
+  receiver = await startReceiver();
+  await admin.post("/v1/integrations/live", { title: "Live", organization: admin.organization, visibility: "public" });
+  await admin.post("/v1/integrations/secretive", { title: "Secretive", organization: admin.organization });
+  await admin.put("/v1/integrations/live/dev", { tunnelUrl: receiver.url });
+}, 180_000);
+afterAll(async () => {
+  await receiver?.close();
+  await t?.close();
+});
+
+const FIELDS = "id integrationId installationId createdAt status payload { eventId type installationId status previous { status configuration } }";
+const INTEGRATION_EVENTS = `subscription($name: String!, $types: [String!], $statuses: [IntegrationEventStatus!]) {
+  integrationEvents(integrationName: $name, types: $types, statuses: $statuses) { ${FIELDS} } }`;
+const ORGANIZATION_EVENTS = `subscription($org: String!, $types: [String!]) { organizationIntegrationEvents(organizationId: $org, types: $types) { ${FIELDS} } }`;
+
+function wsClient(url: string, token: string): Client {
+  return createClient({ url: url.replace(/^http/, "ws") + "/graphql", webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0, lazy: true });
+}
+
+/** Subscribes; `ready` resolves once the server acknowledged, `results` with the first `count` payloads or the errors. */
+function collect(c: Client, query: string, variables: Record<string, unknown>, count: number) {
+  const results: any[] = [];
+  let markReady!: () => void;
+  const ready = new Promise<void>((r) => (markReady = r));
+  const done = new Promise<any[]>((resolve, reject) => {
+    const stop = c.subscribe(
+      { query, variables },
+      {
+        next: (value) => {
+          results.push(value);
+          if (results.length === count) {
+            stop();
+            resolve(results);
+          }
+        },
+        error: reject,
+        complete: () => resolve(results),
+      },
+    );
+    c.on("connected", () => setTimeout(markReady, 150));
+  });
+  return { ready, results: done };
+}
+
+describe("integrationEvents over graphql-ws", () => {
+  it("streams new events and their status changes to members of the owner organization", async () => {
+    const c = wsClient(t.url, reader.token);
+    const sub = collect(c, INTEGRATION_EVENTS, { name: "live" }, 2);
+    await sub.ready;
+    const inst = (await admin.post("/v1/integrations/live/installations", { organization: admin.organization })).body;
+    const results = await sub.results;
+    const [recorded, delivered] = results.map((r) => r.data.integrationEvents);
+    expect(recorded).toMatchObject({ installationId: inst.id, status: "pending", payload: { type: "installation_setup", installationId: inst.id, status: "active", previous: null } });
+    expect(delivered).toMatchObject({ id: recorded.id, status: "success" });
+    expect(new Date(recorded.createdAt).toISOString()).toBe(recorded.createdAt);
+    await c.dispose();
+  });
+
+  it("filters by types and statuses", async () => {
+    const c = wsClient(t.url, admin.token);
+    const sub = collect(c, INTEGRATION_EVENTS, { name: "live", types: ["installation_setup"], statuses: ["success"] }, 1);
+    await sub.ready;
+    const inst = (await admin.get("/v1/integrations/live/installations")).body.items[0];
+    await admin.patch(`/v1/integrations/live/installations/${inst.id}`, { configuration: { a: 1 } });
+    const [result] = await sub.results;
+    expect(result.data.integrationEvents).toMatchObject({ status: "success", payload: { previous: { status: "active", configuration: {} } } });
+    await c.dispose();
+  });
+
+  it("refuses, at subscribe time, callers who may not read the events", async () => {
+    for (const [caller, query, variables, message] of [
+      [other, INTEGRATION_EVENTS, { name: "live" }, /Events of integration .*live.* not found/],
+      [other, INTEGRATION_EVENTS, { name: "secretive" }, /not found/],
+      [other, ORGANIZATION_EVENTS, { org: admin.organization }, /not found/],
+      [reader, ORGANIZATION_EVENTS, { org: admin.organization }, /needs admin/],
+    ] as const) {
+      const c = wsClient(t.url, caller.token);
+      const outcome = await collect(c, query, variables, 1).results.then(
+        (r) => r,
+        (errors) => errors,
+      );
+      expect(JSON.stringify(outcome)).toMatch(message);
+      await c.dispose();
+    }
+  });
+
+  it("streams every installation's events of an organization to its admins", async () => {
+    const c = wsClient(t.url, other.token);
+    const sub = collect(c, ORGANIZATION_EVENTS, { org: other.organization, types: ["installation_setup"] }, 1);
+    await sub.ready;
+    const inst = (await other.post("/v1/integrations/live/installations", { organization: other.organization })).body;
+    const [result] = await sub.results;
+    // all = false: the owner's tunnel does not get another organization's events.
+    expect(result.data.organizationIntegrationEvents).toMatchObject({ installationId: inst.id, status: "skipped", payload: { type: "installation_setup" } });
+    await c.dispose();
+  });
+});
+
+describe("integrationEvents over server-sent events", () => {
+  it("streams the same subscription on /graphql with Accept: text/event-stream", async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${t.url}/graphql`, {
+      method: "POST",
+      signal: controller.signal,
+      headers: { "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${admin.token}` },
+      body: JSON.stringify({ query: INTEGRATION_EVENTS, variables: { name: "live", statuses: ["pending"] } }),
+    });
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const reader = res.body!.getReader();
+    const inst = (await admin.get("/v1/integrations/live/installations")).body.items.find((i: any) => i.target.organization === admin.organization);
+    setTimeout(() => void admin.patch(`/v1/integrations/live/installations/${inst.id}`, { configuration: { a: 2 } }), 300);
+    let text = "";
+    while (!text.includes("integrationEvents")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    controller.abort();
+    const line = text.split("\n").find((l) => l.startsWith("data:") && l.includes("integrationEvents"))!;
+    expect(JSON.parse(line.slice(5)).data.integrationEvents).toMatchObject({ status: "pending", payload: { type: "installation_setup", previous: { configuration: { a: 1 } } } });
+  });
+
+  it("refuses a caller who may not read the events, with no stream", async () => {
+    const res = await fetch(`${t.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${other.token}` },
+      body: JSON.stringify({ query: INTEGRATION_EVENTS, variables: { name: "secretive" } }),
+    });
+    const text = await res.text();
+    expect(text).toMatch(/not found/);
+    expect(text).not.toContain('"integrationEvents":{');
+  });
+});
+
+describe.runIf(process.env.DATABASE_URL && process.env.REDIS_URL)("two gateway processes sharing PostgreSQL and Redis", () => {
+  const processes: ServerProcess[] = [];
+  let storage: Awaited<ReturnType<typeof processStorage>> | undefined;
+  afterAll(async () => {
+    for (const p of processes) await p.stop().catch(() => undefined);
+    await storage?.cleanup();
+  });
+
+  it("delivers an event recorded through process A to a graphql-ws subscriber of process B", { timeout: 180_000 }, async () => {
+    storage = await processStorage();
+    const env = { ...storage.env, REDIS_URL: process.env.REDIS_URL! };
+    const [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+    processes.push(a!, b!);
+    const boot = await storage.admin({ command: "bootstrap", email: "ada@acme.test", org: "Acme" });
+    const apiA = client(a!.url, boot.token);
+    expect((await apiA.post("/v1/integrations/shared", { title: "Shared", organization: boot.organization })).status).toBe(201);
+    const c = wsClient(b!.url, boot.token);
+    const sub = collect(c, INTEGRATION_EVENTS, { name: "shared" }, 1);
+    await sub.ready;
+    const inst = (await apiA.post("/v1/integrations/shared/installations", { organization: boot.organization })).body;
+    const [result] = await sub.results;
+    expect(result.data.integrationEvents).toMatchObject({ installationId: inst.id, payload: { type: "installation_setup" } });
+    await c.dispose();
+  });
+});
+
+describe.skipIf(process.env.DATABASE_URL && process.env.REDIS_URL)("two gateway processes sharing PostgreSQL and Redis", () => {
+  it.skip("needs DATABASE_URL and REDIS_URL: two embedded databases would not share events (CI's second pass sets both)", () => undefined);
+});
