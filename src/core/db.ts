@@ -43,6 +43,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const stats = { statements: 0 };
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // An idle connection the server closes (a restart, an administrator, a dropped network) is
+    // replaced on the next query; without a listener its error would end the process.
+    pool.on("error", (err) => console.error(`PostgreSQL connection lost: ${err.message}`));
     const client = await pool.connect();
     try {
       // Serialize migrations between gateway instances sharing one database.
