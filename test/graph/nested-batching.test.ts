@@ -109,11 +109,6 @@ beforeAll(async () => {
   // machine the query takes longer than that, so every window would catch a poll. Poll hourly here.
   const quiet: Record<string, unknown> = { integrationDispatchPollMs: 60 * 60 * 1000 };
   t = await startGateway(quiet as Partial<Config>);
-  // Set-up (seeding, members) can pause HTTP traffic for seconds on a loaded machine, and a request
-  // sent as the server drops an idle keep-alive socket (Node's 5 s default) fails with ECONNRESET:
-  // keep idle connections longer, and drop the one opened before this setting.
-  t.gateway.httpServer.keepAliveTimeout = 120_000;
-  t.gateway.httpServer.closeIdleConnections();
   admin = await t.bootstrap("ada@acme.test", "Big Org");
   big = admin.organization;
   small = (await t.bootstrap("ada@acme.test", "Small Org")).organization;

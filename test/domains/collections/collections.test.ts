@@ -12,11 +12,6 @@ let guest: Caller; // guest in Acme
 
 beforeAll(async () => {
   t = await startGateway();
-  // Set-up (seeding, members) can pause HTTP traffic for seconds on a loaded machine, and a request
-  // sent as the server drops an idle keep-alive socket (Node's 5 s default) fails with ECONNRESET:
-  // keep idle connections longer, and drop the one opened before this setting.
-  t.gateway.httpServer.keepAliveTimeout = 120_000;
-  t.gateway.httpServer.closeIdleConnections();
   admin = await t.bootstrap("ada@acme.test", "Acme Docs");
   other = await t.bootstrap("oscar@other.test", "Other Org");
   third = await t.bootstrap("ada@acme.test", "Third Org");
