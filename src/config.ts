@@ -38,6 +38,8 @@ export interface Config {
   integrationDispatchPollMs: number;
   /** How long a claimed delivery stays reserved for the process that claimed it (ms); after that another process (or a restart) retries it. */
   integrationClaimLeaseMs: number;
+  /** Days integration events and their traces are kept once settled (delivered, failed or skipped); pending ones are always kept. 0 keeps them forever. */
+  integrationEventRetentionDays: number;
 }
 
 function intFrom(value: string | undefined, fallback: number, name: string): number {
@@ -83,5 +85,6 @@ function integrationDelivery(env: NodeJS.ProcessEnv) {
     integrationMaxAttempts: Math.max(1, intFrom(env.INTEGRATION_MAX_ATTEMPTS, 5, "INTEGRATION_MAX_ATTEMPTS")),
     integrationDispatchPollMs: Math.max(10, intFrom(env.INTEGRATION_DISPATCH_POLL_MS, 30_000, "INTEGRATION_DISPATCH_POLL_MS")),
     integrationClaimLeaseMs: intFrom(env.INTEGRATION_CLAIM_LEASE_MS, timeout + 5_000, "INTEGRATION_CLAIM_LEASE_MS"),
+    integrationEventRetentionDays: intFrom(env.INTEGRATION_EVENT_RETENTION_DAYS, 30, "INTEGRATION_EVENT_RETENTION_DAYS"),
   };
 }

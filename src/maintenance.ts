@@ -2,10 +2,12 @@ import type { Services } from "./core/context.js";
 import { purgeDeletedSpaces } from "./domains/spaces/spaces.service.js";
 import { resumeOpenApiProcessing } from "./domains/openapi/openapi.processing.js";
 import { purgeSeenAssertions } from "./domains/sso/sso.service.js";
+import { purgeSettledEvents } from "./events/record.js";
 
 /**
  * Upkeep. At start: OpenAPI specs left pending or in progress are processed again. Periodically:
- * removes spaces deleted longer ago than the retention period, and expired SAML assertion ids.
+ * removes spaces deleted longer ago than the retention period, expired SAML assertion ids, and
+ * settled integration events older than INTEGRATION_EVENT_RETENTION_DAYS.
  */
 export function startMaintenance(services: Services, everyMs = 60 * 60 * 1000) {
   const openapi = resumeOpenApiProcessing(services);
@@ -15,6 +17,9 @@ export function startMaintenance(services: Services, everyMs = 60 * 60 * 1000) {
         console.error("maintenance: purging deleted spaces failed:", err),
       ),
       purgeSeenAssertions(services.prisma).catch((err) => console.error("maintenance: purging SAML assertion ids failed:", err)),
+      purgeSettledEvents(services.prisma, services.config.integrationEventRetentionDays).catch((err) =>
+        console.error("maintenance: purging integration events failed:", err),
+      ),
     ]);
   void run();
   const timer = setInterval(run, everyMs);

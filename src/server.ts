@@ -1,7 +1,5 @@
 import http from "node:http";
-import fs from "node:fs";
-import path from "node:path";
-import { createRequire } from "node:module";
+import crypto from "node:crypto";
 import { createYoga, type Plugin } from "graphql-yoga";
 import { WebSocketServer } from "ws";
 import { useServer } from "graphql-ws/use/ws";
@@ -14,18 +12,19 @@ import { createRestHandler, errorResponse } from "./rest/handler.js";
 import { openDatabase, type Database } from "./core/db.js";
 import { createPubSubFor } from "./core/pubsub.js";
 import { makeUrls } from "./core/urls.js";
-import { ANONYMOUS, bearerToken, viewerFromToken } from "./core/auth.js";
+import { authenticateRequest, bearerToken, viewerFromToken } from "./core/auth.js";
 import { makeContext, type Context, type Services } from "./core/context.js";
 import { unauthorized } from "./core/errors.js";
 import { UNEXPECTED } from "./core/error-report.js";
-import { docsPage } from "./rest/docs-page.js";
+import { docsRoutes } from "./rest/docs-page.js";
+import { createRawRouter, rawRoute, type RawRoute } from "./rest/raw-routes.js";
 import { runAdminCommand } from "./cli/commands.js";
 import { startMaintenance } from "./maintenance.js";
-import { samlHttp } from "./domains/sso/sso.http.js";
+import { samlRoutes } from "./domains/sso/sso.http.js";
 import { createDispatcher } from "./events/delivery.js";
-import { createIntegrationHttp } from "./domains/integrations/integrations.http.js";
-import { dashboardResponse } from "./dashboard/dashboard.js";
-import { isContentBinaryPath, serveContentBinary } from "./domains/content/binary.js";
+import { integrationRoutes } from "./domains/integrations/integrations.http.js";
+import { dashboardRoutes } from "./dashboard/dashboard.js";
+import { contentBinaryRoutes } from "./domains/content/binary.js";
 import type { DataDirLock } from "./core/lock.js";
 
 export interface Gateway {
@@ -39,8 +38,6 @@ export interface Gateway {
   listen(port?: number): Promise<number>;
   close(): Promise<void>;
 }
-
-const swaggerDir = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 
 /** Builds the gateway on an open database: GraphQL, REST, subscriptions, admin channel. */
 export async function createGateway(config: Config, opts: { lockHeld?: DataDirLock; adminSecret?: string } = {}): Promise<Gateway> {
@@ -60,36 +57,32 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
     schema,
     table: routeTable,
     publicUrl: config.publicUrl,
-    context: async (request, explicitNulls, allowAnonymous) => {
-      const token = bearerToken(request.headers.get("authorization"));
-      const viewer = await viewerFromToken(db.prisma, token);
-      if (viewer) return makeContext(services, viewer, explicitNulls, request);
-      // A visitor route takes callers without a token, never callers with a bad one.
-      if (allowAnonymous && !request.headers.get("authorization")) return makeContext(services, ANONYMOUS, explicitNulls, request);
-      throw unauthorized();
-    },
+    context: (request, explicitNulls, allowAnonymous) => authenticateRequest(services, request, allowAnonymous ? "optional" : "required", explicitNulls),
   });
 
-  const integrationHttp = createIntegrationHttp(services);
+  // The admin channel of `npm run admin` (src/cli/admin.ts): hidden, it answers 404 to every
+  // method but POST with the secret of this process, so it takes every method itself.
+  const adminRoute: RawRoute = rawRoute({ methods: "*", path: "/_admin/command", auth: "none", handler: (_services, _params, request) => adminChannel(request) });
+
+  // The routes that do not answer JSON through the /v1 generator: one table (src/rest/raw-routes.ts).
+  const rawRoutes = createRawRouter(services, [
+    ...contentBinaryRoutes,
+    ...samlRoutes,
+    ...dashboardRoutes,
+    ...integrationRoutes,
+    ...docsRoutes(() => rest.openAPIDocument()),
+    adminRoute,
+  ]);
   const routing: Plugin = {
     async onRequest({ request, url, endResponse }) {
-      const integrationAnswer = await integrationHttp(request, url);
-      if (integrationAnswer) return endResponse(integrationAnswer);
-      if (url.pathname === "/dashboard" || url.pathname.startsWith("/dashboard/")) return endResponse(dashboardResponse(url));
-      if (url.pathname.startsWith("/sso/saml/")) return endResponse(await samlHttp(services, request));
-      if (isContentBinaryPath(url)) return endResponse(await serveContentBinary(services, request, url));
+      const raw = await rawRoutes(request, url);
+      if (raw) return endResponse(raw);
       if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return endResponse(await rest.handle(request));
-      if (url.pathname === "/openapi.json") return endResponse(Response.json(rest.openAPIDocument()));
-      if (url.pathname === "/docs" || url.pathname === "/docs/") return endResponse(docsPage());
-      if (url.pathname.startsWith("/docs/assets/")) return endResponse(serveAsset(url.pathname.slice("/docs/assets/".length)));
-      if (url.pathname === "/_admin/command" && request.method === "POST") {
-        return endResponse(await adminChannel(request));
-      }
     },
   };
 
   async function adminChannel(request: Request): Promise<Response> {
-    if (!opts.adminSecret || request.headers.get("x-admin-secret") !== opts.adminSecret) {
+    if (request.method !== "POST" || !opts.adminSecret || !sameSecret(request.headers.get("x-admin-secret"), opts.adminSecret)) {
       return errorResponse({ error: { code: 404, message: "Not found." } });
     }
     try {
@@ -191,9 +184,8 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
   };
 }
 
-function serveAsset(name: string): Response {
-  const allowed = new Set(["swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"]);
-  if (!allowed.has(name)) return errorResponse({ error: { code: 404, message: "Not found." } });
-  const type = name.endsWith(".css") ? "text/css" : "application/javascript";
-  return new Response(fs.readFileSync(path.join(swaggerDir, name)), { headers: { "content-type": type, "cache-control": "public, max-age=86400" } });
+/** Compares a presented secret with the expected one in constant time. */
+function sameSecret(given: string | null, expected: string): boolean {
+  const digest = (value: string) => crypto.createHash("sha256").update(value).digest();
+  return given !== null && crypto.timingSafeEqual(digest(given), digest(expected));
 }

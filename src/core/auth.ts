@@ -1,6 +1,8 @@
 import crypto from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { newId, randomString } from "./ids.js";
+import { makeContext, type Context, type Services } from "./context.js";
+import { unauthorized } from "./errors.js";
 
 /** API tokens: random, shown once, stored only as a SHA-256 hash, revocable. */
 const TOKEN_PREFIX = "dapi_";
@@ -49,4 +51,23 @@ export async function viewerFromToken(prisma: PrismaClient, token: string | null
     prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
   }
   return { userId: row.userId, tokenId: row.id };
+}
+
+/**
+ * The authentication of an HTTP request, shared by the /v1 routes and the raw ones
+ * (src/rest/raw-routes.ts): `Authorization: Bearer <token>` of a live token gives its viewer.
+ * Otherwise AppError(401) — except on an "optional" route called without any Authorization
+ * header, whose caller is anonymous; a bad token is refused there too.
+ */
+export async function authenticateRequest(
+  services: Services,
+  request: Request,
+  auth: "required" | "optional",
+  explicitNulls?: Set<string>,
+): Promise<Context> {
+  const header = request.headers.get("authorization");
+  const viewer = await viewerFromToken(services.prisma, bearerToken(header));
+  if (viewer) return makeContext(services, viewer, explicitNulls, request);
+  if (auth === "optional" && !header) return makeContext(services, ANONYMOUS, explicitNulls, request);
+  throw unauthorized();
 }

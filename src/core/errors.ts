@@ -7,7 +7,7 @@ import { GraphQLError } from "graphql";
  */
 export class AppError extends GraphQLError {
   constructor(
-    public readonly status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 502 | 503,
+    public readonly status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 502 | 503 | 504,
     message: string,
   ) {
     super(message, { extensions: { code: status } });

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { rawRoute, type RawRoute } from "../rest/raw-routes.js";
 
 /**
  * The live event dashboard: a plain HTML page and script (no build step) that read an
@@ -11,24 +12,22 @@ import { fileURLToPath } from "node:url";
  *   GET /dashboard                 the page
  *   GET /dashboard/app.js          its script
  *   GET /dashboard/graphql-ws.js   graphql-ws UMD build (global `graphqlWs`)
+ *
+ * Raw routes (src/rest/raw-routes.ts) without a token; other paths under /dashboard are not
+ * served (they fall through to the gateway's 404).
  */
 const here = path.dirname(fileURLToPath(import.meta.url));
 const graphqlWsUmd = path.join(path.dirname(createRequire(import.meta.url).resolve("graphql-ws/package.json")), "umd", "graphql-ws.min.js");
 
 const FILES: Record<string, { file: string; type: string }> = {
   "/dashboard": { file: path.join(here, "page.html"), type: "text/html; charset=utf-8" },
-  "/dashboard/": { file: path.join(here, "page.html"), type: "text/html; charset=utf-8" },
   "/dashboard/app.js": { file: path.join(here, "app.js"), type: "application/javascript; charset=utf-8" },
   "/dashboard/graphql-ws.js": { file: graphqlWsUmd, type: "application/javascript; charset=utf-8" },
 };
 
 const cache = new Map<string, Buffer>();
 
-export function dashboardResponse(url: URL): Response {
-  const entry = FILES[url.pathname];
-  if (!entry) {
-    return new Response(JSON.stringify({ error: { code: 404, message: "Not found." } }), { status: 404, headers: { "content-type": "application/json; charset=utf-8" } });
-  }
+function serve(entry: { file: string; type: string }): Response {
   let body = cache.get(entry.file);
   if (!body) {
     body = fs.readFileSync(entry.file);
@@ -43,3 +42,7 @@ export function dashboardResponse(url: URL): Response {
     },
   });
 }
+
+export const dashboardRoutes: RawRoute[] = Object.entries(FILES).map(([route, entry]) =>
+  rawRoute({ methods: ["GET"], path: route, auth: "none", handler: () => serve(entry) }),
+);

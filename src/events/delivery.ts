@@ -2,9 +2,9 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Config } from "../config.js";
 import type { PubSub } from "../core/pubsub.js";
 import { newId } from "../core/ids.js";
-import { CSP_EVENT_TYPES, type IntegrationEventMessage, type IntegrationEventStatus } from "./messages.js";
+import type { IntegrationEventMessage, IntegrationEventStatus } from "./messages.js";
 import { DISPATCH_KEY, dispatchTarget, publishEventMessage } from "./record.js";
-import { signedHeaders } from "./signing.js";
+import { integrationRequestHeaders } from "./exchange.js";
 
 export interface DispatcherOptions {
   prisma: PrismaClient;
@@ -201,14 +201,9 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "user-agent": "docs-api-gateway/integration-events",
-      "x-integration-event-id": event.id,
-      "x-integration-event-type": event.type,
       "x-integration-event-attempt": String(c.attempts),
-      ...signedHeaders(event.integration.signingSecret, body),
+      ...integrationRequestHeaders(event.integration, event, body),
     };
-    if (CSP_EVENT_TYPES.has(event.type) && event.integration.contentSecurityPolicy) {
-      headers["content-security-policy"] = event.integration.contentSecurityPolicy;
-    }
     const started = Date.now();
     let failure: string | null = null;
     let status = 0;

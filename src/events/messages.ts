@@ -27,6 +27,8 @@ export const EVENT_TYPES = [
   "installation_deleted",
   "space_installation_setup",
   "space_installation_deleted",
+  "site_installation_setup",
+  "site_installation_deleted",
   "space_content_updated",
   "change_request_opened",
   "change_request_merged",

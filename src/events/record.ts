@@ -19,11 +19,19 @@ export interface EventIntegration {
 }
 
 export interface NewIntegrationEvent {
+  /** The event's id when it had to be known before recording (an exchange already made); new otherwise. */
+  id?: string;
   integration: EventIntegration;
   installation: { id: string; organizationId: string } | null;
   type: IntegrationEventType;
   /** Payload fields besides eventId, type and installationId. */
   fields?: Record<string, unknown>;
+  /**
+   * For an exchange the gateway already made with the integration while answering a request
+   * (a public-endpoint fetch, a render): its outcome and trace. Such an event is stored with
+   * that final status and is never queued for delivery.
+   */
+  outcome?: { status: "success" | "failed"; logs: { level: string; message: string; timestamp: Date }[] };
 }
 
 export interface PreparedEvents {
@@ -49,10 +57,10 @@ export function dispatchTarget(integration: EventIntegration, installationOrgani
 export function prepareEvents(events: NewIntegrationEvent[], now = new Date()): PreparedEvents {
   const prepared: PreparedEvents = { rows: [], logs: [], messages: [] };
   for (const e of events) {
-    const id = newId("IntegrationEvent");
+    const id = e.id ?? newId("IntegrationEvent");
     const payload = { eventId: id, type: e.type, installationId: e.installation?.id ?? null, ...e.fields };
-    const target = dispatchTarget(e.integration, e.installation?.organizationId ?? null);
-    const status: IntegrationEventStatus = "url" in target ? "pending" : "skipped";
+    const target = e.outcome ? { url: "" } : dispatchTarget(e.integration, e.installation?.organizationId ?? null);
+    const status: IntegrationEventStatus = e.outcome?.status ?? ("url" in target ? "pending" : "skipped");
     prepared.rows.push({
       id,
       integrationId: e.integration.id,
@@ -61,12 +69,14 @@ export function prepareEvents(events: NewIntegrationEvent[], now = new Date()): 
       status,
       payload: payload as Prisma.InputJsonValue,
       nextAttemptAt: status === "pending" ? now : null,
+      ...(e.outcome ? { attempts: 1, deliveredAt: e.outcome.status === "success" ? now : null } : {}),
       createdAt: now,
     });
     prepared.logs.push({ id: newId("IntegrationEventLog"), eventId: id, level: "info", message: `Recorded ${e.type} event.`, timestamp: now });
     if ("skip" in target) {
       prepared.logs.push({ id: newId("IntegrationEventLog"), eventId: id, level: "info", message: target.skip, timestamp: new Date(now.getTime() + 1) });
     }
+    for (const log of e.outcome?.logs ?? []) prepared.logs.push({ id: newId("IntegrationEventLog"), eventId: id, ...log });
     prepared.messages.push({
       id,
       integrationId: e.integration.id,
@@ -107,13 +117,24 @@ export function publishEventMessage(pubsub: PubSub, message: IntegrationEventMes
 }
 
 /** Records events in one transaction, then announces them. */
-export async function recordIntegrationEvents(services: EventServices, events: NewIntegrationEvent[]): Promise<IntegrationEventMessage[]> {
+export async function recordIntegrationEvents(services: EventServices, events: NewIntegrationEvent[], now?: Date): Promise<IntegrationEventMessage[]> {
   if (!events.length) return [];
-  const prepared = prepareEvents(events);
+  const prepared = prepareEvents(events, now);
   await services.prisma.$transaction([
     services.prisma.integrationEvent.createMany({ data: prepared.rows }),
     services.prisma.integrationEventLog.createMany({ data: prepared.logs }),
   ]);
   announceEvents(services, prepared);
   return prepared.messages;
+}
+
+/**
+ * Removes settled events (success, failed, skipped) older than the retention period, with their
+ * traces; pending ones stay until they are delivered or fail. Returns how many were removed.
+ */
+export async function purgeSettledEvents(prisma: PrismaClient, retentionDays: number, now = new Date()): Promise<number> {
+  if (retentionDays <= 0) return 0;
+  const cutoff = new Date(now.getTime() - retentionDays * 24 * 60 * 60 * 1000);
+  const { count } = await prisma.integrationEvent.deleteMany({ where: { createdAt: { lt: cutoff }, status: { not: "pending" } } });
+  return count;
 }

@@ -18,18 +18,18 @@ export function newSigningSecret(): string {
   return "whsec_" + crypto.randomBytes(32).toString("base64url");
 }
 
-export function signature(secret: string, timestamp: string, body: string): string {
-  return "sha256=" + crypto.createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
+export function signature(secret: string, timestamp: string, body: string | Uint8Array): string {
+  return "sha256=" + crypto.createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest("hex");
 }
 
-/** The signature headers of a request body. */
-export function signedHeaders(secret: string, body: string, now = Date.now()): Record<string, string> {
+/** The signature headers of a request body (text, or the exact bytes of a forwarded body). */
+export function signedHeaders(secret: string, body: string | Uint8Array, now = Date.now()): Record<string, string> {
   const timestamp = String(now);
   return { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signature(secret, timestamp, body) };
 }
 
 /** Checks a received request's signature (for receivers written in TypeScript, and for tests). */
-export function verifySignature(secret: string, body: string, headers: { signature?: string | null; timestamp?: string | null }, maxAgeMs = 5 * 60_000, now = Date.now()): boolean {
+export function verifySignature(secret: string, body: string | Uint8Array, headers: { signature?: string | null; timestamp?: string | null }, maxAgeMs = 5 * 60_000, now = Date.now()): boolean {
   if (!headers.signature || !headers.timestamp) return false;
   const ts = Number(headers.timestamp);
   if (!Number.isFinite(ts) || Math.abs(now - ts) > maxAgeMs) return false;

@@ -6,7 +6,7 @@ import { shapeForRest } from "./shape.js";
 import { finishOpenAPI } from "./openapi.js";
 import { createInputValidator } from "./input.js";
 import { pickError, reportError, type ErrorBody } from "../core/error-report.js";
-import { AppError, badInput } from "../core/errors.js";
+import { badInput } from "../core/errors.js";
 import type { Context } from "../core/context.js";
 
 const INTERNAL_DOC = "/__sofa/openapi.json";
@@ -27,6 +27,16 @@ export function errorResponse(body: ErrorBody, headers: Record<string, string> =
     status: body.error.code,
     headers: { "content-type": "application/json; charset=utf-8", ...headers },
   });
+}
+
+/**
+ * The answer of a failed request: an AppError keeps its status and message, anything else is
+ * reported and masked as a 500 (core/error-report.ts). On routes that take a bearer token, a 401
+ * says so with `www-authenticate: Bearer`.
+ */
+export function errorAnswer(err: unknown, bearer = true): Response {
+  const body = reportError(err);
+  return errorResponse(body, bearer && body.error.code === 401 ? { "www-authenticate": "Bearer" } : {});
 }
 
 /** Reads a JSON request body once: malformed JSON or a non-object is a 400. */
@@ -123,8 +133,7 @@ export function createRestHandler(opts: RestOptions) {
       const response = await router.fetch(forwarded, { context } as any);
       return withResolverChoices(await finishResponse(response, request, url), route, context);
     } catch (err) {
-      const body = reportError(err);
-      return errorResponse(body, err instanceof AppError && err.status === 401 ? { "www-authenticate": "Bearer" } : {});
+      return errorAnswer(err);
     }
   }
 

@@ -1,16 +1,13 @@
-import type { Services } from "../../core/context.js";
-import { makeContext, type Context } from "../../core/context.js";
-import { bearerToken, viewerFromToken } from "../../core/auth.js";
-import { notFound, unauthorized, badInput, AppError } from "../../core/errors.js";
-import { reportError } from "../../core/error-report.js";
-import { errorResponse } from "../../rest/handler.js";
+import type { Context } from "../../core/context.js";
+import { notFound } from "../../core/errors.js";
+import { rawRoute, type RawRoute } from "../../rest/raw-routes.js";
 import { requireSpace } from "../spaces/spaces.service.js";
 import { readScope, scopeRevision } from "./revisions.js";
 import { renderPdf } from "./pdf.js";
 
 /**
- * The content routes that answer bytes rather than JSON, served beside the /v1 graph routes
- * (mounted first in server.ts's routing plugin). Both take `Authorization: Bearer <token>`
+ * The content routes that answer bytes rather than JSON, served beside the /v1 graph routes as
+ * raw routes (src/rest/raw-routes.ts, mounted before /v1). Both take `Authorization: Bearer <token>`
  * like every /v1 operation and answer errors in the documented `{error: {code, message}}` form.
  *
  * - GET /v1/spaces/{spaceId}/content/files/{fileId}/download — a file's bytes with its
@@ -18,20 +15,20 @@ import { renderPdf } from "./pdf.js";
  * - GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf/download[?pageId=…] — the
  *   change request's content as a PDF (the `url` of GET …/pdf); `pageId` restricts it to one page.
  */
-const FILE_DOWNLOAD = /^\/v1\/spaces\/([^/]+)\/content\/files\/([^/]+)\/download\/?$/;
-const PDF_DOWNLOAD = /^\/v1\/spaces\/([^/]+)\/change-requests\/([^/]+)\/pdf\/download\/?$/;
-
-export function isContentBinaryPath(url: URL): boolean {
-  return FILE_DOWNLOAD.test(url.pathname) || PDF_DOWNLOAD.test(url.pathname);
-}
-
-function decode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw badInput(`The path segment "${segment}" is not valid.`);
-  }
-}
+export const contentBinaryRoutes: RawRoute[] = [
+  rawRoute({
+    methods: ["GET"],
+    path: "/v1/spaces/{spaceId}/content/files/{fileId}/download",
+    auth: "required",
+    handler: (ctx, { spaceId, fileId }) => serveFile(ctx, spaceId, fileId),
+  }),
+  rawRoute({
+    methods: ["GET"],
+    path: "/v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf/download",
+    auth: "required",
+    handler: (ctx, { spaceId, changeRequestId }, _request, url) => servePdf(ctx, spaceId, changeRequestId, url.searchParams.get("pageId")),
+  }),
+];
 
 function safeFilename(name: string): string {
   return name.replace(/["\\\r\n]/g, "_");
@@ -69,23 +66,4 @@ async function servePdf(ctx: Context, spaceId: string, changeRequestId: string, 
       "cache-control": "private, no-store",
     },
   });
-}
-
-/** Answers a byte route of the content area (see isContentBinaryPath). */
-export async function serveContentBinary(services: Services, request: Request, url: URL): Promise<Response> {
-  try {
-    if (request.method !== "GET" && request.method !== "HEAD") {
-      throw new AppError(404, `No operation ${request.method} ${url.pathname}.`);
-    }
-    const viewer = await viewerFromToken(services.prisma, bearerToken(request.headers.get("authorization")));
-    if (!viewer) throw unauthorized();
-    const ctx = makeContext(services, viewer, undefined, request);
-    const file = FILE_DOWNLOAD.exec(url.pathname);
-    if (file) return await serveFile(ctx, decode(file[1]!), decode(file[2]!));
-    const pdf = PDF_DOWNLOAD.exec(url.pathname)!;
-    return await servePdf(ctx, decode(pdf[1]!), decode(pdf[2]!), url.searchParams.get("pageId"));
-  } catch (err) {
-    const body = reportError(err);
-    return errorResponse(body, body.error.code === 401 ? { "www-authenticate": "Bearer" } : {});
-  }
 }

@@ -1,52 +1,67 @@
-import type { Services } from "../../core/context.js";
+import type { Context, Services } from "../../core/context.js";
 import { errorResponse } from "../../rest/handler.js";
-import { bearerToken, viewerFromToken } from "../../core/auth.js";
-
-const ASSET = /^\/integrations\/([^/]+)\/assets\/(icon|preview-(\d+))$/;
-const PUBLIC = /^\/integrations\/[^/]+(\/.*)?\/public(\/.*)?$/;
+import { rawRoute, type RawParams, type RawRoute } from "../../rest/raw-routes.js";
+import { forwardPublicRequest, publicTarget } from "./integrations.public.js";
 
 /**
- * The integrations area's routes outside /v1, mounted in the gateway's routing:
- * - GET /integrations/{integrationName}/assets/icon and …/preview-<n> serve the published images
- *   (without a token for public and unlisted integrations, with an owner member's token otherwise);
- * - the reserved public endpoints answer 501.
+ * The integrations area's routes outside /v1, raw routes (src/rest/raw-routes.ts):
+ * - GET /integrations/{integrationName}/assets/icon and …/preview-<n> serve the published images,
+ *   without a token for public and unlisted integrations, with an owner member's token otherwise
+ *   (auth "optional": no token is anonymous, a bad token is 401);
+ * - the public endpoints, `/integrations/{integrationName}…/public…` (of the integration, an
+ *   installation, a space or site installation), take any method without the gateway's token:
+ *   one route entry, see `publicEndpoint`.
  */
-export function createIntegrationHttp(services: Services) {
-  return async function handle(request: Request, url: URL): Promise<Response | undefined> {
-    const path = url.pathname;
-    const asset = ASSET.exec(path);
-    if (asset && (request.method === "GET" || request.method === "HEAD")) return serveAsset(request, decodeURIComponent(asset[1]!), asset[2]!, asset[3]);
-    if (PUBLIC.test(path) && path.startsWith("/integrations/")) {
-      return errorResponse({ error: { code: 501, message: "Public endpoints of integrations are not served by this gateway yet." } } as any);
-    }
-    return undefined;
-  };
+export const PUBLIC_ENDPOINT = "/integrations/{integrationName}{scope*}/public{path*}";
 
-  async function serveAsset(request: Request, name: string, what: string, index: string | undefined): Promise<Response> {
-    const notFound = () => errorResponse({ error: { code: 404, message: "Not found." } });
-    const integration = await services.prisma.integration.findUnique({
-      where: { name },
-      select: { icon: true, previewImages: true, visibility: true, ownerId: true },
-    });
-    if (!integration) return notFound();
-    if (integration.visibility === "private") {
-      const viewer = await viewerFromToken(services.prisma, bearerToken(request.headers.get("authorization")));
-      const member = viewer
-        ? await services.prisma.member.findFirst({ where: { userId: viewer.userId, organizationId: integration.ownerId, disabled: false } })
-        : null;
-      if (!member) return notFound();
-    }
-    const content = what === "icon" ? integration.icon : integration.previewImages[Number(index)];
-    if (!content) return notFound();
-    const bytes = Buffer.from(content, "base64");
-    return new Response(request.method === "HEAD" ? null : bytes, {
-      headers: {
-        "content-type": imageType(bytes),
-        "cache-control": integration.visibility === "private" ? "private, max-age=300" : "public, max-age=300",
-        "x-content-type-options": "nosniff",
-      },
-    });
+export type PublicEndpointParams = RawParams<typeof PUBLIC_ENDPOINT>;
+
+/** A request from outside to an integration's public endpoint, forwarded to the integration (integrations.public.ts). */
+export function publicEndpoint(services: Services, params: PublicEndpointParams, request: Request, url: URL): Promise<Response> {
+  return forwardPublicRequest(services, request, url, publicTarget(params));
+}
+
+export const integrationRoutes: RawRoute[] = [
+  rawRoute({
+    methods: ["GET"],
+    path: "/integrations/{integrationName}/assets/icon",
+    auth: "optional",
+    handler: (ctx, { integrationName }, request) => serveAsset(ctx, request, integrationName, "icon"),
+  }),
+  rawRoute({
+    methods: ["GET"],
+    path: "/integrations/{integrationName}/assets/preview-{index}",
+    auth: "optional",
+    handler: (ctx, { integrationName, index }, request) => serveAsset(ctx, request, integrationName, /^\d+$/.test(index) ? Number(index) : null),
+  }),
+  rawRoute({ methods: "*", path: PUBLIC_ENDPOINT, auth: "none", handler: publicEndpoint }),
+];
+
+/** Serves the icon or a preview image (by its index; null for none) of an integration's published version. */
+async function serveAsset(ctx: Context, request: Request, name: string, what: "icon" | number | null): Promise<Response> {
+  const notFound = () => errorResponse({ error: { code: 404, message: "Not found." } });
+  if (what === null) return notFound();
+  const integration = await ctx.prisma.integration.findUnique({
+    where: { name },
+    select: { icon: true, previewImages: true, visibility: true, ownerId: true },
+  });
+  if (!integration) return notFound();
+  if (integration.visibility === "private") {
+    const member = ctx.viewer.anonymous
+      ? null
+      : await ctx.prisma.member.findFirst({ where: { userId: ctx.viewer.userId, organizationId: integration.ownerId, disabled: false } });
+    if (!member) return notFound();
   }
+  const content = what === "icon" ? integration.icon : integration.previewImages[what];
+  if (!content) return notFound();
+  const bytes = Buffer.from(content, "base64");
+  return new Response(request.method === "HEAD" ? null : bytes, {
+    headers: {
+      "content-type": imageType(bytes),
+      "cache-control": integration.visibility === "private" ? "private, max-age=300" : "public, max-age=300",
+      "x-content-type-options": "nosniff",
+    },
+  });
 }
 
 /** The image type of published bytes, from their signature (SVG is served as text/plain: it may hold scripts). */

@@ -2,7 +2,7 @@ import LZString from "lz-string";
 import type { Context } from "../../core/context.js";
 import { AppError, badInput, conflict } from "../../core/errors.js";
 import { checkLength } from "../../core/validate.js";
-import { signedHeaders } from "../../events/signing.js";
+import { callIntegration } from "../../events/exchange.js";
 import { dispatchTarget } from "../../events/record.js";
 import { viewerMembership } from "../../core/access.js";
 import { requireIntegration } from "./integrations.service.js";
@@ -177,7 +177,8 @@ export function validateContentKit(value: unknown): ContentKitOutput {
  * Asks the integration to render a component: a signed POST (see events/signing.ts) of
  * `{type: "ui_render", componentId, props, state, context, action}` to its development tunnel
  * URL, with its content security policy in a `content-security-policy` header; the answer must be
- * ContentKit render output (else 502).
+ * ContentKit render output (else 502). Each render is recorded as a block_fetch event with its
+ * outcome and trace (events/exchange.ts).
  */
 export async function render(ctx: Context, integrationName: string, req: RenderRequest, prefix = ""): Promise<ContentKitOutput> {
   checkRenderRequest(req, prefix);
@@ -199,37 +200,45 @@ export async function render(ctx: Context, integrationName: string, req: RenderR
     context: req.context ?? {},
     ...(req.action ? { action: req.action } : {}),
   });
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: "application/json",
-    "user-agent": "docs-api-gateway/integration-render",
-    ...signedHeaders(integration.signingSecret, body),
+  if (integration.contentSecurityPolicy) ctx.response.headers["content-security-policy"] = integration.contentSecurityPolicy; // on the answer too
+  const call = await callIntegration(ctx, {
+    integration,
+    installation: null,
+    type: "block_fetch",
+    fields: { componentId: req.componentId },
+    url: target.url,
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json", "user-agent": "docs-api-gateway/integration-render" },
+    body,
+    what: `the render request of component "${req.componentId}"`,
+    timeoutMs: ctx.config.integrationDeliveryTimeoutMs,
+  });
+  const failed = async (message: string): Promise<never> => {
+    await call.finish("failed", message);
+    throw new AppError(502, `Integration "${integrationName}" ${message}.`);
   };
-  if (integration.contentSecurityPolicy) {
-    headers["content-security-policy"] = integration.contentSecurityPolicy;
-    ctx.response.headers["content-security-policy"] = integration.contentSecurityPolicy; // on the answer too
-  }
-  const timeoutMs = ctx.config.integrationDeliveryTimeoutMs;
-  let res: Response;
+  if (!call.response) return failed(`did not answer the render request${call.failure!.timedOut ? ` within ${ctx.config.integrationDeliveryTimeoutMs} ms` : `: ${call.failure!.message}`}`);
+  const res = call.response;
   let text: string;
   try {
-    res = await fetch(target.url, { method: "POST", headers, body, signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
     text = await res.text();
   } catch (err) {
-    const timedOut = (err as Error)?.name === "TimeoutError" || (err as Error)?.name === "AbortError";
-    throw new AppError(502, `Integration "${integrationName}" did not answer the render request${timedOut ? ` within ${timeoutMs} ms` : `: ${(err as any)?.cause?.code ?? (err as Error).message}`}.`);
+    return failed(`broke off its answer to the render request: ${(err as Error).message}`);
   }
-  if (!res.ok) throw new AppError(502, `Integration "${integrationName}" answered the render request with HTTP ${res.status}.`);
+  if (!res.ok) return failed(`answered the render request with HTTP ${res.status}`);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    throw new AppError(502, `Integration "${integrationName}" answered the render request with something that is not JSON.`);
+    return failed("answered the render request with something that is not JSON");
   }
+  let output: ContentKitOutput;
   try {
-    return validateContentKit(json);
+    output = validateContentKit(json);
   } catch (err) {
-    if (err instanceof Invalid) throw new AppError(502, `Integration "${integrationName}" answered with invalid ContentKit output: ${err.message}.`);
+    if (err instanceof Invalid) return failed(`answered with invalid ContentKit output: ${err.message}`);
     throw err;
   }
+  await call.finish("success", `Rendered: HTTP ${res.status} with valid ContentKit output`);
+  return output;
 }

@@ -14,7 +14,7 @@ import { INTEGRATION_PERMISSIONS, integrationPermissions } from "./integrations.
 import { CONFIGURATION_PROPERTY_TYPES } from "./integrations.validate.js";
 import * as service from "./integrations.service.js";
 import * as rendering from "./integrations.render.js";
-import { integrationUrls, installationUrls, spaceInstallationUrls } from "./integrations.urls.js";
+import { integrationUrls, installationUrls, scopedInstallationUrls } from "./integrations.urls.js";
 
 // ─── Scalars and enumerations ──────────────────────────────────────────────────────────────────
 
@@ -70,8 +70,8 @@ const SpaceIdOrSpace = jsonScalar("SpaceIdOrSpace", {
 });
 
 const SiteIdOrSite = jsonScalar("SiteIdOrSite", {
-  description: "The installed site: its id (a string), or with `expand=true` the Site object.",
-  extensions: { jsonSchema: { oneOf: [{ type: "string" }, { type: "object" }] } },
+  description: "The installed site: its id (a string), or with `expand=true` the Site object. A site the caller cannot read is always given by its id.",
+  extensions: { jsonSchema: { oneOf: [{ type: "string" }, { $ref: "#/components/schemas/Site" }] } },
   serialize: (value) => value,
   parseValue: (value) => value,
 });
@@ -292,9 +292,9 @@ builder.prismaObjectFields("Organization", (t) => ({
 
 // ─── Space and site installations ──────────────────────────────────────────────────────────────
 
-const SpaceInstallationUrls = urlsOf("IntegrationSpaceInstallationUrls", ["location", "publicEndpoint"] as const);
+const ScopedInstallationUrls = urlsOf("IntegrationInstallationItemUrls", ["location", "publicEndpoint"] as const);
 
-const spaceSelections = new WeakMap<GraphQLSchema, string | null>();
+const restQueries = new WeakMap<GraphQLSchema, Map<string, string | null>>();
 
 /** The selection of every field a REST client gets of a type (graph-only fields left out). */
 function restSelection(type: GraphQLObjectType, depth = 0): string {
@@ -310,52 +310,65 @@ function restSelection(type: GraphQLObjectType, depth = 0): string {
   return parts.join(" ");
 }
 
-/** The Space object of a space, as `GET /v1/spaces/{spaceId}` answers it; its id when the caller cannot see it. */
-async function expandedSpace(ctx: Context, info: GraphQLResolveInfo, spaceId: string): Promise<unknown> {
+/**
+ * An object exactly as its REST read answers it (`Query.space` for GET /v1/spaces/{spaceId},
+ * `Query.site` for GET /v1/orgs/{organizationId}/sites/{siteId}), read through the graph with the
+ * caller's rights; null when the caller cannot read it.
+ */
+async function restObject(ctx: Context, info: GraphQLResolveInfo, fieldName: string, args: Record<string, string>): Promise<unknown> {
   const schema = info.schema;
-  let query = spaceSelections.get(schema);
+  let queries = restQueries.get(schema);
+  if (!queries) restQueries.set(schema, (queries = new Map()));
+  let query = queries.get(fieldName);
   if (query === undefined) {
-    const field = schema.getQueryType()?.getFields().space;
+    const field = schema.getQueryType()?.getFields()[fieldName];
     const type = field && getNamedType(field.type);
-    query = field && isObjectType(type) && field.args.some((a) => a.name === "spaceId") ? `query ($id: String!) { space(spaceId: $id) { ${restSelection(type)} } }` : null;
-    spaceSelections.set(schema, query);
+    const names = Object.keys(args);
+    query =
+      field && isObjectType(type) && names.every((n) => field.args.some((a) => a.name === n))
+        ? `query (${names.map((n) => `$${n}: String!`).join(", ")}) { object: ${fieldName}(${names.map((n) => `${n}: $${n}`).join(", ")}) { ${restSelection(type)} } }`
+        : null;
+    queries.set(fieldName, query);
   }
-  if (!query) return spaceId;
-  const result = await execute({ schema, document: parse(query), contextValue: ctx, variableValues: { id: spaceId } });
-  const space = (result.data as any)?.space;
-  if (result.errors?.length || !space) return spaceId;
-  return shapeForRest(space, schema.getQueryType()!.getFields().space!.type);
+  if (!query) return null;
+  const result = await execute({ schema, document: parse(query), contextValue: ctx, variableValues: args });
+  const object = (result.data as any)?.object;
+  if (result.errors?.length || !object) return null;
+  return shapeForRest(object, schema.getQueryType()!.getFields()[fieldName]!.type);
 }
 
-const SpaceInstallation = builder.objectRef<service.SpaceInstallationItem>("IntegrationSpaceInstallation").implement({
-  description: "An integration installed in a space.",
-  fields: (t) => ({
-    integration: t.string({ description: "Name of the integration.", resolve: (s) => s.integrationName }),
-    installation: t.string({ description: "Id of the installation.", resolve: (s) => s.row.installationId }),
-    status: t.string({ description: "active.", resolve: (s) => s.row.status }),
-    configuration: t.field({ type: JsonObject, resolve: (s) => s.row.configuration ?? {} }),
-    externalIds: t.stringList({ resolve: (s) => s.row.externalIds }),
-    urls: t.field({ type: SpaceInstallationUrls, resolve: (s, _a, ctx) => spaceInstallationUrls(ctx, s.integrationName, s.row.installationId, s.row.spaceId) }),
-    space: t.field({
-      type: SpaceIdOrSpace,
-      description: "The space's id, or the Space object when listed with expand=true (and the caller can see the space).",
-      resolve: (s, _a, ctx, info) => (s.expand ? expandedSpace(ctx, info, s.row.spaceId) : s.row.spaceId),
-    }),
-  }),
-});
+/** The installed space or site: its id, or with expand the object as its REST read answers it (its id when the caller cannot read it). */
+async function installedTarget(item: service.ScopedInstallationItem, ctx: Context, info: GraphQLResolveInfo): Promise<unknown> {
+  const id = item.row.targetId;
+  if (!item.expand) return id;
+  const object =
+    item.scope === "space"
+      ? await restObject(ctx, info, "space", { spaceId: id })
+      : await restObject(ctx, info, "site", { organizationId: item.organizationId, siteId: id });
+  return object ?? id;
+}
 
-const SiteInstallation = builder.objectRef<never>("IntegrationSiteInstallation").implement({
-  description: "An integration installed in a site (none exist yet: installations cannot be tied to sites).",
-  fields: (t) => ({
-    integration: t.string({ resolve: () => "" }),
-    installation: t.string({ resolve: () => "" }),
-    status: t.string({ resolve: () => "active" }),
-    configuration: t.field({ type: JsonObject, resolve: () => ({}) }),
-    externalIds: t.stringList({ resolve: () => [] }),
-    urls: t.field({ type: SpaceInstallationUrls, resolve: () => ({}) }),
-    site: t.field({ type: SiteIdOrSite, resolve: () => "" }),
-  }),
-});
+function scopedInstallationType(name: string, scope: service.InstallationScope, target: typeof SpaceIdOrSpace) {
+  return builder.objectRef<service.ScopedInstallationItem>(name).implement({
+    description: `An integration installed in a ${scope}.`,
+    fields: (t) => ({
+      integration: t.string({ description: "Name of the integration.", resolve: (s) => s.integrationName }),
+      installation: t.string({ description: "Id of the installation.", resolve: (s) => s.row.installationId }),
+      status: t.string({ description: "active.", resolve: (s) => s.row.status }),
+      configuration: t.field({ type: JsonObject, resolve: (s) => s.row.configuration ?? {} }),
+      externalIds: t.stringList({ resolve: (s) => s.row.externalIds }),
+      urls: t.field({ type: ScopedInstallationUrls, resolve: (s, _a, ctx) => scopedInstallationUrls(ctx, s.integrationName, s.row.installationId, scope, s.row.targetId) }),
+      [scope]: t.field({
+        type: target,
+        description: `The ${scope}'s id, or the ${scope === "space" ? "Space" : "Site"} object when read with expand=true (and the caller can read the ${scope}).`,
+        resolve: (s, _a, ctx, info) => installedTarget(s, ctx, info),
+      }),
+    }),
+  });
+}
+
+const SpaceInstallation = scopedInstallationType("IntegrationSpaceInstallation", "space", SpaceIdOrSpace);
+const SiteInstallation = scopedInstallationType("IntegrationSiteInstallation", "site", SiteIdOrSite);
 
 // ─── Events ────────────────────────────────────────────────────────────────────────────────────
 
@@ -373,8 +386,9 @@ const str = (key: string, description?: string) => (t: any) =>
 
 const EventPayload = builder.objectRef<Payload>("IntegrationEventPayload").implement({
   description:
-    "What is delivered to the integration. Every event has eventId, type and installationId; installation_setup and space_installation_setup " +
-    "add status and, on a change, previous; space activities add spaceId and revisionId, changeRequestId, changeRequestStatus, commentId or replyTo.",
+    "What is delivered to the integration. Every event has eventId, type and installationId; installation_setup, space_installation_setup " +
+    "and site_installation_setup add status (and spaceId or siteId) and, on a change, previous; space activities add spaceId and revisionId, changeRequestId, changeRequestStatus, commentId or replyTo; " +
+    "script_fetch (a request to a public endpoint) adds method, path and spaceId or siteId; block_fetch (a render) adds componentId.",
   fields: (t) => ({
     eventId: t.string({ resolve: (p) => String(p.eventId) }),
     type: t.string({ resolve: (p) => String(p.type) }),
@@ -383,11 +397,15 @@ const EventPayload = builder.objectRef<Payload>("IntegrationEventPayload").imple
     previous: t.field({ type: EventPrevious, nullable: true, resolve: (p) => (p.previous as any) ?? null }),
     organizationId: str("organizationId", "Organization of a removed installation.")(t),
     spaceId: str("spaceId")(t),
+    siteId: str("siteId", "The site of site_installation_setup and site_installation_deleted.")(t),
     revisionId: str("revisionId")(t),
     changeRequestId: str("changeRequestId")(t),
     changeRequestStatus: str("changeRequestStatus")(t),
     commentId: str("commentId")(t),
     replyTo: str("replyTo")(t),
+    method: str("method", "script_fetch: the method of the request made to the public endpoint.")(t),
+    path: str("path", "script_fetch: the path after /public of the request made to the public endpoint.")(t),
+    componentId: str("componentId", "block_fetch: the component asked to render.")(t),
   }),
 });
 
@@ -566,28 +584,6 @@ builder.queryFields((t) => ({
     args: { integrationName: t.arg.string(NAME_ARG), installationId: t.arg.string({ required: true }) },
     resolve: (_q, _r, args, ctx) => service.getInstallation(ctx, args.integrationName, args.installationId),
   }),
-  integrationSpaceInstallations: t.field({
-    type: SpaceInstallationList,
-    description: "Spaces the integration is installed in (among the installations the caller sees).",
-    args: { ...installationListArgs(t), expand: t.arg.boolean({ description: "true: `space` is the Space object; false (default): its id." }) },
-    resolve: (_r, args: any, ctx) => service.listSpaceInstallations(ctx, args.integrationName, args),
-  }),
-  integrationSpaceInstallation: t.field({
-    type: SpaceInstallation,
-    args: {
-      integrationName: t.arg.string(NAME_ARG),
-      installationId: t.arg.string({ required: true }),
-      spaceId: t.arg.string({ required: true }),
-      expand: t.arg.boolean({ description: "true: `space` is the Space object; false (default): its id." }),
-    },
-    resolve: (_r, args, ctx) => service.getSpaceInstallation(ctx, args.integrationName, args.installationId, args.spaceId, !!args.expand),
-  }),
-  integrationSiteInstallations: t.field({
-    type: SiteInstallationList,
-    description: "Sites the integration is installed in. Always empty for now: installations cannot be tied to sites yet.",
-    args: { ...installationListArgs(t), expand: t.arg.boolean({ description: "true: `site` is the Site object; false (default): its id." }) },
-    resolve: (_r, args: any, ctx) => service.listSiteInstallations(ctx, args.integrationName, args) as any,
-  }),
   integrationEvents: t.field({
     type: EventList,
     description: "Events of an integration, newest first (members of the owner organization).",
@@ -668,12 +664,13 @@ builder.mutationFields((t) => ({
   }),
   integrationInstallationUpdate: t.prismaField({
     type: "IntegrationInstallation",
-    description: "Changes an installation (admins of its organization). A new configuration or space selection records an installation_setup event with `previous`.",
+    description: "Changes an installation (admins of its organization). A new configuration, space selection or site selection records an installation_setup event with `previous`.",
     args: {
       integrationName: t.arg.string(NAME_ARG),
       installationId: t.arg.string({ required: true }),
       configuration: t.arg({ type: JsonObject, description: "The whole configuration (checked against the integration's account configuration schema)." }),
-      space_selection: t.arg({ type: SelectionEnum }),
+      space_selection: t.arg({ type: SelectionEnum, description: "all: every space of the organization; selected: the spaces it was installed in." }),
+      site_selection: t.arg({ type: SelectionEnum, description: "all: every site of the organization; selected: the sites it was installed in." }),
       externalIds: t.arg.stringList(),
     },
     resolve: (_q, _r, rawArgs, ctx) => {
@@ -682,26 +679,9 @@ builder.mutationFields((t) => ({
     },
   }),
   integrationUninstall: t.boolean({
-    description: "Removes an installation and its space installations (admins of its organization); records installation_deleted. True also when it did not exist.",
+    description: "Removes an installation and its space and site installations (admins of its organization); records installation_deleted. True also when it did not exist.",
     args: { integrationName: t.arg.string(NAME_ARG), installationId: t.arg.string({ required: true }) },
     resolve: (_r, args, ctx) => service.uninstall(ctx, args.integrationName, args.installationId),
-  }),
-  integrationSpaceInstall: t.field({
-    type: SpaceInstallation,
-    description: "Installs the integration in a space of the installation's organization, or changes that space installation; records space_installation_setup.",
-    args: {
-      integrationName: t.arg.string(NAME_ARG),
-      installationId: t.arg.string({ required: true }),
-      spaceId: t.arg.string({ required: true }),
-      configuration: t.arg({ type: JsonObject, description: "Checked against the integration's space configuration schema; omitted: kept ({} at first)." }),
-      externalIds: t.arg.stringList({ description: "Omitted: kept ([] at first)." }),
-    },
-    resolve: (_r, args, ctx) => service.installSpace(ctx, args.integrationName, args.installationId, args.spaceId, args),
-  }),
-  integrationSpaceUninstall: t.boolean({
-    description: "Removes the integration from a space; records space_installation_deleted. True also when it was not installed there.",
-    args: { integrationName: t.arg.string(NAME_ARG), installationId: t.arg.string({ required: true }), spaceId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => service.uninstallSpace(ctx, args.integrationName, args.installationId, args.spaceId),
   }),
   integrationDevSet: t.boolean({
     description: "Turns development mode on: events are dispatched to tunnelUrl (signed POSTs). all: forward every organization's events, not only the owner's.",
@@ -739,6 +719,58 @@ builder.mutationFields((t) => ({
     resolve: (_r, args, ctx) => service.rotateSigningSecret(ctx, args.integrationName),
   }),
 }));
+
+// ─── Space and site installation operations ────────────────────────────────────────────────────
+
+/**
+ * The same four operations for space and site installations: list (GET …/spaces, …/sites), read,
+ * install or change (PUT …/installations/{installationId}/spaces/{spaceId}), remove (DELETE).
+ */
+function scopedInstallationOperations(scope: service.InstallationScope, item: typeof SpaceInstallation, list: typeof SpaceInstallationList) {
+  const Noun = scope === "space" ? "Space" : "Site";
+  const idArg = `${scope}Id`;
+  const expandDescription = `true: \`${scope}\` is the ${Noun} object; false (default): its id.`;
+  builder.queryFields((t) => ({
+    [`integration${Noun}Installations`]: t.field({
+      type: list,
+      description: `${Noun}s the integration is installed in (among the installations the caller sees), oldest first.`,
+      args: { ...installationListArgs(t), expand: t.arg.boolean({ description: expandDescription }) },
+      resolve: (_r, args: any, ctx) => service.listScopedInstallations(ctx, scope, args.integrationName, args),
+    }),
+    [`integration${Noun}Installation`]: t.field({
+      type: item,
+      args: {
+        integrationName: t.arg.string(NAME_ARG),
+        installationId: t.arg.string({ required: true }),
+        [idArg]: t.arg.string({ required: true }),
+        expand: t.arg.boolean({ description: expandDescription }),
+      },
+      resolve: (_r, args: any, ctx) => service.getScopedInstallation(ctx, scope, args.integrationName, args.installationId, args[idArg], !!args.expand),
+    }),
+  }));
+  builder.mutationFields((t) => ({
+    [`integration${Noun}Install`]: t.field({
+      type: item,
+      description: `Installs the integration in a ${scope} of the installation's organization, or changes that ${scope} installation; records ${scope}_installation_setup.`,
+      args: {
+        integrationName: t.arg.string(NAME_ARG),
+        installationId: t.arg.string({ required: true }),
+        [idArg]: t.arg.string({ required: true }),
+        configuration: t.arg({ type: JsonObject, description: `Checked against the integration's ${scope} configuration schema; omitted: kept ({} at first).` }),
+        externalIds: t.arg.stringList({ description: "Omitted: kept ([] at first)." }),
+      },
+      resolve: (_r, args: any, ctx) => service.installScoped(ctx, scope, args.integrationName, args.installationId, args[idArg], args),
+    }),
+    [`integration${Noun}Uninstall`]: t.boolean({
+      description: `Removes the integration from a ${scope}; records ${scope}_installation_deleted. True also when it was not installed there.`,
+      args: { integrationName: t.arg.string(NAME_ARG), installationId: t.arg.string({ required: true }), [idArg]: t.arg.string({ required: true }) },
+      resolve: (_r, args: any, ctx) => service.uninstallScoped(ctx, scope, args.integrationName, args.installationId, args[idArg]),
+    }),
+  }));
+}
+
+scopedInstallationOperations("space", SpaceInstallation, SpaceInstallationList);
+scopedInstallationOperations("site", SiteInstallation, SiteInstallationList);
 
 // ─── Subscriptions ─────────────────────────────────────────────────────────────────────────────
 

@@ -1,4 +1,4 @@
-import type { Integration, IntegrationInstallation, IntegrationSpaceInstallation, Member, Prisma as P } from "../../generated/prisma/client.js";
+import type { Integration, IntegrationInstallation, Member, Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { requireOrgRole, viewerMembership } from "../../core/access.js";
 import { defineLoader, countsByKeys } from "../../core/loaders.js";
@@ -366,6 +366,7 @@ async function requireInstallationAdmin(ctx: Context, integrationName: string, i
 export interface InstallationPatch {
   configuration?: unknown;
   space_selection?: (typeof SELECTIONS)[number] | null;
+  site_selection?: (typeof SELECTIONS)[number] | null;
   externalIds?: string[] | null;
 }
 
@@ -373,7 +374,7 @@ function accountSchema(integration: Integration, key: "account" | "space" | "sit
   return ((integration.configurations ?? {}) as Record<string, any>)[key] ?? null;
 }
 
-/** Changes an installation; a change of its configuration or space selection records an installation_setup event with the previous state. */
+/** Changes an installation; a change of its configuration or of its space or site selection records an installation_setup event with the previous state. */
 export async function updateInstallation(ctx: Context, integrationName: string, installationId: string, patch: InstallationPatch): Promise<InstallationView> {
   const { integration, installation } = await requireInstallationAdmin(ctx, integrationName, installationId, "change the installation");
   const data: P.IntegrationInstallationUpdateInput = {};
@@ -385,10 +386,15 @@ export async function updateInstallation(ctx: Context, integrationName: string, 
     if (patch.space_selection === null) throw badInput("space_selection cannot be null.");
     data.spaceSelection = checkOneOf("space_selection", patch.space_selection, SELECTIONS)!;
   }
+  if (patch.site_selection !== undefined) {
+    if (patch.site_selection === null) throw badInput("site_selection cannot be null.");
+    data.siteSelection = checkOneOf("site_selection", patch.site_selection, SELECTIONS)!;
+  }
   if (patch.externalIds !== undefined) data.externalIds = v.checkExternalIds(patch.externalIds ?? []);
   const setupChanged =
     (data.configuration !== undefined && JSON.stringify(data.configuration) !== JSON.stringify(installation.configuration)) ||
-    (data.spaceSelection !== undefined && data.spaceSelection !== installation.spaceSelection);
+    (data.spaceSelection !== undefined && data.spaceSelection !== installation.spaceSelection) ||
+    (data.siteSelection !== undefined && data.siteSelection !== installation.siteSelection);
   const prepared = prepareEvents(
     setupChanged
       ? [
@@ -410,7 +416,7 @@ export async function updateInstallation(ctx: Context, integrationName: string, 
   return updated;
 }
 
-/** Removes an installation (and its space installations); records installation_deleted. True also when it did not exist. */
+/** Removes an installation (and its space and site installations); records installation_deleted. True also when it did not exist. */
 export async function uninstall(ctx: Context, integrationName: string, installationId: string): Promise<boolean> {
   let found;
   try {
@@ -459,121 +465,219 @@ export const installationSpaceCount = defineLoader<IntegrationInstallation, numb
   { cacheKey: (i) => i.id },
 );
 
-// ─── Space installations ───────────────────────────────────────────────────────────────────────
+// ─── Space and site installations ──────────────────────────────────────────────────────────────
 
-export interface SpaceInstallationItem {
-  row: IntegrationSpaceInstallation;
+/** Where an installation can be narrowed to: one of its organization's spaces or sites. */
+export type InstallationScope = "space" | "site";
+
+/** A space or site installation row (IntegrationSpaceInstallation or IntegrationSiteInstallation). */
+export interface ScopedInstallationRow {
+  installationId: string;
+  status: string;
+  configuration: P.JsonValue;
+  externalIds: string[];
+  createdAt: Date;
+  /** The space's or site's id. */
+  targetId: string;
+}
+
+export interface ScopedInstallationItem {
+  scope: InstallationScope;
+  row: ScopedInstallationRow;
   integrationName: string;
+  /** The installation's organization (the space's or site's). */
+  organizationId: string;
   expand: boolean;
 }
 
-const SPACE_TARGETS = new Set(["all", "space"]);
+type Db = Pick<Context["prisma"], "integrationSpaceInstallation" | "integrationSiteInstallation">;
 
-export async function installSpace(
+/**
+ * What differs between space and site installations: their table (one row per installation and
+ * space or site), how a target of the organization is found, the integration targets that allow
+ * them, the configuration schema that checks them and the events they record.
+ */
+interface ScopeDef {
+  noun: InstallationScope;
+  idField: "spaceId" | "siteId";
+  targets: ReadonlySet<string>;
+  events: { setup: NewIntegrationEvent["type"]; deleted: NewIntegrationEvent["type"] };
+  table(db: Db): any;
+  unique(installationId: string, targetId: string): Record<string, unknown>;
+  exists(ctx: Context, organizationId: string, targetId: string): Promise<boolean>;
+}
+
+const SCOPES: Record<InstallationScope, ScopeDef> = {
+  space: {
+    noun: "space",
+    idField: "spaceId",
+    targets: new Set(["all", "space"]),
+    events: { setup: "space_installation_setup", deleted: "space_installation_deleted" },
+    table: (db) => db.integrationSpaceInstallation,
+    unique: (installationId, spaceId) => ({ installationId_spaceId: { installationId, spaceId } }),
+    exists: async (ctx, organizationId, id) => !!(await ctx.prisma.space.findFirst({ where: { id, organizationId, deletedAt: null }, select: { id: true } })),
+  },
+  site: {
+    noun: "site",
+    idField: "siteId",
+    targets: new Set(["all", "site"]),
+    events: { setup: "site_installation_setup", deleted: "site_installation_deleted" },
+    table: (db) => db.integrationSiteInstallation,
+    unique: (installationId, siteId) => ({ installationId_siteId: { installationId, siteId } }),
+    exists: async (ctx, organizationId, id) => !!(await ctx.prisma.site.findFirst({ where: { id, organizationId }, select: { id: true } })),
+  },
+};
+
+function asRow(def: ScopeDef, row: Record<string, any>): ScopedInstallationRow {
+  return {
+    installationId: row.installationId,
+    status: row.status,
+    configuration: row.configuration,
+    externalIds: row.externalIds,
+    createdAt: row.createdAt,
+    targetId: row[def.idField],
+  };
+}
+
+/**
+ * Installs the integration in a space or site of the installation's organization, or changes that
+ * installation (PUT). A new one, or a change of configuration, records <scope>_installation_setup
+ * (with `previous` on a change).
+ */
+export async function installScoped(
   ctx: Context,
+  scope: InstallationScope,
   integrationName: string,
   installationId: string,
-  spaceId: string,
+  targetId: string,
   input: { configuration?: unknown; externalIds?: string[] | null },
-): Promise<SpaceInstallationItem> {
-  const { integration, installation } = await requireInstallationAdmin(ctx, integrationName, installationId, "install it in spaces");
-  if (!SPACE_TARGETS.has(integration.target)) {
-    throw conflict(`Integration "${integrationName}" targets ${integration.target}: it cannot be installed in a space.`);
+): Promise<ScopedInstallationItem> {
+  const def = SCOPES[scope];
+  const { integration, installation } = await requireInstallationAdmin(ctx, integrationName, installationId, `install it in ${def.noun}s`);
+  if (!def.targets.has(integration.target)) {
+    throw conflict(`Integration "${integrationName}" targets ${integration.target}: it cannot be installed in a ${def.noun}.`);
   }
-  checkLength("spaceId", spaceId, 1, 100);
-  const space = await ctx.prisma.space.findFirst({ where: { id: spaceId, organizationId: installation.organizationId, deletedAt: null }, select: { id: true } });
-  if (!space) throw notFound(`Space "${spaceId}" in organization "${installation.organizationId}"`);
-  const existing = await ctx.prisma.integrationSpaceInstallation.findUnique({ where: { installationId_spaceId: { installationId, spaceId } } });
+  checkLength(def.idField, targetId, 1, 100);
+  if (!(await def.exists(ctx, installation.organizationId, targetId))) {
+    throw notFound(`${def.noun === "space" ? "Space" : "Site"} "${targetId}" in organization "${installation.organizationId}"`);
+  }
+  const unique = def.unique(installationId, targetId);
+  const existing = await def.table(ctx.prisma).findUnique({ where: unique });
   const configuration =
     input.configuration === undefined || input.configuration === null
       ? ((existing?.configuration as Record<string, unknown> | undefined) ?? {})
-      : v.checkConfiguration("configuration", input.configuration, accountSchema(integration, "space"));
+      : v.checkConfiguration("configuration", input.configuration, accountSchema(integration, scope));
   const externalIds = input.externalIds == null ? (existing?.externalIds ?? []) : v.checkExternalIds(input.externalIds);
-  const event: NewIntegrationEvent = {
-    integration,
-    installation: { id: installation.id, organizationId: installation.organizationId },
-    type: "space_installation_setup",
-    fields: {
-      spaceId,
-      status: "active",
-      ...(existing ? { previous: { status: existing.status, configuration: existing.configuration } } : {}),
-    },
-  };
   const changed = !existing || JSON.stringify(existing.configuration) !== JSON.stringify(configuration) || existing.status !== "active";
-  const prepared = prepareEvents(changed ? [event] : []);
+  const prepared = prepareEvents(
+    changed
+      ? [
+          {
+            integration,
+            installation: { id: installation.id, organizationId: installation.organizationId },
+            type: def.events.setup,
+            fields: {
+              [def.idField]: targetId,
+              status: "active",
+              ...(existing ? { previous: { status: existing.status, configuration: existing.configuration } } : {}),
+            },
+          },
+        ]
+      : [],
+  );
   const row = await ctx.prisma.$transaction(async (tx) => {
-    const saved = await tx.integrationSpaceInstallation.upsert({
-      where: { installationId_spaceId: { installationId, spaceId } },
-      create: { installationId, spaceId, configuration: configuration as P.InputJsonValue, externalIds },
+    const saved = await def.table(tx).upsert({
+      where: unique,
+      create: { installationId, [def.idField]: targetId, configuration: configuration as P.InputJsonValue, externalIds },
       update: { configuration: configuration as P.InputJsonValue, externalIds, status: "active" },
     });
     await writeEvents(tx, prepared);
     return saved;
   });
   announceEvents(ctx, prepared);
-  return { row, integrationName: integration.name, expand: false };
+  return { scope, row: asRow(def, row), integrationName: integration.name, organizationId: installation.organizationId, expand: false };
 }
 
-export async function uninstallSpace(ctx: Context, integrationName: string, installationId: string, spaceId: string): Promise<boolean> {
+/** Removes the integration from a space or site; records <scope>_installation_deleted. True also when it was not installed there. */
+export async function uninstallScoped(ctx: Context, scope: InstallationScope, integrationName: string, installationId: string, targetId: string): Promise<boolean> {
+  const def = SCOPES[scope];
   let found;
   try {
-    found = await requireInstallationAdmin(ctx, integrationName, installationId, "remove it from spaces");
+    found = await requireInstallationAdmin(ctx, integrationName, installationId, `remove it from ${def.noun}s`);
   } catch (err) {
     if (err instanceof AppError && err.status === 404) return true;
     throw err;
   }
   const { integration, installation } = found;
-  const existing = await ctx.prisma.integrationSpaceInstallation.findUnique({ where: { installationId_spaceId: { installationId, spaceId } } });
+  const unique = def.unique(installationId, targetId);
+  const existing = await def.table(ctx.prisma).findUnique({ where: unique });
   if (!existing) return true;
   const prepared = prepareEvents([
     {
       integration,
       installation: { id: installation.id, organizationId: installation.organizationId },
-      type: "space_installation_deleted",
-      fields: { spaceId, status: existing.status, previous: { status: existing.status, configuration: existing.configuration } },
+      type: def.events.deleted,
+      fields: { [def.idField]: targetId, status: existing.status, previous: { status: existing.status, configuration: existing.configuration } },
     },
   ]);
   await ctx.prisma.$transaction(async (tx) => {
-    await tx.integrationSpaceInstallation.deleteMany({ where: { installationId, spaceId } });
+    await def.table(tx).deleteMany({ where: { installationId, [def.idField]: targetId } });
     await writeEvents(tx, prepared);
   });
   announceEvents(ctx, prepared);
   return true;
 }
 
-export async function getSpaceInstallation(ctx: Context, integrationName: string, installationId: string, spaceId: string, expand: boolean): Promise<SpaceInstallationItem> {
+export async function getScopedInstallation(
+  ctx: Context,
+  scope: InstallationScope,
+  integrationName: string,
+  installationId: string,
+  targetId: string,
+  expand: boolean,
+): Promise<ScopedInstallationItem> {
+  const def = SCOPES[scope];
   const found = await requireIntegration(ctx, integrationName);
+  checkLength("installationId", installationId, 1, 100);
+  checkLength(def.idField, targetId, 1, 100);
   const hit = await findInstallation(ctx, found, installationId);
-  const row = hit ? await ctx.prisma.integrationSpaceInstallation.findUnique({ where: { installationId_spaceId: { installationId, spaceId } } }) : null;
-  if (!row) throw notFound(`Space "${spaceId}" installation of installation "${installationId}"`);
-  return { row, integrationName: found.integration.name, expand };
+  const row = hit ? await def.table(ctx.prisma).findUnique({ where: def.unique(installationId, targetId) }) : null;
+  if (!hit || !row) throw notFound(`${def.noun === "space" ? "Space" : "Site"} "${targetId}" installation of installation "${installationId}"`);
+  return { scope, row: asRow(def, row), integrationName: found.integration.name, organizationId: hit.installation.organizationId, expand };
 }
 
-export async function listSpaceInstallations(ctx: Context, integrationName: string, args: PageArgs & { externalId?: string | null; expand?: boolean | null }) {
+/** The spaces (sites) the integration is installed in, among the installations the caller sees; oldest first. */
+export async function listScopedInstallations(
+  ctx: Context,
+  scope: InstallationScope,
+  integrationName: string,
+  args: PageArgs & { externalId?: string | null; expand?: boolean | null },
+) {
+  const def = SCOPES[scope];
   const found = await requireIntegration(ctx, integrationName);
-  const where: P.IntegrationSpaceInstallationWhereInput = { installation: visibleInstallationWhere(ctx, found) };
+  const where: Record<string, unknown> = { installation: visibleInstallationWhere(ctx, found) };
   if (args.externalId != null) {
     checkLength("externalId", args.externalId, 1, v.EXTERNAL_ID_MAX);
     where.externalIds = { has: args.externalId };
   }
-  const page = await paginate({
+  const table = def.table(ctx.prisma);
+  const page = await paginate<Record<string, any>>({
     args,
     where,
-    order: [["createdAt", "asc"], ["installationId", "asc"], ["spaceId", "asc"]],
-    findMany: (q) => ctx.prisma.integrationSpaceInstallation.findMany(q),
-    count: (q) => ctx.prisma.integrationSpaceInstallation.count(q),
+    order: [["createdAt", "asc"], ["installationId", "asc"], [def.idField, "asc"]],
+    findMany: (q) => table.findMany({ ...q, include: { installation: { select: { organizationId: true } } } }),
+    count: (q) => table.count(q),
   });
-  return { ...page, items: page.items.map((row) => ({ row, integrationName: found.integration.name, expand: !!args.expand })) };
-}
-
-/**
- * Site installations: the data model has no relation between installations and sites yet (sites
- * are being built), so the documented list is served and is always empty.
- */
-export async function listSiteInstallations(ctx: Context, integrationName: string, args: PageArgs & { externalId?: string | null; expand?: boolean | null }) {
-  await requireIntegration(ctx, integrationName);
-  if (args.externalId != null) checkLength("externalId", args.externalId, 1, v.EXTERNAL_ID_MAX);
-  return paginateArray<never>([], args);
+  return {
+    ...page,
+    items: page.items.map((row) => ({
+      scope,
+      row: asRow(def, row),
+      integrationName: found.integration.name,
+      organizationId: row.installation.organizationId as string,
+      expand: !!args.expand,
+    })),
+  };
 }
 
 // ─── Events ────────────────────────────────────────────────────────────────────────────────────

@@ -31,10 +31,11 @@ export function installationUrls(ctx: Pick<Context, "config" | "urls">, integrat
   };
 }
 
-export function spaceInstallationUrls(ctx: Pick<Context, "config" | "urls">, integrationName: string, installationId: string, spaceId: string) {
+export function scopedInstallationUrls(ctx: Pick<Context, "config" | "urls">, integrationName: string, installationId: string, scope: "space" | "site", targetId: string) {
   const name = encodeURIComponent(integrationName);
+  const path = `/integrations/${name}/installations/${installationId}/${scope}s/${encodeURIComponent(targetId)}`;
   return {
-    location: ctx.urls.api(`/integrations/${name}/installations/${installationId}/spaces/${spaceId}`),
-    publicEndpoint: `${ctx.config.publicUrl}/integrations/${name}/installations/${installationId}/spaces/${spaceId}/public`,
+    location: ctx.urls.api(path),
+    publicEndpoint: `${ctx.config.publicUrl}${path}/public`,
   };
 }

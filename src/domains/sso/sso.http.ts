@@ -1,12 +1,12 @@
 import type { Services } from "../../core/context.js";
 import { AppError, badInput, notFound } from "../../core/errors.js";
-import { reportError } from "../../core/error-report.js";
-import { errorResponse } from "../../rest/handler.js";
+import { rawRoute, type RawRoute } from "../../rest/raw-routes.js";
 import { authorizeUrl, serviceMetadata, verifySamlResponse } from "./sso.saml.js";
 import { signInWithSaml } from "./sso.service.js";
 
 /**
- * The unauthenticated SAML endpoints of every provider (mounted by src/server.ts):
+ * The unauthenticated SAML endpoints of every provider, raw routes (src/rest/raw-routes.ts) with
+ * auth "none":
  *
  * - `GET  /sso/saml/{providerId}/start`    302 to the identity provider's ssoURL with an AuthnRequest
  *                                          (HTTP-Redirect binding); `?RelayState=` is passed along.
@@ -14,9 +14,8 @@ import { signInWithSaml } from "./sso.service.js";
  *                                          verifies it and answers 200 `{ token, user, organization }`.
  * - `GET  /sso/saml/{providerId}/metadata` the service provider's metadata XML (its URL is the entityID).
  *
- * Errors use the API's body `{ error: { code, message } }`.
+ * Errors use the API's body `{ error: { code, message } }`; another method answers 405.
  */
-export const SAML_PATH = /^\/sso\/saml\/([^/]+)\/(start|acs|metadata)\/?$/;
 const MAX_BODY = 1024 * 1024;
 
 async function readSamlResponse(request: Request): Promise<string> {
@@ -50,31 +49,41 @@ async function readSamlResponse(request: Request): Promise<string> {
   return value.replace(/\s+/g, "");
 }
 
-export async function samlHttp(services: Services, request: Request): Promise<Response> {
-  const url = new URL(request.url);
-  const match = SAML_PATH.exec(url.pathname);
-  try {
-    if (!match) throw notFound(`${url.pathname}`);
-    const [, rawId, action] = match as unknown as [string, string, "start" | "acs" | "metadata"];
-    const providerId = decodeURIComponent(rawId);
-    const expected = action === "acs" ? "POST" : "GET";
-    if (request.method !== expected && !(expected === "GET" && request.method === "HEAD")) {
-      return errorResponse({ error: { code: 405, message: `Use ${expected} on ${url.pathname}.` } }, { allow: expected });
-    }
-    const provider = await services.prisma.samlProvider.findUnique({ where: { id: providerId } });
-    if (!provider || provider.status !== "active") throw notFound(`SAML provider "${providerId}"`);
+async function activeProvider(services: Services, providerId: string) {
+  const provider = await services.prisma.samlProvider.findUnique({ where: { id: providerId } });
+  if (!provider || provider.status !== "active") throw notFound(`SAML provider "${providerId}"`);
+  return provider;
+}
 
-    if (action === "start") {
+export const samlRoutes: RawRoute[] = [
+  rawRoute({
+    methods: ["GET"],
+    path: "/sso/saml/{providerId}/start",
+    auth: "none",
+    async handler(services, { providerId }, _request, url) {
+      const provider = await activeProvider(services, providerId);
       const location = await authorizeUrl(provider, services.config, url.searchParams.get("RelayState"));
       return new Response(null, { status: 302, headers: { location, "cache-control": "no-store" } });
-    }
-    if (action === "metadata") {
+    },
+  }),
+  rawRoute({
+    methods: ["POST"],
+    path: "/sso/saml/{providerId}/acs",
+    auth: "none",
+    async handler(services, { providerId }, request) {
+      const provider = await activeProvider(services, providerId);
+      const identity = await verifySamlResponse(provider, services.config, await readSamlResponse(request));
+      const session = await signInWithSaml(services, provider, identity);
+      return new Response(JSON.stringify(session), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
+    },
+  }),
+  rawRoute({
+    methods: ["GET"],
+    path: "/sso/saml/{providerId}/metadata",
+    auth: "none",
+    async handler(services, { providerId }) {
+      const provider = await activeProvider(services, providerId);
       return new Response(serviceMetadata(provider, services.config), { headers: { "content-type": "application/samlmetadata+xml; charset=utf-8" } });
-    }
-    const identity = await verifySamlResponse(provider, services.config, await readSamlResponse(request));
-    const session = await signInWithSaml(services, provider, identity);
-    return new Response(JSON.stringify(session), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
-  } catch (err) {
-    return errorResponse(reportError(err));
-  }
-}
+    },
+  }),
+];

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import http from "node:http";
 import LZString from "lz-string";
 import { startGateway, type Caller, type TestGateway } from "../../helpers/gateway.js";
 import { startReceiver } from "../../events/receiver.js";
 import { recordSpaceActivity } from "../../../src/events/activity.js";
 import { verifySignature } from "../../../src/events/signing.js";
+import { purgeSettledEvents } from "../../../src/events/record.js";
 
 // A shared machine can be slow: generous limits, so that only real failures fail.
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 });
@@ -104,7 +106,6 @@ describe("POST /v1/integrations/{integrationName} (publish)", () => {
     expect(icon.headers.get("content-type")).toBe("image/png");
     expect(Buffer.from(await icon.arrayBuffer()).equals(Buffer.from(PNG, "base64"))).toBe(true);
     expect((await fetch(i.previewImages[0])).status).toBe(200);
-    expect((await fetch(`${t.url}/integrations/figma/public`)).status).toBe(501);
   });
 
   it("publishes a new version (200, version + 1): omitted fields are kept, null resets one", async () => {
@@ -212,9 +213,10 @@ describe("GET /v1/integrations and /v1/integrations/{integrationName}", () => {
   });
 });
 
+let spaceId: string;
+
 describe("installations", () => {
   let installation: any;
-  let spaceId: string;
 
   it("installs in an organization (201) with every documented field and records installation_setup", async () => {
     const res = await admin.post("/v1/integrations/figma/installations", { organization: admin.organization });
@@ -341,11 +343,102 @@ describe("installations", () => {
     expect(res.body.error.message).toContain("organization");
   });
 
-  it("answers the documented site list (empty: installations cannot be tied to sites yet)", async () => {
-    const res = await admin.get("/v1/integrations/figma/sites", { expand: true, externalId: "x" });
+  it("installs in a site (PUT), lists sites with expand and the external id filter, removes (DELETE)", async () => {
+    // figma targets spaces: a site installation is refused; an integration targeting sites (or all) is accepted.
+    const site = (await admin.post(`/v1/orgs/${admin.organization}/sites`, { title: "Help center" })).body;
+    const theirSite = (await other.post(`/v1/orgs/${other.organization}/sites`, { title: "Their site" })).body;
+    expect((await admin.put(`/v1/integrations/figma/installations/${installation.id}/sites/${site.id}`, {})).status).toBe(409);
+    expect(
+      (
+        await admin.post("/v1/integrations/analytics", {
+          title: "Analytics",
+          organization: admin.organization,
+          visibility: "public",
+          target: "site",
+          configurations: { site: { properties: { trackingId: { type: "string" } }, required: ["trackingId"] } },
+        })
+      ).status,
+    ).toBe(201);
+    const inst = (await admin.post("/v1/integrations/analytics/installations", { organization: admin.organization })).body;
+    const path = `/v1/integrations/analytics/installations/${inst.id}/sites/${site.id}`;
+
+    const missing = await admin.put(path, { configuration: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toContain("trackingId");
+    expect((await admin.put(`/v1/integrations/analytics/installations/${inst.id}/sites/${theirSite.id}`, { configuration: { trackingId: "x" } })).status).toBe(404);
+    expect((await admin.put(`/v1/integrations/analytics/installations/${inst.id}/sites/site_nope`, { configuration: { trackingId: "x" } })).status).toBe(404);
+    expect((await reader.put(path, { configuration: { trackingId: "x" } })).status).toBe(403);
+
+    const res = await admin.put(path, { configuration: { trackingId: "UA-1" }, externalIds: ["prop-1"] });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ count: 0, items: [] });
+    expect(res.body).toEqual({
+      integration: "analytics",
+      installation: inst.id,
+      status: "active",
+      configuration: { trackingId: "UA-1" },
+      externalIds: ["prop-1"],
+      urls: { location: `${t.url}${path}`, publicEndpoint: `${t.url}/integrations/analytics/installations/${inst.id}/sites/${site.id}/public` },
+      site: site.id,
+    });
+    // The same PUT again changes nothing and records nothing; a new configuration records the change with `previous`.
+    await admin.put(path, { configuration: { trackingId: "UA-1" } });
+    await admin.put(path, { configuration: { trackingId: "UA-2" } });
+    const setups = (await admin.get("/v1/integrations/analytics/events", { type: "site_installation_setup" })).body;
+    expect(setups.count).toBe(2);
+    expect(setups.items[0].payload).toEqual({
+      eventId: setups.items[0].id,
+      type: "site_installation_setup",
+      installationId: inst.id,
+      siteId: site.id,
+      status: "active",
+      previous: { status: "active", configuration: { trackingId: "UA-1" } },
+    });
+    expect(setups.items[1].payload).toMatchObject({ siteId: site.id, status: "active" });
+    expect(setups.items[1].payload).not.toHaveProperty("previous");
+
+    const plain = await admin.get("/v1/integrations/analytics/sites");
+    expect(plain.body).toMatchObject({ count: 1, items: [{ site: site.id, installation: inst.id, configuration: { trackingId: "UA-2" } }] });
+    const expanded = await admin.get("/v1/integrations/analytics/sites", { expand: true });
+    expect(expanded.body.items[0].site).toMatchObject({ object: "site", id: site.id, title: "Help center" });
+    expect((await admin.get(path, { expand: true })).body.site).toMatchObject({ object: "site", id: site.id });
+    expect((await admin.get(path)).body.site).toBe(site.id);
+    expect((await admin.get("/v1/integrations/analytics/sites", { externalId: "prop-1" })).body.count).toBe(1);
+    expect((await admin.get("/v1/integrations/analytics/sites", { externalId: "other" })).body.count).toBe(0);
+    // Another organization sees no site installations of Acme's installation, and cannot read one.
+    expect((await other.get("/v1/integrations/analytics/sites")).body.count).toBe(0);
+    expect((await other.get(path)).status).toBe(404);
     expect((await other.get("/v1/integrations/acme-private/sites")).status).toBe(404);
+
+    // site_selection is part of the installation: a change records installation_setup.
+    const selection = await admin.patch(`/v1/integrations/analytics/installations/${inst.id}`, { site_selection: "all" });
+    expect(selection.body.site_selection).toBe("all");
+    expect((await admin.patch(`/v1/integrations/analytics/installations/${inst.id}`, { site_selection: "some" })).status).toBe(400);
+    expect((await admin.get("/v1/integrations/analytics/events", { type: "installation_setup" })).body.count).toBe(2);
+
+    expect((await admin.delete(path)).status).toBe(204);
+    expect((await admin.delete(path)).status).toBe(204);
+    const deleted = (await admin.get("/v1/integrations/analytics/events", { type: "site_installation_deleted" })).body;
+    expect(deleted.count).toBe(1);
+    expect(deleted.items[0].payload).toMatchObject({ siteId: site.id, status: "active", previous: { configuration: { trackingId: "UA-2" } } });
+    expect((await admin.get("/v1/integrations/analytics/sites")).body.count).toBe(0);
+
+    // Deleting the site removes its installations.
+    await admin.put(path, { configuration: { trackingId: "UA-3" } });
+    expect((await admin.delete(`/v1/orgs/${admin.organization}/sites/${site.id}`)).status).toBe(204);
+    expect((await admin.get("/v1/integrations/analytics/sites")).body.count).toBe(0);
+  });
+
+  it("reads site installations in GraphQL", async () => {
+    const site = (await admin.post(`/v1/orgs/${admin.organization}/sites`, { title: "Graph site" })).body;
+    const inst = (await admin.get("/v1/integrations/analytics/installations")).body.items[0];
+    await admin.put(`/v1/integrations/analytics/installations/${inst.id}/sites/${site.id}`, { configuration: { trackingId: "G-1" } });
+    const res = await admin.graphql(
+      `query { integrationSiteInstallations(integrationName: "analytics", expand: true) { count items { installation site configuration urls { location } } } }`,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data.integrationSiteInstallations.count).toBe(1);
+    expect(res.data.integrationSiteInstallations.items[0]).toMatchObject({ installation: inst.id, configuration: { trackingId: "G-1" } });
+    expect(res.data.integrationSiteInstallations.items[0].site).toMatchObject({ id: site.id, title: "Graph site" });
   });
 
   it("records space activity for installations whose scopes cover it", async () => {
@@ -463,6 +556,18 @@ describe("development mode, signing secret and render", () => {
       const failing = await admin.post("/v1/integrations/figma/render", { componentId: "embed" });
       expect(failing.status).toBe(502);
       expect(failing.body.error.message).toContain("HTTP 500");
+      expect(receiver.received[0]!.headers["x-integration-event-type"]).toBe("block_fetch");
+
+      // Each render is a block_fetch event with its outcome and trace, never queued for delivery.
+      const fetches = (await admin.get("/v1/integrations/figma/events", { type: "block_fetch" })).body;
+      expect(fetches.count).toBe(4);
+      expect(fetches.items.map((e: any) => e.status)).toEqual(["failed", "failed", "success", "success"]);
+      expect(fetches.items[3]).toMatchObject({ payload: { type: "block_fetch", componentId: "embed" } });
+      expect(fetches.items[3]).not.toHaveProperty("installationId");
+      expect(fetches.items[3].id).toBe(receiver.received[0]!.headers["x-integration-event-id"]);
+      const trace = (await admin.get(`/v1/integrations/figma/events/${fetches.items[0].id}`)).body.trace.logs.map((l: any) => l.message);
+      expect(trace.join("\n")).toContain("HTTP 500");
+      expect(trace[0]).toContain("Recorded block_fetch");
 
       expect((await admin.get("/v1/integrations/figma/render", { request: "garbage" })).status).toBe(400);
       expect((await admin.post("/v1/integrations/figma/render", {})).status).toBe(400);
@@ -473,6 +578,140 @@ describe("development mode, signing secret and render", () => {
       await admin.delete("/v1/integrations/figma/dev");
       await receiver.close();
     }
+  });
+});
+
+describe("public endpoints", () => {
+  /** A stand-in for the integration's web server: echoes what it got, sets a cookie, answers 500 on /boom. */
+  async function startIntegrationServer() {
+    const got: { method: string; url: string; headers: http.IncomingHttpHeaders; body: Buffer }[] = [];
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", () => {
+        const body = Buffer.concat(chunks);
+        got.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+        if (req.url!.startsWith("/hook/boom")) {
+          res.writeHead(500, { "content-type": "text/plain" });
+          res.end("boom");
+          return;
+        }
+        res.writeHead(req.url!.startsWith("/hook/oauth") ? 302 : 200, {
+          "content-type": "text/html; charset=utf-8",
+          "set-cookie": ["a=1; Path=/", "b=2; Path=/"],
+          ...(req.url!.startsWith("/hook/oauth") ? { location: "https://app.example/done" } : {}),
+        });
+        res.end(`<p>${req.method} ${req.url} ${body.length}</p>`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as any).port}/hook`,
+      got,
+      close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    };
+  }
+
+  it("forwards requests without a token to the integration (signed, with the CSP) and relays its answer; each is a script_fetch event", async () => {
+    const inst = (await admin.get("/v1/integrations/figma/installations")).body.items.find((i: any) => i.target.organization === admin.organization);
+    const base = inst.urls.publicEndpoint as string;
+    expect(base).toBe(`${t.url}/integrations/figma/installations/${inst.id}/public`);
+    // Development mode off: no endpoint to forward to.
+    const off = await fetch(`${base}/webhook`, { method: "POST", body: "{}" });
+    expect(off.status).toBe(503);
+    expect((await off.json()).error.message).toContain("development mode");
+
+    const server = await startIntegrationServer();
+    await admin.put("/v1/integrations/figma/dev", { tunnelUrl: server.url });
+    try {
+      const payload = Buffer.from([0, 1, 2, 250, 255]);
+      const res = await fetch(`${base}/webhook/slack?team=T1`, {
+        method: "POST",
+        headers: { "content-type": "application/octet-stream", "x-slack-signature": "v0=abc", "x-signature": "forged" },
+        body: payload,
+      });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe("<p>POST /hook/webhook/slack?team=T1 5</p>");
+      expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(res.headers.get("content-security-policy")).toBe(FULL.contentSecurityPolicy);
+      expect(res.headers.getSetCookie()).toEqual(["a=1; Path=/", "b=2; Path=/"]);
+
+      const sent = server.got[0]!;
+      expect(sent.body.equals(payload)).toBe(true);
+      expect(sent.headers).toMatchObject({
+        "content-type": "application/octet-stream",
+        "x-slack-signature": "v0=abc",
+        "x-integration-event-type": "script_fetch",
+        "x-integration-name": "figma",
+        "x-integration-installation-id": inst.id,
+        "content-security-policy": FULL.contentSecurityPolicy,
+        "x-forwarded-proto": "http",
+      });
+      const secret = (await admin.get("/v1/integrations/figma/signing-secret")).body.signingSecret;
+      expect(verifySignature(secret, sent.body, { signature: sent.headers["x-signature"] as string, timestamp: sent.headers["x-signature-timestamp"] as string })).toBe(true);
+
+      // Redirects are relayed, not followed; the integration-level and space-level endpoints forward too.
+      const redirect = await fetch(`${t.url}/integrations/figma/public/oauth/callback?code=c1`, { redirect: "manual" });
+      expect(redirect.status).toBe(302);
+      expect(redirect.headers.get("location")).toBe("https://app.example/done");
+      expect(server.got[1]!.headers["x-integration-installation-id"]).toBeUndefined();
+      const spacePath = `${t.url}/integrations/figma/installations/${inst.id}/spaces/${spaceId}/public`;
+      await admin.put(`/v1/integrations/figma/installations/${inst.id}/spaces/${spaceId}`, {});
+      expect((await fetch(spacePath, { method: "PUT", body: "x" })).status).toBe(200);
+      expect(server.got[2]).toMatchObject({ method: "PUT", url: "/hook", headers: { "x-integration-space-id": spaceId } });
+
+      const boom = await fetch(`${base}/boom`);
+      expect(boom.status).toBe(500);
+      expect(await boom.text()).toBe("boom");
+
+      const events = (await admin.get("/v1/integrations/figma/events", { type: "script_fetch" })).body;
+      expect(events.count).toBe(4);
+      expect(events.items.map((e: any) => e.status)).toEqual(["failed", "success", "success", "success"]);
+      expect(events.items[3].payload).toEqual({ eventId: events.items[3].id, type: "script_fetch", installationId: inst.id, method: "POST", path: "/webhook/slack" });
+      expect(events.items[1].payload).toMatchObject({ method: "PUT", path: "/", spaceId });
+      expect(events.items[3].id).toBe(sent.headers["x-integration-event-id"]);
+
+      // Unknown integration, installation or space installation: 404; oversized body: 413.
+      expect((await fetch(`${t.url}/integrations/nope/public/x`)).status).toBe(404);
+      expect((await fetch(`${t.url}/integrations/figma/installations/inst_nope/public`)).status).toBe(404);
+      expect((await fetch(`${t.url}/integrations/figma/installations/${inst.id}/sites/site_nope/public`)).status).toBe(404);
+      expect((await fetch(`${base}/big`, { method: "POST", body: Buffer.alloc(1024 * 1024 + 1) })).status).toBe(413);
+    } finally {
+      await admin.delete("/v1/integrations/figma/dev");
+      await server.close();
+    }
+    // The integration is gone: a 502 names it.
+    await admin.put("/v1/integrations/figma/dev", { tunnelUrl: server.url });
+    try {
+      const gone = await fetch(`${base}/webhook`, { method: "POST", body: "{}" });
+      expect(gone.status).toBe(502);
+      expect((await gone.json()).error.message).toContain("could not be reached");
+    } finally {
+      await admin.delete("/v1/integrations/figma/dev");
+    }
+  });
+});
+
+describe("event retention", () => {
+  it("removes settled events older than the retention period with their traces, never pending ones", async () => {
+    const prisma = t.gateway.db.prisma;
+    const integration = await prisma.integration.findUniqueOrThrow({ where: { name: "figma" } });
+    const old = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    const base = { integrationId: integration.id, type: "installation_setup", payload: {}, createdAt: old };
+    await prisma.integrationEvent.createMany({
+      data: [
+        { ...base, id: "iev_old_success", status: "success" },
+        { ...base, id: "iev_old_pending", status: "pending" },
+        { ...base, id: "iev_recent_failed", status: "failed", createdAt: new Date() },
+      ],
+    });
+    await prisma.integrationEventLog.create({ data: { id: "log_old", eventId: "iev_old_success", level: "info", message: "old" } });
+    expect(await purgeSettledEvents(prisma, 30)).toBe(1);
+    const left = await prisma.integrationEvent.findMany({ where: { id: { in: ["iev_old_success", "iev_old_pending", "iev_recent_failed"] } } });
+    expect(left.map((e) => e.id).sort()).toEqual(["iev_old_pending", "iev_recent_failed"]);
+    expect(await prisma.integrationEventLog.count({ where: { id: "log_old" } })).toBe(0);
+    expect(await purgeSettledEvents(prisma, 0)).toBe(0);
+    await prisma.integrationEvent.deleteMany({ where: { id: { in: ["iev_old_pending", "iev_recent_failed"] } } });
   });
 });
 
@@ -487,12 +726,12 @@ describe("GraphQL graph", () => {
     );
     expect(res.errors).toBeUndefined();
     const org = res.data.organization;
-    expect(org.integrations.totalCount).toBe(2);
+    expect(org.integrations.totalCount).toBe(3);
     const figma = org.integrations.edges.find((e: any) => e.node.name === "figma").node;
     expect(figma.events.totalCount).toBeGreaterThan(3);
     expect(figma.events.edges).toHaveLength(2);
-    expect(org.installations.totalCount).toBe(2);
-    expect(org.installations.edges.map((e: any) => e.node.integration.name).sort()).toEqual(["figma", "slack"]);
+    expect(org.installations.totalCount).toBe(3);
+    expect(org.installations.edges.map((e: any) => e.node.integration.name).sort()).toEqual(["analytics", "figma", "slack"]);
     // A stranger sees no events through the graph either.
     const stranger = await other.graphql(`{ integration(integrationName: "figma") { events(first: 5) { totalCount } } }`);
     expect(stranger.data.integration.events.totalCount).toBe(0);

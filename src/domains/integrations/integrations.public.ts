@@ -1,0 +1,171 @@
+import type { Services } from "../../core/context.js";
+import { AppError, badInput, notFound } from "../../core/errors.js";
+import { dispatchTarget } from "../../events/record.js";
+import { callIntegration } from "../../events/exchange.js";
+
+/**
+ * Public endpoints of integrations (`urls.publicEndpoint` of integrations, installations and
+ * space or site installations), reached from outside without an API token — a third-party
+ * service's webhook, an OAuth callback, a page the integration serves:
+ *
+ *   /integrations/{name}/public{/rest}
+ *   /integrations/{name}/installations/{installationId}/public{/rest}
+ *   /integrations/{name}/installations/{installationId}/spaces/{spaceId}/public{/rest}
+ *   /integrations/{name}/installations/{installationId}/sites/{siteId}/public{/rest}
+ *
+ * The request (any method, its headers, query and body up to MAX_BODY bytes) is forwarded to the
+ * integration's endpoint — its development tunnel, with `{/rest}` and the query appended to the
+ * tunnel URL — signed like every request the gateway sends (x-signature over the exact body bytes),
+ * with `x-integration-event-type: script_fetch`, the event id, the integration name, the
+ * installation and space or site ids, `x-forwarded-host`/`x-forwarded-proto`, and the
+ * integration's content security policy. The integration's answer (status, headers, body) is
+ * relayed to the caller, with that policy added when the answer has none. Each request is
+ * recorded as a script_fetch event: success when the integration answered below 500, failed
+ * otherwise (502 to the caller when it could not be reached, 504 when it did not answer in time).
+ * The endpoints of an unknown integration, installation, or space or site installation are 404;
+ * without a reachable endpoint (development mode off, or not forwarding that organization) 503.
+ */
+/** What lies between the integration name and `/public` (the route's `scope` parameter, as sent). */
+const SCOPE = /^(?:\/installations\/([^/]+)(?:\/(spaces|sites)\/([^/]+))?)?$/;
+export const MAX_BODY = 1024 * 1024;
+
+/** Request headers that belong to the hop, or that only the gateway may set. */
+const DROPPED_REQUEST = new Set(["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "content-length", "expect"]);
+const DROPPED_RESPONSE = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "trailer", "content-length", "content-encoding"]);
+const GATEWAY_HEADER = /^(x-integration-|x-signature)/;
+
+export interface PublicTarget {
+  integrationName: string;
+  installationId?: string;
+  scope?: "space" | "site";
+  targetId?: string;
+  /** The path after `/public`, with its leading slash ("" when none). */
+  rest: string;
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badInput(`The path segment "${segment}" is not valid.`);
+  }
+}
+
+/**
+ * The endpoint a request reached, from the route's parameters: the decoded integration name, the
+ * part between it and `/public` ("" or `/installations/{id}[/spaces|sites/{id}]`, as sent) and the
+ * rest of the path after `/public` (as sent). Anything else between name and `/public` is 404.
+ */
+export function publicTarget(params: { integrationName: string; scope: string; path: string }): PublicTarget {
+  const m = SCOPE.exec(params.scope);
+  if (!m) throw notFound("Public endpoint");
+  return {
+    integrationName: params.integrationName,
+    installationId: m[1] === undefined ? undefined : decode(m[1]),
+    scope: m[2] === undefined ? undefined : m[2] === "spaces" ? "space" : "site",
+    targetId: m[3] === undefined ? undefined : decode(m[3]),
+    rest: params.path,
+  };
+}
+
+async function readBody(request: Request): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > MAX_BODY) throw new AppError(413, `The request body is larger than ${MAX_BODY} bytes.`);
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (let part = await reader.read(); !part.done; part = await reader.read()) {
+    size += part.value.byteLength;
+    if (size > MAX_BODY) {
+      await reader.cancel().catch(() => undefined);
+      throw new AppError(413, `The request body is larger than ${MAX_BODY} bytes.`);
+    }
+    chunks.push(part.value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Forwards a request to an integration's public endpoint and relays its answer (see above). */
+export async function forwardPublicRequest(services: Services, request: Request, url: URL, target: PublicTarget): Promise<Response> {
+  const { prisma } = services;
+  const integration = await prisma.integration.findUnique({ where: { name: target.integrationName } });
+  if (!integration) throw notFound(`Integration "${target.integrationName}"`);
+  let installation: { id: string; organizationId: string } | null = null;
+  if (target.installationId !== undefined) {
+    installation = await prisma.integrationInstallation.findFirst({
+      where: { id: target.installationId, integrationId: integration.id },
+      select: { id: true, organizationId: true },
+    });
+    if (!installation) throw notFound(`Installation "${target.installationId}" of integration "${integration.name}"`);
+  }
+  if (installation && target.scope && target.targetId !== undefined) {
+    const key = { installationId: installation.id };
+    const found =
+      target.scope === "space"
+        ? await prisma.integrationSpaceInstallation.findFirst({ where: { ...key, spaceId: target.targetId }, select: { installationId: true } })
+        : await prisma.integrationSiteInstallation.findFirst({ where: { ...key, siteId: target.targetId }, select: { installationId: true } });
+    if (!found) throw notFound(`${target.scope === "space" ? "Space" : "Site"} "${target.targetId}" installation of installation "${installation.id}"`);
+  }
+  const destination = dispatchTarget(integration, installation?.organizationId ?? integration.ownerId);
+  if ("skip" in destination) {
+    throw new AppError(
+      503,
+      integration.devTunnelUrl
+        ? `Integration "${integration.name}" does not take requests of this installation: its development mode forwards only its owner organization's (all = false).`
+        : `Integration "${integration.name}" has no endpoint to answer this request: its development mode is off.`,
+    );
+  }
+
+  const body = await readBody(request);
+  const forwardUrl = new URL(destination.url);
+  forwardUrl.pathname = forwardUrl.pathname.replace(/\/$/, "") + target.rest;
+  forwardUrl.search = url.search;
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    if (!DROPPED_REQUEST.has(name) && !GATEWAY_HEADER.test(name)) headers[name] = value;
+  });
+  headers["x-forwarded-host"] = url.host;
+  headers["x-forwarded-proto"] = url.protocol.replace(/:$/, "");
+  headers["x-integration-name"] = integration.name;
+  if (installation) headers["x-integration-installation-id"] = installation.id;
+  if (target.scope && target.targetId !== undefined) headers[`x-integration-${target.scope}-id`] = target.targetId;
+
+  const method = request.method.toUpperCase();
+  const what = `${method} ${target.rest || "/"}${url.search}`;
+  const call = await callIntegration(services, {
+    integration,
+    installation,
+    type: "script_fetch",
+    fields: {
+      method,
+      path: target.rest || "/",
+      ...(target.scope === "space" ? { spaceId: target.targetId } : {}),
+      ...(target.scope === "site" ? { siteId: target.targetId } : {}),
+    },
+    url: forwardUrl.toString(),
+    method,
+    headers,
+    body,
+    what,
+    timeoutMs: services.config.integrationDeliveryTimeoutMs,
+  });
+  if (!call.response) {
+    const { timedOut, message } = call.failure!;
+    await call.finish("failed", timedOut ? `The integration gave no answer in time (${message})` : `The integration could not be reached: ${message}`);
+    throw new AppError(
+      timedOut ? 504 : 502,
+      `Integration "${integration.name}" ${timedOut ? `did not answer within ${services.config.integrationDeliveryTimeoutMs} ms` : "could not be reached"}.`,
+    );
+  }
+  const res = call.response;
+  await call.finish(res.status < 500 ? "success" : "failed", `The integration answered HTTP ${res.status}`);
+  const out = new Headers();
+  res.headers.forEach((value, name) => {
+    if (!DROPPED_RESPONSE.has(name) && name !== "set-cookie") out.set(name, value);
+  });
+  for (const cookie of res.headers.getSetCookie()) out.append("set-cookie", cookie);
+  if (integration.contentSecurityPolicy && !out.has("content-security-policy")) out.set("content-security-policy", integration.contentSecurityPolicy);
+  const empty = method === "HEAD" || res.status === 204 || res.status === 304;
+  return new Response(empty ? null : res.body, { status: res.status, statusText: res.statusText, headers: out });
+}
