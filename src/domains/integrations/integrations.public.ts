@@ -2,6 +2,7 @@ import type { Services } from "../../core/context.js";
 import { AppError, badInput, notFound } from "../../core/errors.js";
 import { dispatchTarget } from "../../events/record.js";
 import { callIntegration } from "../../events/exchange.js";
+import { readBodyBytes } from "../../rest/raw-routes.js";
 
 /**
  * Public endpoints of integrations (`urls.publicEndpoint` of integrations, installations and
@@ -68,24 +69,6 @@ export function publicTarget(params: { integrationName: string; scope: string; p
   };
 }
 
-async function readBody(request: Request): Promise<Uint8Array> {
-  const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > MAX_BODY) throw new AppError(413, `The request body is larger than ${MAX_BODY} bytes.`);
-  if (!request.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (let part = await reader.read(); !part.done; part = await reader.read()) {
-    size += part.value.byteLength;
-    if (size > MAX_BODY) {
-      await reader.cancel().catch(() => undefined);
-      throw new AppError(413, `The request body is larger than ${MAX_BODY} bytes.`);
-    }
-    chunks.push(part.value);
-  }
-  return Buffer.concat(chunks);
-}
-
 /** Forwards a request to an integration's public endpoint and relays its answer (see above). */
 export async function forwardPublicRequest(services: Services, request: Request, url: URL, target: PublicTarget): Promise<Response> {
   const { prisma } = services;
@@ -117,7 +100,7 @@ export async function forwardPublicRequest(services: Services, request: Request,
     );
   }
 
-  const body = await readBody(request);
+  const body = await readBodyBytes(request, MAX_BODY);
   const forwardUrl = new URL(destination.url);
   forwardUrl.pathname = forwardUrl.pathname.replace(/\/$/, "") + target.rest;
   forwardUrl.search = url.search;

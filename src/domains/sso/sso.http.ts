@@ -1,6 +1,6 @@
 import type { Services } from "../../core/context.js";
-import { AppError, badInput, notFound } from "../../core/errors.js";
-import { rawRoute, type RawRoute } from "../../rest/raw-routes.js";
+import { badInput, notFound } from "../../core/errors.js";
+import { rawRoute, readBodyBytes, type RawRoute } from "../../rest/raw-routes.js";
 import { authorizeUrl, serviceMetadata, verifySamlResponse } from "./sso.saml.js";
 import { signInWithSaml } from "./sso.service.js";
 
@@ -19,22 +19,7 @@ import { signInWithSaml } from "./sso.service.js";
 const MAX_BODY = 1024 * 1024;
 
 async function readSamlResponse(request: Request): Promise<string> {
-  const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > MAX_BODY) throw new AppError(413, `The request body is larger than ${MAX_BODY} bytes.`);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
-    for (let part = await reader.read(); !part.done; part = await reader.read()) {
-      size += part.value.byteLength;
-      if (size > MAX_BODY) {
-        await reader.cancel().catch(() => undefined);
-        throw new AppError(413, `The request body is larger than ${MAX_BODY} bytes.`);
-      }
-      chunks.push(part.value);
-    }
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
+  const text = (await readBodyBytes(request, MAX_BODY)).toString("utf8");
   let value: unknown;
   if ((request.headers.get("content-type") ?? "").includes("application/json")) {
     try {
