@@ -10,6 +10,11 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // Builds the migrated database template that startGateway copies (test/helpers/gateway.ts).
+    globalSetup: ["test/helpers/global-setup.ts"],
+    // The tests' stand-in integrations, import and OpenAPI sources listen on this machine: allow
+    // outbound requests to it (the server refuses private addresses by default, src/core/outbound.ts).
+    env: { OUTBOUND_ALLOWED_NETWORKS: process.env.OUTBOUND_ALLOWED_NETWORKS ?? "127.0.0.0/8,::1" },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import WebSocket from "ws";
-import { createClient, type Client } from "graphql-ws";
 import { startGateway, type Caller, type TestGateway } from "../helpers/gateway.js";
+import { collect, firstOutcome, sseSubscribe, wsClient } from "../helpers/graphql-ws.js";
 import { startReceiver } from "./receiver.js";
 import { client, processStorage, startServerProcess, type ServerProcess } from "./processes.js";
 
@@ -33,35 +32,6 @@ const FIELDS = "id integrationId installationId createdAt status payload { event
 const INTEGRATION_EVENTS = `subscription($name: String!, $types: [String!], $statuses: [IntegrationEventStatus!]) {
   integrationEvents(integrationName: $name, types: $types, statuses: $statuses) { ${FIELDS} } }`;
 const ORGANIZATION_EVENTS = `subscription($org: String!, $types: [String!]) { organizationIntegrationEvents(organizationId: $org, types: $types) { ${FIELDS} } }`;
-
-function wsClient(url: string, token: string): Client {
-  return createClient({ url: url.replace(/^http/, "ws") + "/graphql", webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0, lazy: true });
-}
-
-/** Subscribes; `ready` resolves once the server acknowledged, `results` with the first `count` payloads or the errors. */
-function collect(c: Client, query: string, variables: Record<string, unknown>, count: number) {
-  const results: any[] = [];
-  let markReady!: () => void;
-  const ready = new Promise<void>((r) => (markReady = r));
-  const done = new Promise<any[]>((resolve, reject) => {
-    const stop = c.subscribe(
-      { query, variables },
-      {
-        next: (value) => {
-          results.push(value);
-          if (results.length === count) {
-            stop();
-            resolve(results);
-          }
-        },
-        error: reject,
-        complete: () => resolve(results),
-      },
-    );
-    c.on("connected", () => setTimeout(markReady, 150));
-  });
-  return { ready, results: done };
-}
 
 describe("integrationEvents over graphql-ws", () => {
   it("streams new events and their status changes to members of the owner organization", async () => {
@@ -96,10 +66,7 @@ describe("integrationEvents over graphql-ws", () => {
       [reader, ORGANIZATION_EVENTS, { org: admin.organization }, /needs admin/],
     ] as const) {
       const c = wsClient(t.url, caller.token);
-      const outcome = await collect(c, query, variables, 1).results.then(
-        (r) => r,
-        (errors) => errors,
-      );
+      const outcome = await firstOutcome(c, query, variables);
       expect(JSON.stringify(outcome)).toMatch(message);
       await c.dispose();
     }
@@ -119,26 +86,12 @@ describe("integrationEvents over graphql-ws", () => {
 
 describe("integrationEvents over server-sent events", () => {
   it("streams the same subscription on /graphql with Accept: text/event-stream", async () => {
-    const controller = new AbortController();
-    const res = await fetch(`${t.url}/graphql`, {
-      method: "POST",
-      signal: controller.signal,
-      headers: { "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${admin.token}` },
-      body: JSON.stringify({ query: INTEGRATION_EVENTS, variables: { name: "live", statuses: ["pending"] } }),
-    });
-    expect(res.headers.get("content-type")).toContain("text/event-stream");
-    const reader = res.body!.getReader();
+    const stream = await sseSubscribe(t.url, admin.token, INTEGRATION_EVENTS, { name: "live", statuses: ["pending"] });
+    expect(stream.response.headers.get("content-type")).toContain("text/event-stream");
     const inst = (await admin.get("/v1/integrations/live/installations")).body.items.find((i: any) => i.target.organization === admin.organization);
     setTimeout(() => void admin.patch(`/v1/integrations/live/installations/${inst.id}`, { configuration: { a: 2 } }), 300);
-    let text = "";
-    while (!text.includes("integrationEvents")) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += new TextDecoder().decode(value);
-    }
-    controller.abort();
-    const line = text.split("\n").find((l) => l.startsWith("data:") && l.includes("integrationEvents"))!;
-    expect(JSON.parse(line.slice(5)).data.integrationEvents).toMatchObject({ status: "pending", payload: { type: "installation_setup", previous: { configuration: { a: 1 } } } });
+    const event = await stream.firstEventWith("integrationEvents");
+    expect(event.data.integrationEvents).toMatchObject({ status: "pending", payload: { type: "installation_setup", previous: { configuration: { a: 1 } } } });
   });
 
   it("refuses a caller who may not read the events, with no stream", async () => {

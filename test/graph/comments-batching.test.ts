@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { createSpace, statementsOf, type Admin } from "../helpers/fixtures.js";
 
 /**
  * Nested comment reads run a bounded number of SQL statements: the same for 5 rows as for 20
@@ -7,10 +8,8 @@ import { startGateway, type TestGateway } from "../helpers/gateway.js";
  * batches, replies ride along with their comments).
  */
 
-type Boot = Awaited<ReturnType<TestGateway["bootstrap"]>>;
-
 let t: TestGateway;
-let admin: Boot;
+let admin: Admin;
 let spaceId: string;
 
 const CHANGE_REQUESTS = 20;
@@ -23,7 +22,7 @@ beforeAll(async () => {
   admin = await t.bootstrap("ada@acme.test", "Acme Docs");
   const member = await t.member(admin.organization, "cora@acme.test", "comment");
   const prisma = t.gateway.db.prisma;
-  spaceId = (await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Busy" })).body.id;
+  spaceId = (await createSpace(admin, admin.organization, { title: "Busy" })).id;
   const page = (id: string, title: string, parentId: string | null = null) => ({
     id,
     title,
@@ -87,31 +86,8 @@ beforeAll(async () => {
   await prisma.commentReaction.createMany({
     data: comments.flatMap((c, i) => users.map((userId, u) => ({ commentId: c.id, userId, emoji: u === 0 || i % 2 ? "👍" : "🎉" }))),
   });
-  // After the long seeding, the client's idle keep-alive socket may be one the server is closing.
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await admin.get(`/v1/spaces/${spaceId}/comments`, { limit: 1 });
-      break;
-    } catch (err) {
-      if (attempt >= 2) throw err;
-    }
-  }
 }, 180_000);
 afterAll(() => t?.close());
-
-/**
- * Statements sent while `run` runs: the fewest of three runs, since background work of the
- * server (event delivery, maintenance) may send a statement during one of them.
- */
-async function statementsOf(run: () => Promise<void>): Promise<number> {
-  const counts: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    const before = t.gateway.db.stats.statements;
-    await run();
-    counts.push(t.gateway.db.stats.statements - before);
-  }
-  return Math.min(...counts);
-}
 
 // As much as the graph's cost limit lets one query ask for 20 comments with 20 replies each.
 const graphQuery = `query($space: String!, $n: Int!) {
@@ -140,7 +116,7 @@ describe("statements per nested comment read", () => {
     const counts: Record<number, number> = {};
     for (const n of [5, 20]) {
       let data: any;
-      counts[n] = await statementsOf(async () => {
+      counts[n] = await statementsOf(t, async () => {
         const res = await admin.graphql(graphQuery, { space: spaceId, n });
         expect(res.errors).toBeUndefined();
         data = res.data;
@@ -178,7 +154,7 @@ describe("statements per nested comment read", () => {
     const counts: Record<number, number> = {};
     for (const n of [5, 20]) {
       let data: any;
-      counts[n] = await statementsOf(async () => {
+      counts[n] = await statementsOf(t, async () => {
         const res = await admin.graphql(query, { space: spaceId, n });
         expect(res.errors).toBeUndefined();
         data = res.data;
@@ -205,7 +181,7 @@ describe("statements per nested comment read", () => {
       const counts: number[] = [];
       for (const limit of [5, 20]) {
         counts.push(
-          await statementsOf(async () => {
+          await statementsOf(t, async () => {
             const res = await admin.get(path, { limit });
             expect(res.status).toBe(200);
             expect(res.body.items).toHaveLength(limit);
@@ -217,7 +193,7 @@ describe("statements per nested comment read", () => {
     };
     const space = await measure(`/v1/spaces/${spaceId}/comments`);
     const byNumber = await measure(`/v1/spaces/${spaceId}/change-requests/7/comments`);
-    const replies = await statementsOf(async () => {
+    const replies = await statementsOf(t, async () => {
       const res = await admin.get(`/v1/spaces/${spaceId}/change-requests/cr_busy3/comments/cmt_cr3_4/replies`);
       expect(res.body.count).toBe(REPLIES);
     });

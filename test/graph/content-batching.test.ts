@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGateway, type Caller, type TestGateway } from "../helpers/gateway.js";
+import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { createSpace, fewestStatements, type Admin, type Member } from "../helpers/fixtures.js";
 
 let t: TestGateway;
-let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
-let editor: Caller & { user: string };
-let reader: Caller & { user: string };
+let admin: Admin;
+let editor: Member;
+let reader: Member;
 let spaceId: string;
 
 const QUERY = `query($s: String!, $n: Int!) {
@@ -27,7 +28,7 @@ beforeAll(async () => {
   admin = await t.bootstrap("ada@acme.test", "Acme Docs");
   editor = await t.member(admin.organization, "eddie@acme.test", "edit");
   reader = await t.member(admin.organization, "rita@acme.test", "read");
-  spaceId = (await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Batched" })).body.id;
+  spaceId = (await createSpace(admin, admin.organization, { title: "Batched" })).id;
   // Two change requests through the API (one with its own revision), the others stored directly.
   const first = (await admin.post(`/v1/spaces/${spaceId}/change-requests`, { subject: "Change 0" })).body;
   await admin.post(`/v1/spaces/${spaceId}/change-requests/${first.id}/content/pages`, { title: "Page 0" });
@@ -49,24 +50,8 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => t?.close());
 
-/**
- * Statements a call sends, the fewest of three runs: background work of other areas (event
- * delivery, maintenance) may add statements to the shared counter while a call runs.
- */
-async function fewestStatements<T>(call: () => Promise<T>): Promise<{ count: number; result: T }> {
-  const stats = t.gateway.db.stats;
-  let best = Infinity;
-  let result!: T;
-  for (let i = 0; i < 3; i++) {
-    const before = stats.statements;
-    result = await call();
-    best = Math.min(best, stats.statements - before);
-  }
-  return { count: best, result };
-}
-
 async function statementsFor(first: number) {
-  const { count, result: res } = await fewestStatements(() => reader.graphql(QUERY, { s: spaceId, n: first }));
+  const { count, result: res } = await fewestStatements(t, () => reader.graphql(QUERY, { s: spaceId, n: first }));
   expect(res.errors).toBeUndefined();
   expect(res.data.space.changeRequestsConnection.edges).toHaveLength(first);
   return { count, data: res.data };
@@ -88,8 +73,8 @@ describe("GraphQL Space → change requests", () => {
   });
 
   it("lists change requests on /v1 in a bounded number of statements", async () => {
-    const two = await fewestStatements(() => reader.get(`/v1/spaces/${spaceId}/change-requests`, { status: "draft", limit: 2 }));
-    const twenty = await fewestStatements(() => reader.get(`/v1/spaces/${spaceId}/change-requests`, { status: "draft", limit: 20 }));
+    const two = await fewestStatements(t, () => reader.get(`/v1/spaces/${spaceId}/change-requests`, { status: "draft", limit: 2 }));
+    const twenty = await fewestStatements(t, () => reader.get(`/v1/spaces/${spaceId}/change-requests`, { status: "draft", limit: 20 }));
     expect(twenty.result.body.items).toHaveLength(20);
     console.log(`statements: /v1 list of 2 → ${two.count}, of 20 → ${twenty.count}`);
     expect(twenty.count).toBe(two.count);

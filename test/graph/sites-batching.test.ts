@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type Caller, type TestGateway } from "../helpers/gateway.js";
+import { fewestStatements, type Admin, type Member } from "../helpers/fixtures.js";
 
 /**
  * Organization → sites → sections → site spaces → space must cost the same number of SQL
@@ -9,8 +10,8 @@ import { startGateway, type Caller, type TestGateway } from "../helpers/gateway.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 300_000 });
 
 let t: TestGateway;
-let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
-let editor: Caller & { user: string };
+let admin: Admin;
+let editor: Member;
 let big: string;
 let small: string;
 
@@ -120,33 +121,20 @@ async function seed(organizationId: string, label: string, sites: number, sectio
 }
 
 /**
- * The gateway runs in this process: long synchronous work (seeding) can let a kept-alive socket
- * expire under the client's feet, which fails the next request before it reaches the server.
- * Such a request is sent again once.
- */
-async function again<T>(send: () => Promise<T>): Promise<T> {
-  try {
-    return await send();
-  } catch (err) {
-    if (!(err instanceof TypeError)) throw err;
-    return send();
-  }
-}
-
-/**
  * Statements of one run of the query. Background work of the gateway (event delivery polling)
  * may add a statement during a run, never remove one: the fewest of five runs is the query's.
  */
 async function measure(caller: Caller, organizationId: string, query = QUERY) {
-  let best: { statements: number; data: any } | null = null;
-  for (let run = 0; run < 5; run++) {
-    const before = t.gateway.db.stats.statements;
-    const res = await again(() => caller.graphql(query, { org: organizationId }));
-    const statements = t.gateway.db.stats.statements - before;
-    expect(res.errors).toBeUndefined();
-    if (!best || statements < best.statements) best = { statements, data: res.data };
-  }
-  return best!;
+  const { count, result } = await fewestStatements(
+    t,
+    async () => {
+      const res = await caller.graphql(query, { org: organizationId });
+      expect(res.errors).toBeUndefined();
+      return res;
+    },
+    5,
+  );
+  return { statements: count, data: result.data };
 }
 
 beforeAll(async () => {
@@ -158,11 +146,11 @@ beforeAll(async () => {
   small = (await t.bootstrap("ada@acme.test", "Small Org")).organization;
   editor = await t.member(big, "eddie@acme.test", "edit");
   await t.member(small, "eddie@acme.test", "edit");
-  await again(() => admin.patch(`/v1/orgs/${big}`, { hostname: "bigorg" }));
+  await admin.patch(`/v1/orgs/${big}`, { hostname: "bigorg" });
   await seed(big, "big", 20, 20);
   await seed(small, "small", 5, 5);
   // Warm up: the first use of a token records its last use, which must not fall in a measurement.
-  for (const caller of [admin, editor]) await again(() => caller.graphql(`{ organizations { count } }`));
+  for (const caller of [admin, editor]) await caller.graphql(`{ organizations { count } }`);
   await new Promise((r) => setTimeout(r, 200));
 });
 afterAll(() => t?.close());

@@ -1,11 +1,13 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { inject } from "vitest";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createGateway, type Gateway } from "../../src/server.js";
 import { runAdminCommand } from "../../src/cli/commands.js";
 import { OpenApiChecker } from "./openapi.js";
+import { FAILED, READY } from "./global-setup.js";
+import { testTmpDir } from "./tmp.js";
 
 export interface Answer<T = any> {
   status: number;
@@ -58,11 +60,34 @@ export async function freshPostgres(baseUrl: string): Promise<{ url: string; dro
 }
 
 /**
+ * The folder of the migrated embedded database that the global setup builds for this run
+ * (test/helpers/global-setup.ts), once it is ready; undefined when there is none.
+ */
+async function pgliteTemplate(): Promise<string | undefined> {
+  let dir: string | undefined;
+  try {
+    dir = inject("pgliteTemplate") || undefined;
+  } catch {
+    return undefined; // not under vitest, or a configuration without the global setup
+  }
+  if (!dir) return undefined;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (fs.existsSync(path.join(dir, READY))) return dir;
+    if (fs.existsSync(path.join(dir, FAILED))) {
+      throw new Error(`The global setup could not build the database template:\n${fs.readFileSync(path.join(dir, FAILED), "utf8")}`);
+    }
+    if (Date.now() > deadline) throw new Error(`The database template in ${dir} was not ready within 120 s.`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
  * Starts a gateway on a fresh database (an embedded one in a temporary folder, or a new
  * PostgreSQL database when DATABASE_URL is set) listening on a free port.
  */
 export async function startGateway(overrides: Partial<Config> = {}): Promise<TestGateway> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-test-"));
+  const dataDir = fs.mkdtempSync(path.join(testTmpDir(), "docs-api-test-"));
   const pgdb = process.env.DATABASE_URL ? await freshPostgres(process.env.DATABASE_URL) : null;
   const config: Config = {
     ...loadConfig({ ...process.env, PORT: "0" }),
@@ -72,7 +97,21 @@ export async function startGateway(overrides: Partial<Config> = {}): Promise<Tes
     host: "127.0.0.1",
     ...overrides,
   };
-  const gateway = await createGateway(config);
+  let gateway: Gateway;
+  try {
+    // A fresh embedded database starts as a copy of the migrated template: copying is much
+    // faster than PGlite's initdb, and the server still applies any migration it lacks.
+    const template = config.databaseUrl ? undefined : await pgliteTemplate();
+    if (template && !fs.existsSync(path.join(config.dataDir, "pglite"))) {
+      fs.cpSync(path.join(template, "pglite"), path.join(config.dataDir, "pglite"), { recursive: true });
+    }
+    gateway = await createGateway(config);
+  } catch (err) {
+    // Nothing left behind by a start that failed (the data folder may be in memory, /dev/shm).
+    await pgdb?.drop().catch(() => undefined);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const port = await gateway.listen(0);
   const url = `http://127.0.0.1:${port}`;
   // Links are built from PUBLIC_URL; point it at this instance unless a test chose one.

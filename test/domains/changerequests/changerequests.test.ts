@@ -1,47 +1,35 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type Caller, type TestGateway } from "../../helpers/gateway.js";
+import { acmeDocs, created, createSpace, expectError, type Admin, type Member } from "../../helpers/fixtures.js";
 
 let t: TestGateway;
-type Boot = Awaited<ReturnType<TestGateway["bootstrap"]>>;
-let admin: Boot; // admin of Acme
-let other: Boot; // admin of another organization
-let reviewer: Caller & { user: string };
-let editor: Caller & { user: string };
-let reader: Caller & { user: string };
+let admin: Admin; // admin of Acme
+let other: Admin; // admin of another organization
+let reviewer: Member;
+let editor: Member;
+let reader: Member;
 
 beforeAll(async () => {
   t = await startGateway();
-  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
-  other = await t.bootstrap("oscar@other.test", "Other Org");
-  reviewer = await t.member(admin.organization, "rev@acme.test", "review");
-  editor = await t.member(admin.organization, "eddie@acme.test", "edit");
-  reader = await t.member(admin.organization, "rita@acme.test", "read");
+  ({ admin, other, reviewer, editor, reader } = await acmeDocs(t, {
+    reviewer: ["rev@acme.test", "review"],
+    editor: ["eddie@acme.test", "edit"],
+    reader: ["rita@acme.test", "read"],
+  }));
 });
 afterAll(() => t?.close());
 
-function expectError(res: { status: number; body: any }, status: number, ...texts: string[]) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.error.code).toBe(status);
-  for (const text of texts) expect(res.body.error.message).toContain(text);
-}
-
 async function newSpace(title = "Docs"): Promise<string> {
-  const res = await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
+  return (await createSpace(admin, admin.organization, { title })).id;
 }
 
 async function newPage(spaceId: string, body: Record<string, unknown>, by: Caller = admin, cr?: string): Promise<any> {
   const base = cr ? `/v1/spaces/${spaceId}/change-requests/${cr}` : `/v1/spaces/${spaceId}`;
-  const res = await by.post(`${base}/content/pages`, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+  return created(await by.post(`${base}/content/pages`, body));
 }
 
 async function newCr(spaceId: string, body: Record<string, unknown> = {}, by: Caller = admin): Promise<any> {
-  const res = await by.post(`/v1/spaces/${spaceId}/change-requests`, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+  return created(await by.post(`/v1/spaces/${spaceId}/change-requests`, body));
 }
 
 const mainRevision = async (spaceId: string) => (await admin.get(`/v1/spaces/${spaceId}/content`)).body.id as string;

@@ -1,45 +1,32 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type Caller, type TestGateway } from "../../helpers/gateway.js";
+import { acmeDocs, createCollection, createSpace, expectError, type Admin } from "../../helpers/fixtures.js";
 
 let t: TestGateway;
-type Boot = Awaited<ReturnType<TestGateway["bootstrap"]>>;
-let admin: Boot; // admin of Acme
-let other: Boot; // admin of Other Org only
-let third: Boot; // Ada again, admin of Third Org too (for transfers)
+let admin: Admin; // admin of Acme
+let other: Admin; // admin of Other Org only
+let third: Admin; // Ada again, admin of Third Org too (for transfers)
 let creator: Caller; // create role in Acme
 let reader: Caller; // read role in Acme
 let guest: Caller; // guest in Acme
 
 beforeAll(async () => {
   t = await startGateway();
-  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
-  other = await t.bootstrap("oscar@other.test", "Other Org");
+  ({ admin, other, creator, reader, guest } = await acmeDocs(t, {
+    creator: ["cree@acme.test", "create"],
+    reader: ["rita@acme.test", "read"],
+    guest: ["gus@acme.test", null],
+  }));
   third = await t.bootstrap("ada@acme.test", "Third Org");
-  creator = await t.member(admin.organization, "cree@acme.test", "create");
-  reader = await t.member(admin.organization, "rita@acme.test", "read");
-  guest = await t.member(admin.organization, "gus@acme.test", null);
-}, 180_000); // start-up, migrations and seeding are slow on a loaded machine
+}, 180_000); // start-up and seeding are slow on a loaded machine
 afterAll(() => t?.close());
 
 const anonymous = () => t.caller("");
 
-async function newCollection(title: string, parent?: string, by: Caller = admin, org = admin.organization) {
-  const res = await by.post(`/v1/orgs/${org}/collections`, parent ? { title, parent } : { title });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
-}
-
-async function newSpace(title: string, parent?: string, org = admin.organization, by: Caller = admin) {
-  const res = await by.post(`/v1/orgs/${org}/spaces`, parent ? { title, parent } : { title });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
-}
-
-function expectError(res: { status: number; body: any }, status: number, text?: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.error.code).toBe(status);
-  if (text) expect(res.body.error.message).toContain(text);
-}
+const newCollection = (title: string, parent?: string, by: Caller = admin, org = admin.organization) =>
+  createCollection(by, org, parent ? { title, parent } : { title });
+const newSpace = (title: string, parent?: string, org = admin.organization, by: Caller = admin) =>
+  createSpace(by, org, parent ? { title, parent } : { title });
 
 describe("POST /v1/orgs/{organizationId}/collections", () => {
   it("creates a top-level collection with the documented fields (201)", async () => {

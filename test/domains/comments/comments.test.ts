@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
+import { acmeDocs, createSpace, type Admin, type Member } from "../../helpers/fixtures.js";
 import { makeContext } from "../../../src/core/context.js";
 import { openChangeRequestCommentCounts, openSpaceCommentCounts } from "../../../src/domains/comments/comments.service.js";
 
-type Boot = Awaited<ReturnType<TestGateway["bootstrap"]>>;
-type Member = Awaited<ReturnType<TestGateway["member"]>>;
-
 let t: TestGateway;
-let admin: Boot;
-let other: Boot;
+let admin: Admin;
+let other: Admin;
 let commenter: Member;
 let reader: Member;
 let org: string;
@@ -53,18 +51,12 @@ const crOnly = storedPage("page_new", "Brand new", { position: 3 });
 
 beforeAll(async () => {
   t = await startGateway();
-  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
-  other = await t.bootstrap("oscar@other.test", "Other Org");
-  org = admin.organization;
-  commenter = await t.member(org, "cora@acme.test", "comment");
-  reader = await t.member(org, "rita@acme.test", "read");
+  ({ admin, other, org, commenter, reader } = await acmeDocs(t, { commenter: ["cora@acme.test", "comment"], reader: ["rita@acme.test", "read"] }));
   const prisma = t.gateway.db.prisma;
   await prisma.user.update({ where: { id: admin.user }, data: { displayName: "Ada Admin" } });
   await prisma.user.update({ where: { id: commenter.user }, data: { displayName: "Cora Commenter" } });
 
-  const created = await admin.post(`/v1/orgs/${org}/spaces`, { title: "Guides" });
-  expect(created.status).toBe(201);
-  space = created.body.id;
+  space = (await createSpace(admin, org, { title: "Guides" })).id;
   spaceBase = `/v1/spaces/${space}`;
   await createRevision("rev_main1", space, [intro, setup, faq]);
   await prisma.space.update({ where: { id: space }, data: { revisionId: "rev_main1" } });
@@ -77,15 +69,6 @@ beforeAll(async () => {
     data: { id: CR_OTHER, spaceId: space, number: 2, status: "draft", createdById: admin.user, revisionId: "rev_main1", revisionInitial: "rev_main1" },
   });
   crBase = `${spaceBase}/change-requests/${CR_ID}`;
-  // After a slow setup, the client's idle keep-alive socket may be one the server is closing.
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await admin.get(`${spaceBase}/comments`);
-      break;
-    } catch (err) {
-      if (attempt >= 2) throw err;
-    }
-  }
 }, 180_000);
 afterAll(() => t?.close());
 
@@ -224,7 +207,7 @@ describe("GET /v1/spaces/{spaceId}/comments/{commentId}", () => {
 describe("target.page.outdated", () => {
   it("turns true when the page changes or disappears in the active revision", async () => {
     const prisma = t.gateway.db.prisma;
-    const s = (await admin.post(`/v1/orgs/${org}/spaces`, { title: "Outdated" })).body.id;
+    const s = (await createSpace(admin, org, { title: "Outdated" })).id;
     const a = storedPage("page_a", "Alpha");
     const b = storedPage("page_b", "Beta");
     await createRevision("rev_o1", s, [a, b]);
@@ -261,10 +244,10 @@ describe("GET /v1/spaces/{spaceId}/comments", () => {
 
   beforeAll(async () => {
     const prisma = t.gateway.db.prisma;
-    listSpace = (await admin.post(`/v1/orgs/${org}/spaces`, { title: "Lists" })).body.id;
+    listSpace = (await createSpace(admin, org, { title: "Lists" })).id;
     await createRevision("rev_l1", listSpace, [storedPage("page_x", "X"), storedPage("page_y", "Y")]);
     await prisma.space.update({ where: { id: listSpace }, data: { revisionId: "rev_l1" } });
-    const posts: [string, Member | Boot, string | undefined][] = [
+    const posts: [string, Member | Admin, string | undefined][] = [
       ["first", admin, "page_x"],
       ["second", commenter, "page_y"],
       ["third", admin, "page_x"],
@@ -638,7 +621,7 @@ describe("change request comments", () => {
 
 describe("commenters", () => {
   it("lists the organization members who commented, as Member objects", async () => {
-    const s = (await admin.post(`/v1/orgs/${org}/spaces`, { title: "Commenters" })).body.id;
+    const s = (await createSpace(admin, org, { title: "Commenters" })).id;
     expect((await reader.get(`/v1/spaces/${s}/commenters`)).body).toEqual({ count: 0, items: [] });
     const c = (await admin.post(`/v1/spaces/${s}/comments`, { body: { markdown: "by ada" } })).body;
     await commenter.post(`/v1/spaces/${s}/comments/${c.id}/replies`, { body: { markdown: "reply by cora" } });
@@ -661,7 +644,7 @@ describe("commenters", () => {
 
 describe("a deleted space", () => {
   it("keeps its comments readable and refuses writes with 409", async () => {
-    const s = (await admin.post(`/v1/orgs/${org}/spaces`, { title: "Going away" })).body.id;
+    const s = (await createSpace(admin, org, { title: "Going away" })).id;
     const c = (await commenter.post(`/v1/spaces/${s}/comments`, { body: { markdown: "last words" } })).body;
     expect((await admin.delete(`/v1/spaces/${s}`)).status).toBe(204);
     expect((await reader.get(`/v1/spaces/${s}/comments`)).body.count).toBe(1);
@@ -678,7 +661,7 @@ describe("a deleted space", () => {
 describe("open comment counts (loaders for Space.comments and ChangeRequest.comments)", () => {
   it("counts open top-level comments per space and per change request in one query each", async () => {
     const prisma = t.gateway.db.prisma;
-    const s = (await admin.post(`/v1/orgs/${org}/spaces`, { title: "Counts" })).body.id;
+    const s = (await createSpace(admin, org, { title: "Counts" })).id;
     const a = (await admin.post(`/v1/spaces/${s}/comments`, { body: { markdown: "open 1" } })).body;
     await admin.post(`/v1/spaces/${s}/comments`, { body: { markdown: "open 2" } });
     const resolved = (await admin.post(`/v1/spaces/${s}/comments`, { body: { markdown: "resolved" } })).body;
@@ -703,7 +686,7 @@ describe("open comment counts (loaders for Space.comments and ChangeRequest.comm
 
 describe("GraphQL", () => {
   it("walks Space → commentsConnection → repliesConnection and ChangeRequest → commentsConnection with totalCount", async () => {
-    const s = (await admin.post(`/v1/orgs/${org}/spaces`, { title: "Graph" })).body.id;
+    const s = (await createSpace(admin, org, { title: "Graph" })).id;
     const c1 = (await admin.post(`/v1/spaces/${s}/comments`, { body: { markdown: "g1" } })).body;
     const c2 = (await commenter.post(`/v1/spaces/${s}/comments`, { body: { markdown: "g2" } })).body;
     await t.gateway.db.prisma.comment.update({ where: { id: c2.id }, data: { postedAt: new Date(Date.now() + 60_000) } });

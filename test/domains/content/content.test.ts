@@ -2,42 +2,29 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type Caller, type TestGateway } from "../../helpers/gateway.js";
+import { acmeDocs, created, createSpace, expectError, type Admin, type Member } from "../../helpers/fixtures.js";
 
 let t: TestGateway;
-type Boot = Awaited<ReturnType<TestGateway["bootstrap"]>>;
-let admin: Boot; // admin of Acme
-let other: Boot; // admin of another organization
-let editor: Caller & { user: string };
-let reader: Caller & { user: string };
+let admin: Admin; // admin of Acme
+let other: Admin; // admin of another organization
+let editor: Member;
+let reader: Member;
 
 /** A 2×3 PNG. */
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEklEQVR4nGNgYGD4z8DAwMAAAA0AAf8w7ZQAAAAASUVORK5CYII=";
 
 beforeAll(async () => {
   t = await startGateway();
-  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
-  other = await t.bootstrap("oscar@other.test", "Other Org");
-  editor = await t.member(admin.organization, "eddie@acme.test", "edit");
-  reader = await t.member(admin.organization, "rita@acme.test", "read");
+  ({ admin, other, editor, reader } = await acmeDocs(t, { editor: ["eddie@acme.test", "edit"], reader: ["rita@acme.test", "read"] }));
 });
 afterAll(() => t?.close());
 
-function expectError(res: { status: number; body: any }, status: number, text?: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.error.code).toBe(status);
-  if (text) expect(res.body.error.message).toContain(text);
-}
-
 async function newSpace(title = "Handbook", by: Caller = admin, org = admin.organization): Promise<string> {
-  const res = await by.post(`/v1/orgs/${org}/spaces`, { title });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
+  return (await createSpace(by, org, { title })).id;
 }
 
 async function newPage(spaceId: string, body: Record<string, unknown>, by: Caller = admin): Promise<any> {
-  const res = await by.post(`/v1/spaces/${spaceId}/content/pages`, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
+  return created(await by.post(`/v1/spaces/${spaceId}/content/pages`, body));
 }
 
 const DOC_PAGE_KEYS = ["createdAt", "documentId", "hidden", "id", "layout", "markdown", "noIndex", "noRobotsIndex", "pages", "path", "slug", "title", "type", "updatedAt", "urls"];

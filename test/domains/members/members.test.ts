@@ -1,38 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
-
-type Boot = Awaited<ReturnType<TestGateway["bootstrap"]>>;
-type Member = Awaited<ReturnType<TestGateway["member"]>>;
+import { acmeDocs, statementsOf, type Admin, type Member } from "../../helpers/fixtures.js";
 
 let t: TestGateway;
-let admin: Boot;
-let other: Boot;
+let admin: Admin;
+let other: Admin;
 let reader: Member;
 let guest: Member;
 let editor: Member;
 let org: string;
 
-/** SQL statements a request costs: the fewest of three runs, so background jobs do not count. */
-async function statementsOf(request: () => Promise<unknown>): Promise<number> {
-  const counts: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    const before = t.gateway.db.stats.statements;
-    await request();
-    counts.push(t.gateway.db.stats.statements - before);
-  }
-  return Math.min(...counts);
-}
-
 const iso = (value: unknown) => new Date(String(value)).toISOString() === value;
 
 beforeAll(async () => {
   t = await startGateway();
-  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
-  other = await t.bootstrap("oscar@other.test", "Other Org");
-  org = admin.organization;
-  reader = await t.member(org, "rita@acme.test", "read");
-  guest = await t.member(org, "gus@acme.test", null);
-  editor = await t.member(org, "eddie@acme.test", "edit");
+  ({ admin, other, org, reader, guest, editor } = await acmeDocs(t, {
+    reader: ["rita@acme.test", "read"],
+    guest: ["gus@acme.test", null],
+    editor: ["eddie@acme.test", "edit"],
+  }));
   const prisma = t.gateway.db.prisma;
   // Distinct, known join dates and names: ada, rita, gus, eddie in that order.
   const people: [string, string, string][] = [
@@ -73,7 +59,7 @@ beforeAll(async () => {
       { id: "acc_4", spaceId: "spc_deleted", userId: guest.user, role: "admin" },
     ],
   });
-}, 180_000); // starting a gateway applies every migration to a fresh database: slow on a busy machine
+}, 180_000); // start-up and seeding are slow on a busy machine
 afterAll(() => t?.close());
 
 describe("GET /v1/orgs/{organizationId}/members", () => {
@@ -184,8 +170,8 @@ describe("GET /v1/orgs/{organizationId}/members", () => {
     // Tokens record their use at most once a minute, off the request's path: keep that out of the count.
     await t.gateway.db.prisma.apiToken.updateMany({ data: { lastUsedAt: new Date(Date.now() + 3_600_000) } });
     // Both pages hold a guest (whose grants take their own two queries).
-    const two = await statementsOf(() => admin.get(`/v1/orgs/${org}/members`, { limit: 2 }));
-    const four = await statementsOf(() => admin.get(`/v1/orgs/${org}/members`, { limit: 4 }));
+    const two = await statementsOf(t, () => admin.get(`/v1/orgs/${org}/members`, { limit: 2 }));
+    const four = await statementsOf(t, () => admin.get(`/v1/orgs/${org}/members`, { limit: 4 }));
     expect(four).toBe(two);
   });
 });

@@ -3,16 +3,17 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
+import { acmeDocs, expectIsoDate, type Admin, type Member } from "../../helpers/fixtures.js";
 import { processorFor, resumeOpenApiProcessing } from "../../../src/domains/openapi/openapi.processing.js";
 import { PETSTORE_V2_YAML, PETSTORE_YAML, SWAGGER_JSON, startSources, type Sources } from "./sources.js";
 
 let t: TestGateway;
 let src: Sources;
-let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
-let other: Awaited<ReturnType<TestGateway["bootstrap"]>>;
-let creator: Awaited<ReturnType<TestGateway["member"]>>;
-let reader: Awaited<ReturnType<TestGateway["member"]>>;
-let guest: Awaited<ReturnType<TestGateway["member"]>>;
+let admin: Admin;
+let other: Admin;
+let creator: Member;
+let reader: Member;
+let guest: Member;
 
 const TIMEOUT_MS = 3000; // generous: a loaded CI machine must not turn good fetches into timeouts
 const MAX_BYTES = 64 * 1024;
@@ -22,11 +23,11 @@ const specPath = (slug: string) => `${base()}/${slug}`;
 beforeAll(async () => {
   src = await startSources();
   t = await startGateway({ openApiFetchTimeoutMs: TIMEOUT_MS, openApiMaxBytes: MAX_BYTES });
-  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
-  other = await t.bootstrap("oscar@other.test", "Other Org");
-  creator = await t.member(admin.organization, "cora@acme.test", "create");
-  reader = await t.member(admin.organization, "rita@acme.test", "review");
-  guest = await t.member(admin.organization, "gus@acme.test", null);
+  ({ admin, other, creator, reader, guest } = await acmeDocs(t, {
+    creator: ["cora@acme.test", "create"],
+    reader: ["rita@acme.test", "review"],
+    guest: ["gus@acme.test", null],
+  }));
 }, 120_000);
 afterAll(async () => {
   await t?.close();
@@ -43,11 +44,6 @@ async function settled(slug: string, caller = admin) {
     if (Date.now() > deadline) throw new Error(`spec ${slug} still ${res.body.processingState}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-function isoDate(value: unknown) {
-  expect(typeof value).toBe("string");
-  expect(new Date(value as string).toISOString()).toBe(value);
 }
 
 describe("OpenAPI spec lifecycle", () => {
@@ -74,13 +70,13 @@ describe("OpenAPI spec lifecycle", () => {
     });
     expect(s.urls).not.toHaveProperty("published");
     expect(s.id).toMatch(/^oas_/);
-    isoDate(s.createdAt);
-    isoDate(s.updatedAt);
+    expectIsoDate(s.createdAt);
+    expectIsoDate(s.updatedAt);
 
     const done = await settled("petstore");
     expect(done.processingState, done.lastProcessErrorCode).toBe("completed");
     expect(done.lastVersion).toMatch(/^oasv_/);
-    isoDate(done.lastProcessedAt);
+    expectIsoDate(done.lastProcessedAt);
     expect(done).not.toHaveProperty("lastProcessErrorCode");
     firstVersion = done.lastVersion;
   });
@@ -97,7 +93,7 @@ describe("OpenAPI spec lifecycle", () => {
       url: `${src.url}/petstore.yaml`,
       urls: { location: `${t.url}${specPath("petstore")}/versions/${firstVersion}` },
     });
-    isoDate(v.createdAt);
+    expectIsoDate(v.createdAt);
 
     const latest = await reader.get(`${specPath("petstore")}/versions/latest`);
     expect(latest.status).toBe(200);

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
+import { acmeDocs, type Admin } from "../../helpers/fixtures.js";
 
 let t: TestGateway;
-let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
-let other: Awaited<ReturnType<TestGateway["bootstrap"]>>;
+let admin: Admin;
+let other: Admin;
 
 beforeAll(async () => {
   t = await startGateway();
-  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
-  other = await t.bootstrap("oscar@other.test", "Other Org");
+  ({ admin, other } = await acmeDocs(t));
 });
 afterAll(() => t?.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import siteRoutes from "../../../src/domains/sites/sites.routes.js";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
+import { acmeDocs } from "../../helpers/fixtures.js";
 import { site, sitePath, space, type Admin } from "./helpers.js";
 
 // Many requests per test, on a machine that may be busy: generous time limits.
@@ -56,9 +57,8 @@ async function send(caller: Admin | ReturnType<TestGateway["caller"]>, method: s
 
 beforeAll(async () => {
   t = await startGateway();
-  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
-  other = await t.bootstrap("oscar@other.test", "Other Org");
-  const org = admin.organization;
+  let org: string;
+  ({ admin, other, org } = await acmeDocs(t));
   const spaceId = await space(admin, org, "Guide");
   const s = await site(admin, org, { title: "Private Site", spaces: [spaceId] });
   const section = (await admin.post(sitePath(org, s.id, "/sections"), { spaceId })).body;

@@ -1,12 +1,11 @@
 import type { Caller, TestGateway } from "../../helpers/gateway.js";
+import { createSpace } from "../../helpers/fixtures.js";
 
-export type Admin = Caller & { user: string; organization: string };
+export type { Admin } from "../../helpers/fixtures.js";
 
 /** Creates a space in the organization and returns its id. */
 export async function space(caller: Caller, organizationId: string, title: string): Promise<string> {
-  const res = await caller.post(`/v1/orgs/${organizationId}/spaces`, { title });
-  if (res.status !== 201) throw new Error(`space ${title}: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id;
+  return (await createSpace(caller, organizationId, { title })).id;
 }
 
 /** Creates a site and returns its body. */

@@ -1,6 +1,7 @@
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type Caller, type TestGateway } from "../../helpers/gateway.js";
+import { acmeDocs, type Member } from "../../helpers/fixtures.js";
 import { site, sitePath, space, type Admin } from "./helpers.js";
 
 // Many requests per test, on a machine that may be busy: generous time limits.
@@ -9,7 +10,7 @@ vi.setConfig({ testTimeout: 240_000, hookTimeout: 300_000 });
 let t: TestGateway;
 let admin: Admin;
 let other: Admin;
-let reader: Caller & { user: string };
+let reader: Member;
 let anonymous: Caller;
 let org: string;
 let portal: any;
@@ -49,10 +50,7 @@ function outline(body: any): [string, string[]][] {
 
 beforeAll(async () => {
   t = await startGateway();
-  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
-  other = await t.bootstrap("oscar@other.test", "Other Org");
-  org = admin.organization;
-  reader = await t.member(org, "rita@acme.test", "read");
+  ({ admin, other, org, reader } = await acmeDocs(t, { reader: ["rita@acme.test", "read"] }));
   anonymous = t.caller("");
   for (const title of ["Guide", "Pro Guide", "API", "Beta", "French"]) ids[title] = await space(admin, org, title);
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startGateway, type Caller, type TestGateway } from "../../helpers/gateway.js";
+import { startGateway, type TestGateway } from "../../helpers/gateway.js";
+import { acmeDocs, type Member } from "../../helpers/fixtures.js";
 import { ISO, site, sitePath, space, type Admin } from "./helpers.js";
 
 // Many requests per test, on a machine that may be busy: generous time limits.
@@ -8,19 +9,15 @@ vi.setConfig({ testTimeout: 240_000, hookTimeout: 300_000 });
 let t: TestGateway;
 let admin: Admin;
 let other: Admin;
-let creator: Caller & { user: string };
-let reader: Caller & { user: string };
+let creator: Member;
+let reader: Member;
 let org: string;
 let guide: string;
 let api: string;
 
 beforeAll(async () => {
   t = await startGateway();
-  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
-  other = await t.bootstrap("oscar@other.test", "Other Org");
-  org = admin.organization;
-  creator = await t.member(org, "cora@acme.test", "create");
-  reader = await t.member(org, "rita@acme.test", "read");
+  ({ admin, other, org, creator, reader } = await acmeDocs(t, { creator: ["cora@acme.test", "create"], reader: ["rita@acme.test", "read"] }));
   guide = await space(admin, org, "Getting Started");
   api = await space(admin, org, "API Reference");
 });

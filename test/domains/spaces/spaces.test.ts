@@ -1,52 +1,36 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "graphql-ws";
-import WebSocket from "ws";
 import { startGateway, type Caller, type TestGateway } from "../../helpers/gateway.js";
+import { acmeDocs, createCollection, createSpace, expectError, type Admin, type Member } from "../../helpers/fixtures.js";
+import { collect, firstOutcome, wsClient } from "../../helpers/graphql-ws.js";
 
 let t: TestGateway;
-type Boot = Awaited<ReturnType<TestGateway["bootstrap"]>>;
-let admin: Boot; // admin of Acme
-let other: Boot; // admin of Other Org only
-let third: Boot; // Ada again, admin of Third Org (transfers)
-let creator: Caller & { user: string }; // create role in Acme
-let editor: Caller & { user: string }; // edit role in Acme
-let reader: Caller & { user: string }; // read role in Acme
-let guest: Caller & { user: string }; // guest in Acme
+let admin: Admin; // admin of Acme
+let other: Admin; // admin of Other Org only
+let third: Admin; // Ada again, admin of Third Org (transfers)
+let creator: Member; // create role in Acme
+let editor: Member; // edit role in Acme
+let reader: Member; // read role in Acme
+let guest: Member; // guest in Acme
 
 const DAY = 24 * 60 * 60 * 1000;
 
 beforeAll(async () => {
   t = await startGateway();
-  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
-  other = await t.bootstrap("oscar@other.test", "Other Org");
+  ({ admin, other, creator, editor, reader, guest } = await acmeDocs(t, {
+    creator: ["cree@acme.test", "create"],
+    editor: ["eddie@acme.test", "edit"],
+    reader: ["rita@acme.test", "read"],
+    guest: ["gus@acme.test", null],
+  }));
   third = await t.bootstrap("ada@acme.test", "Third Org");
-  creator = await t.member(admin.organization, "cree@acme.test", "create");
-  editor = await t.member(admin.organization, "eddie@acme.test", "edit");
-  reader = await t.member(admin.organization, "rita@acme.test", "read");
-  guest = await t.member(admin.organization, "gus@acme.test", null);
-}, 180_000); // start-up, migrations and seeding are slow on a loaded machine
+}, 180_000); // start-up and seeding are slow on a loaded machine
 afterAll(() => t?.close());
 
 const anonymous = () => t.caller("");
 const db = () => t.gateway.db.prisma;
 
-async function newSpace(body: Record<string, unknown> = {}, by: Caller = admin, org = admin.organization) {
-  const res = await by.post(`/v1/orgs/${org}/spaces`, { title: "Space", ...body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
-}
-
-async function newCollection(title: string, org = admin.organization, by: Caller = admin) {
-  const res = await by.post(`/v1/orgs/${org}/collections`, { title });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body;
-}
-
-function expectError(res: { status: number; body: any }, status: number, text?: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.error.code).toBe(status);
-  if (text) expect(res.body.error.message).toContain(text);
-}
+const newSpace = (body: Record<string, unknown> = {}, by: Caller = admin, org = admin.organization) => createSpace(by, org, { title: "Space", ...body });
+const newCollection = (title: string, org = admin.organization, by: Caller = admin) => createCollection(by, org, { title });
 
 const ALL_PERMISSIONS = { view: true, access: true, admin: true, viewInviteLinks: true, edit: true, triggerGitSync: true, comment: true, merge: true, review: true };
 
@@ -472,47 +456,21 @@ describe("GraphQL", () => {
 
   it("pushes spaceUpdated events to subscribers who can read the space", async () => {
     const s = await newSpace({ title: "Watched" });
-    const client = (token: string) =>
-      createClient({
-        url: t.url.replace(/^http/, "ws") + "/graphql",
-        webSocketImpl: WebSocket,
-        connectionParams: { authorization: `Bearer ${token}` },
-        retryAttempts: 0,
-      });
-    const watcher = client(reader.token);
-    const events: any[] = [];
-    const done = new Promise<void>((resolve, reject) => {
-      watcher.subscribe(
-        { query: `subscription($id: String!) { spaceUpdated(spaceId: $id) { id title deletedAt } }`, variables: { id: s.id } },
-        {
-          next: (value) => {
-            events.push(value);
-            if (events.length === 3) resolve();
-          },
-          error: reject,
-          complete: () => resolve(),
-        },
-      );
-    });
-    await new Promise((r) => setTimeout(r, 300)); // let the subscription start
+    const watcher = wsClient(t.url, reader.token);
+    const watched = collect(watcher, `subscription($id: String!) { spaceUpdated(spaceId: $id) { id title deletedAt } }`, { id: s.id }, 3);
+    await watched.ready;
     await admin.patch(`/v1/spaces/${s.id}`, { title: "Watched closely" });
     await admin.delete(`/v1/spaces/${s.id}`);
     await admin.post(`/v1/spaces/${s.id}/restore`);
-    await done;
+    const events = await watched.results;
     expect(events.map((e) => e.data.spaceUpdated.title)).toEqual(["Watched closely", "Watched closely", "Watched closely"]);
     expect(events[1].data.spaceUpdated.deletedAt).toEqual(expect.any(String));
     expect(events[2].data.spaceUpdated.deletedAt).toBeNull();
     await watcher.dispose();
 
-    const stranger = client(other.token);
-    const refused = await new Promise<any>((resolve) => {
-      stranger.subscribe(
-        { query: `subscription($id: String!) { spaceUpdated(spaceId: $id) { id } }`, variables: { id: s.id } },
-        { next: (value) => resolve(value), error: (err) => resolve({ errors: err }), complete: () => resolve(null) },
-      );
-    });
+    const stranger = wsClient(t.url, other.token);
+    const refused = await firstOutcome(stranger, `subscription($id: String!) { spaceUpdated(spaceId: $id) { id } }`, { id: s.id });
     await stranger.dispose();
-    const errors = Array.isArray(refused?.errors) ? refused.errors : [refused?.errors];
-    expect(JSON.stringify(errors)).toContain("not found");
+    expect(JSON.stringify(refused)).toContain("not found");
   });
 });

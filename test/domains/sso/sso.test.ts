@@ -1,12 +1,13 @@
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
+import { acmeDocs, expectIsoDate, type Admin, type Member } from "../../helpers/fixtures.js";
 import { b64, makeIdp, postToAcs, responseXml, sign, type ResponseOptions, type TestIdp } from "./saml-idp.js";
 
 let t: TestGateway;
-let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
-let other: Awaited<ReturnType<TestGateway["bootstrap"]>>;
-let reader: Awaited<ReturnType<TestGateway["member"]>>;
+let admin: Admin;
+let other: Admin;
+let reader: Member;
 let idp: TestIdp;
 let attacker: TestIdp;
 let teamId: string;
@@ -20,19 +21,12 @@ beforeAll(async () => {
   idp = makeIdp("idp.acme.test");
   attacker = makeIdp("evil.test");
   t = await startGateway();
-  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
-  other = await t.bootstrap("oscar@other.test", "Other Org");
-  reader = await t.member(admin.organization, "rita@acme.test", "read");
+  ({ admin, other, reader } = await acmeDocs(t, { reader: ["rita@acme.test", "read"] }));
   const prisma = t.gateway.db.prisma;
   teamId = (await prisma.team.create({ data: { id: "team_engineering1", organizationId: admin.organization, title: "Engineering" } })).id;
   otherTeamId = (await prisma.team.create({ data: { id: "team_theirs1", organizationId: other.organization, title: "Theirs" } })).id;
 }, 120_000);
 afterAll(() => t?.close());
-
-function isoDate(value: unknown) {
-  expect(typeof value).toBe("string");
-  expect(new Date(value as string).toISOString()).toBe(value);
-}
 
 describe("SAML providers: create, read, change, delete", () => {
   let providerId: string;
@@ -68,7 +62,7 @@ describe("SAML providers: create, read, change, delete", () => {
       },
       urls: { location: `${t.url}${base()}/${p.id}` },
     });
-    isoDate(p.createdAt);
+    expectIsoDate(p.createdAt);
     expect(p.defaultTeam).toEqual({
       object: "team",
       id: teamId,

@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
-
-type Boot = Awaited<ReturnType<TestGateway["bootstrap"]>>;
-type Member = Awaited<ReturnType<TestGateway["member"]>>;
+import { acmeDocs, created, statementsOf, type Admin, type Member } from "../../helpers/fixtures.js";
 
 let t: TestGateway;
-let admin: Boot;
-let other: Boot;
+let admin: Admin;
+let other: Admin;
 let owner: Member;
 let reader: Member;
 let guest: Member;
@@ -16,32 +14,18 @@ const teamUrl = (id: string) => `/v1/orgs/${org}/teams/${id}`;
 const memberIds = async (teamId: string) =>
   (await t.gateway.db.prisma.teamMember.findMany({ where: { teamId }, orderBy: { userId: "asc" } })).map((m) => [m.userId, m.role]);
 
-/** SQL statements a request costs: the fewest of three runs, so background jobs do not count. */
-async function statementsOf(request: () => Promise<unknown>): Promise<number> {
-  const counts: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    const before = t.gateway.db.stats.statements;
-    await request();
-    counts.push(t.gateway.db.stats.statements - before);
-  }
-  return Math.min(...counts);
-}
-
 async function createTeam(title: string, members: string[] = []) {
-  const res = await admin.put(`/v1/orgs/${org}/teams`, { title, members });
-  expect(res.status).toBe(201);
-  return res.body.id as string;
+  return created(await admin.put(`/v1/orgs/${org}/teams`, { title, members })).id as string;
 }
 
 beforeAll(async () => {
   t = await startGateway();
-  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
-  other = await t.bootstrap("oscar@other.test", "Other Org");
-  org = admin.organization;
-  owner = await t.member(org, "olga@acme.test", "edit");
-  reader = await t.member(org, "rita@acme.test", "read");
-  guest = await t.member(org, "gus@acme.test", null);
-}, 180_000); // starting a gateway applies every migration to a fresh database: slow on a busy machine
+  ({ admin, other, org, owner, reader, guest } = await acmeDocs(t, {
+    owner: ["olga@acme.test", "edit"],
+    reader: ["rita@acme.test", "read"],
+    guest: ["gus@acme.test", null],
+  }));
+}, 180_000); // starting a gateway on a busy machine can be slow
 afterAll(() => t?.close());
 
 describe("PUT /v1/orgs/{organizationId}/teams", () => {
@@ -170,8 +154,8 @@ describe("GET /v1/orgs/{organizationId}/teams", () => {
   it("loads counts and permissions in a bounded number of statements", async () => {
     // Tokens record their use at most once a minute, off the request's path: keep that out of the count.
     await t.gateway.db.prisma.apiToken.updateMany({ data: { lastUsedAt: new Date(Date.now() + 3_600_000) } });
-    const one = await statementsOf(() => reader.get(`/v1/orgs/${org}/teams`, { limit: 1 }));
-    const three = await statementsOf(() => reader.get(`/v1/orgs/${org}/teams`, { limit: 3 }));
+    const one = await statementsOf(t, () => reader.get(`/v1/orgs/${org}/teams`, { limit: 1 }));
+    const three = await statementsOf(t, () => reader.get(`/v1/orgs/${org}/teams`, { limit: 3 }));
     expect(three).toBe(one);
   });
 });

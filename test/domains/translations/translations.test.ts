@@ -1,29 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
+import { acmeDocs, expectIsoDate, type Admin, type Member } from "../../helpers/fixtures.js";
 
 let t: TestGateway;
-let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
-let other: Awaited<ReturnType<TestGateway["bootstrap"]>>;
-let creator: Awaited<ReturnType<TestGateway["member"]>>;
-let reader: Awaited<ReturnType<TestGateway["member"]>>;
-let guest: Awaited<ReturnType<TestGateway["member"]>>;
+let admin: Admin;
+let other: Admin;
+let creator: Member;
+let reader: Member;
+let guest: Member;
 
 const base = () => `/v1/orgs/${admin.organization}/translations`;
 
 beforeAll(async () => {
   t = await startGateway();
-  admin = await t.bootstrap("ada@acme.test", "Acme Docs");
-  other = await t.bootstrap("oscar@other.test", "Other Org");
-  creator = await t.member(admin.organization, "cora@acme.test", "create");
-  reader = await t.member(admin.organization, "rita@acme.test", "review");
-  guest = await t.member(admin.organization, "gus@acme.test", null);
+  ({ admin, other, creator, reader, guest } = await acmeDocs(t, {
+    creator: ["cora@acme.test", "create"],
+    reader: ["rita@acme.test", "review"],
+    guest: ["gus@acme.test", null],
+  }));
 }, 120_000);
 afterAll(() => t?.close());
-
-function isoDate(value: unknown) {
-  expect(typeof value).toBe("string");
-  expect(new Date(value as string).toISOString()).toBe(value);
-}
 
 describe("POST /v1/orgs/{organizationId}/translations", () => {
   it("creates settings with 201 and every documented field", async () => {
@@ -35,8 +31,8 @@ describe("POST /v1/orgs/{organizationId}/translations", () => {
     expect(s.id).toMatch(/^trs_/);
     expect(s.title).toBe("French and German");
     expect(s.languages).toEqual(["fr", "de-DE"]);
-    isoDate(s.createdAt);
-    isoDate(s.updatedAt);
+    expectIsoDate(s.createdAt);
+    expectIsoDate(s.updatedAt);
     expect(s.permissions).toEqual({ view: true, edit: true });
     expect(s.urls).toEqual({ location: `${t.url}${base()}/${s.id}` });
   });
