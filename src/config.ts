@@ -1,4 +1,5 @@
 import path from "node:path";
+import { parseAllowedNetworks } from "./core/outbound.js";
 
 /** Every environment variable the server reads, parsed once, with its default. */
 export interface Config {
@@ -38,6 +39,11 @@ export interface Config {
   integrationDispatchPollMs: number;
   /** How long a claimed delivery stays reserved for the process that claimed it (ms); after that another process (or a restart) retries it. */
   integrationClaimLeaseMs: number;
+  /**
+   * Networks (CIDRs, addresses) the server may connect to besides public unicast addresses, for
+   * requests to user-chosen URLs: imports, OpenAPI sources, integration endpoints (OUTBOUND_ALLOWED_NETWORKS).
+   */
+  outboundAllowedNetworks: string[];
   /** Days integration events and their traces are kept once settled (delivered, failed or skipped); pending ones are always kept. 0 keeps them forever. */
   integrationEventRetentionDays: number;
 }
@@ -72,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     openApiFetchTimeoutMs: intFrom(env.OPENAPI_FETCH_TIMEOUT_MS, 10_000, "OPENAPI_FETCH_TIMEOUT_MS"),
     openApiMaxBytes: intFrom(env.OPENAPI_MAX_BYTES, 5 * 1024 * 1024, "OPENAPI_MAX_BYTES"),
     samlClockSkewMs: intFrom(env.SAML_CLOCK_SKEW_MS, 60_000, "SAML_CLOCK_SKEW_MS"),
+    outboundAllowedNetworks: parseAllowedNetworks(env.OUTBOUND_ALLOWED_NETWORKS),
     ...integrationDelivery(env),
   };
 }

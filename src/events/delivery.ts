@@ -5,6 +5,7 @@ import { newId } from "../core/ids.js";
 import type { IntegrationEventMessage, IntegrationEventStatus } from "./messages.js";
 import { DISPATCH_KEY, dispatchTarget, publishEventMessage } from "./record.js";
 import { integrationRequestHeaders } from "./exchange.js";
+import { OUTBOUND_REFUSED, outboundFetch, outboundRefusal } from "../core/outbound.js";
 
 export interface DispatcherOptions {
   prisma: PrismaClient;
@@ -17,6 +18,7 @@ export interface DispatcherOptions {
     | "integrationMaxAttempts"
     | "integrationDispatchPollMs"
     | "integrationClaimLeaseMs"
+    | "outboundAllowedNetworks"
   >;
   /**
    * True when no other process can share the database (the embedded one): at start, deliveries
@@ -209,7 +211,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     let status = 0;
     const timeout = AbortSignal.timeout(config.integrationDeliveryTimeoutMs);
     try {
-      const res = await fetch(target.url, { method: "POST", headers, body, signal: AbortSignal.any([signal, timeout]), redirect: "manual" });
+      const res = await outboundFetch(config, target.url, { method: "POST", headers, body, signal: AbortSignal.any([signal, timeout]), redirect: "manual" });
       status = res.status;
       const text = await res.text().catch(() => "");
       if (res.status < 200 || res.status >= 300) failure = `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ""}`;
@@ -275,6 +277,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 }
 
 function describeFetchError(err: unknown): string {
+  const refusal = outboundRefusal(err);
+  if (refusal) return `${OUTBOUND_REFUSED} (${refusal})`;
   const cause = (err as any)?.cause;
   if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ""}`;
   return (err as Error)?.message ?? String(err);

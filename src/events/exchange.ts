@@ -1,5 +1,7 @@
 import type { Integration } from "../generated/prisma/client.js";
+import type { Config } from "../config.js";
 import { newId } from "../core/ids.js";
+import { outboundFetch, outboundRefusal } from "../core/outbound.js";
 import { reportError } from "../core/error-report.js";
 import { CSP_EVENT_TYPES, type IntegrationEventType } from "./messages.js";
 import { recordIntegrationEvents, type EventServices } from "./record.js";
@@ -55,7 +57,7 @@ export interface CallResult {
  * caller-decided outcome and a trace of what happened, so that it shows in the event lists, the
  * live streams and the dashboard; such events are never queued for delivery.
  */
-export async function callIntegration(services: EventServices, call: IntegrationCall): Promise<CallResult> {
+export async function callIntegration(services: EventServices & { config: Pick<Config, "outboundAllowedNetworks"> }, call: IntegrationCall): Promise<CallResult> {
   const id = newId("IntegrationEvent");
   const started = new Date();
   const logs: { level: string; message: string; timestamp: Date }[] = [
@@ -80,7 +82,7 @@ export async function callIntegration(services: EventServices, call: Integration
   };
   const timeout = AbortSignal.timeout(call.timeoutMs);
   try {
-    const response = await fetch(call.url, {
+    const response = await outboundFetch(services.config, call.url, {
       method: call.method,
       headers,
       body: call.method === "GET" || call.method === "HEAD" ? undefined : (body as BodyInit),
@@ -91,7 +93,7 @@ export async function callIntegration(services: EventServices, call: Integration
   } catch (err) {
     const timedOut = timeout.aborted;
     const cause = (err as any)?.cause;
-    const message = timedOut ? `no answer within ${call.timeoutMs} ms` : (cause?.code ?? (err as Error)?.message ?? String(err));
+    const message = timedOut ? `no answer within ${call.timeoutMs} ms` : (outboundRefusal(err) ?? cause?.code ?? (err as Error)?.message ?? String(err));
     return { failure: { timedOut, message }, finish };
   }
 }

@@ -409,7 +409,7 @@ export async function importContent(
   const scope = await editScope(ctx, spaceId, changeRequestId, "import content");
   if (!input.url) throw badInput("url is required: the address to import from.");
   const source = checkSource(input.source);
-  const plan = await fetchImport(input.url, source);
+  const plan = await fetchImport(ctx.config, input.url, source);
   const now = new Date().toISOString();
   const result = await commit(ctx, scope, "import", (draft) => applyImport(draft, plan, now));
   return { revision: result.revisionId, importedResources: result.value, totalResources: Math.max(plan.totalResources, result.value) };

@@ -1,3 +1,5 @@
+import type { Config } from "../../config.js";
+import { checkOutboundUrl, outboundFetch, outboundRefusal } from "../../core/outbound.js";
 import TurndownService from "turndown";
 import { parse, type HTMLElement } from "node-html-parser";
 import { badInput } from "../../core/errors.js";
@@ -42,6 +44,8 @@ export interface ImportPlan {
   totalResources: number;
 }
 
+type OutboundConfig = Pick<Config, "outboundAllowedNetworks">;
+
 function normalize(url: URL): string {
   const u = new URL(url.href);
   u.hash = "";
@@ -49,13 +53,13 @@ function normalize(url: URL): string {
   return u.href.replace(/\/index\.html?$/i, "/");
 }
 
-async function fetchText(url: URL, deadline: number): Promise<{ text: string; type: string } | null> {
+async function fetchText(config: OutboundConfig, url: URL, deadline: number): Promise<{ text: string; type: string } | null> {
   const remaining = deadline - Date.now();
   if (remaining <= 0) return null;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), Math.min(FETCH_TIMEOUT_MS, remaining));
   try {
-    const res = await fetch(url, { signal: controller.signal, redirect: "follow", headers: { accept: "text/html, text/markdown;q=0.9, */*;q=0.5" } });
+    const res = await outboundFetch(config, url, { signal: controller.signal, redirect: "follow", headers: { accept: "text/html, text/markdown;q=0.9, */*;q=0.5" } });
     if (!res.ok || !res.body) return null;
     const declared = Number(res.headers.get("content-length") ?? "0");
     if (declared > IMPORT_MAX_BYTES) {
@@ -76,7 +80,10 @@ async function fetchText(url: URL, deadline: number): Promise<{ text: string; ty
       chunks.push(value);
     }
     return { text: Buffer.concat(chunks).toString("utf8"), type: (res.headers.get("content-type") ?? "").toLowerCase() };
-  } catch {
+  } catch (err) {
+    // A page that cannot be fetched is skipped, but an address the server may not reach is the caller's to fix.
+    const refusal = outboundRefusal(err);
+    if (refusal) throw badInput(`url: ${url.href} cannot be imported: ${refusal}.`);
     return null;
   } finally {
     clearTimeout(timer);
@@ -97,13 +104,14 @@ function contentRoot(doc: HTMLElement): HTMLElement {
 }
 
 /** Fetches what an import brings in, within the limits. */
-export async function fetchImport(urlText: string, source: ImportSource): Promise<ImportPlan> {
+export async function fetchImport(config: OutboundConfig, urlText: string, source: ImportSource): Promise<ImportPlan> {
   checkUri("url", urlText);
+  checkOutboundUrl(config, "url", urlText);
   const start = new URL(urlText);
   const deadline = Date.now() + IMPORT_TIME_MS;
 
   if (source === "markdown") {
-    const got = await fetchText(start, deadline);
+    const got = await fetchText(config, start, deadline);
     if (!got) throw badInput(`url: could not fetch a markdown file from ${start.href} (unreachable, not found, or over ${IMPORT_MAX_BYTES} bytes).`);
     const heading = /^#\s+(.+)$/m.exec(got.text)?.[1]?.trim();
     const fallback = decodeURIComponent(start.pathname.split("/").filter(Boolean).pop() ?? "").replace(/\.md$/i, "") || start.hostname;
@@ -118,7 +126,7 @@ export async function fetchImport(urlText: string, source: ImportSource): Promis
   const pages: FetchedPage[] = [];
   while (queue.length && pages.length < IMPORT_MAX_PAGES && Date.now() < deadline) {
     const url = queue.shift()!;
-    const got = await fetchText(url, deadline);
+    const got = await fetchText(config, url, deadline);
     if (!got || (got.type && !got.type.includes("html"))) continue;
     const doc = parse(got.text, { comment: false });
     const title = titleOf(doc, url);

@@ -6,6 +6,7 @@ import { paginate, paginateArray, type PageArgs } from "../../core/pagination.js
 import { AppError, badInput, conflict, forbidden, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern, checkUri } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
+import { checkOutboundUrl } from "../../core/outbound.js";
 import { newSigningSecret } from "../../events/signing.js";
 import { announceEvents, prepareEvents, writeEvents, type NewIntegrationEvent } from "../../events/record.js";
 import { EVENT_STATUSES } from "../../events/messages.js";
@@ -260,6 +261,7 @@ export async function listIntegrations(ctx: Context, f: IntegrationFilters) {
 export async function setDevelopmentMode(ctx: Context, integrationName: string, tunnelUrl: string, all: boolean | null | undefined) {
   const { integration } = await requireIntegrationAdmin(ctx, integrationName, "change its development mode");
   checkUri("tunnelUrl", tunnelUrl);
+  checkOutboundUrl(ctx.config, "tunnelUrl", tunnelUrl);
   await ctx.prisma.integration.update({ where: { id: integration.id }, data: { devTunnelUrl: tunnelUrl, devAll: all ?? false } });
   return true;
 }

@@ -1,3 +1,6 @@
+import type { Config } from "../../config.js";
+import { outboundFetch, outboundRefusal } from "../../core/outbound.js";
+
 /**
  * Bounded download of an OpenAPI source document: the whole exchange (headers and body) must end
  * within `timeoutMs`, and the body may not exceed `maxBytes`.
@@ -23,6 +26,8 @@ export class ProcessError extends Error {
 }
 
 export interface FetchLimits {
+  /** The outbound policy (core/outbound.ts). */
+  config: Pick<Config, "outboundAllowedNetworks">;
   timeoutMs: number;
   maxBytes: number;
   /** Aborts the download early (the server is closing). */
@@ -41,11 +46,11 @@ export async function fetchSource(url: string, limits: FetchLimits): Promise<str
   const failure = (err: unknown, what: string) =>
     timedOut
       ? new ProcessError("FETCH_TIMEOUT", `${url} did not answer within ${limits.timeoutMs} ms.`)
-      : new ProcessError("FETCH_ERROR", `${what} ${url} failed: ${(err as Error)?.message ?? err}`);
+      : new ProcessError("FETCH_ERROR", `${what} ${url} failed: ${outboundRefusal(err) ?? (err as Error)?.message ?? err}`);
   try {
     let response: Response;
     try {
-      response = await fetch(url, {
+      response = await outboundFetch(limits.config, url, {
         signal: controller.signal,
         redirect: "follow",
         headers: { accept: "application/json, application/yaml, text/yaml, text/plain;q=0.9, */*;q=0.8" },

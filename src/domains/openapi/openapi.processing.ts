@@ -16,7 +16,7 @@ export type ProcessingState = (typeof PROCESSING_STATES)[number];
 
 interface ProcessorServices {
   prisma: PrismaClient;
-  config: Pick<Config, "openApiFetchTimeoutMs" | "openApiMaxBytes">;
+  config: Pick<Config, "openApiFetchTimeoutMs" | "openApiMaxBytes" | "outboundAllowedNetworks">;
 }
 
 class Processor {
@@ -68,6 +68,7 @@ class Processor {
       let outcome: { fileName: string; text: string } | ProcessError;
       try {
         const text = await fetchSource(spec.sourceURL, {
+          config,
           timeoutMs: config.openApiFetchTimeoutMs,
           maxBytes: config.openApiMaxBytes,
           signal: this.closing.signal,

@@ -5,6 +5,7 @@ import { byKeys, defineLoader } from "../../core/loaders.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { badInput, conflict, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern, checkUri } from "../../core/validate.js";
+import { checkOutboundUrl } from "../../core/outbound.js";
 import { newId } from "../../core/ids.js";
 import { EDIT_ROLE } from "./openapi.policy.js";
 import { processorFor } from "./openapi.processing.js";
@@ -41,11 +42,12 @@ export interface SourceInput {
   url?: string | null;
 }
 
-function checkSource(source: SourceInput | null | undefined): string {
+function checkSource(ctx: Context, source: SourceInput | null | undefined): string {
   if (!source) throw badInput("source is required.");
   const url = source.url?.trim();
   if (!url) throw badInput("source.url is required.");
   checkUri("source.url", url, URL_MAX);
+  checkOutboundUrl(ctx.config, "source.url", url);
   return url;
 }
 
@@ -75,7 +77,7 @@ export async function getSpec(ctx: Context, organizationId: string, specSlug: st
 export async function createSpec(ctx: Context, organizationId: string, input: { slug?: string | null; source?: SourceInput | null }) {
   await requireOrgRole(ctx, organizationId, EDIT_ROLE, "create OpenAPI specs");
   const slug = checkSlug(input.slug);
-  const sourceURL = checkSource(input.source);
+  const sourceURL = checkSource(ctx, input.source);
   const taken = await ctx.prisma.openApiSpec.findUnique({ where: { organizationId_slug: { organizationId, slug } }, select: { id: true } });
   if (taken) throw conflict(`slug "${slug}" is already used by another OpenAPI spec of this organization.`);
   let spec: OpenApiSpec;
@@ -96,7 +98,7 @@ export async function createSpec(ctx: Context, organizationId: string, input: { 
 /** PUT: a new source; the spec goes back to `pending` and is processed again in the background. */
 export async function updateSpecSource(ctx: Context, organizationId: string, specSlug: string, source: SourceInput | null | undefined) {
   await requireOrgRole(ctx, organizationId, EDIT_ROLE, "update OpenAPI specs");
-  const sourceURL = checkSource(source);
+  const sourceURL = checkSource(ctx, source);
   const spec = await findSpec(ctx, organizationId, specSlug);
   const updated = await ctx.prisma.openApiSpec.update({ where: { id: spec.id }, data: { sourceURL, processingState: "pending" } });
   void processorFor(ctx).schedule(spec.id);
