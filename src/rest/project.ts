@@ -1,4 +1,4 @@
-import { GraphQLNonNull, GraphQLSchema, getNamedType, isNonNullType, isObjectType, isScalarType, type GraphQLFieldConfig } from "graphql";
+import { GraphQLNonNull, GraphQLSchema, getNamedType, isNonNullType, isObjectType, isScalarType, parse, printType, type GraphQLFieldConfig } from "graphql";
 import { mapSchema, MapperKind, pruneSchema } from "@graphql-tools/utils";
 import type { RouteDef } from "./route.js";
 
@@ -53,6 +53,12 @@ export function projectRestSchema(schema: GraphQLSchema, table: RouteDef[]): Gra
     if (!type || !isObjectType(type) || !type.getFields()[name]) {
       throw new Error(`route ${route.method} ${route.path} names ${route.field}, which the schema does not have`);
     }
+  }
+  // sofa-api reads field and argument descriptions from the root types' AST nodes and, when a
+  // type has none (a schema built in code), prints and parses the whole root type again for every
+  // variable of every operation: seconds at each start. Parse each root type once instead.
+  for (const type of [pruned.getQueryType(), pruned.getMutationType()]) {
+    if (type && !type.astNode) (type as { astNode: unknown }).astNode = parse(printType(type)).definitions[0];
   }
   return pruned;
 }
