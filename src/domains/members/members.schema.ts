@@ -58,12 +58,12 @@ const MemberTeamRef = builder.objectRef<{ team: Team; member: { role: TeamRole }
   }),
 });
 
-const OrganizationPingRef = builder.objectRef<{ serviceVisitorClaims?: string | null }>("OrganizationPing").implement({
+const OrganizationPingRef = builder.objectRef<{ serviceVisitorClaims: string }>("OrganizationPing").implement({
   fields: (t) => ({
-    serviceVisitorClaims: t.string({
-      nullable: true,
-      description: "A JWT to attach to the user for visitor-authenticated content; absent when none is issued.",
-      resolve: (p) => p.serviceVisitorClaims ?? null,
+    serviceVisitorClaims: t.exposeString("serviceVisitorClaims", {
+      description:
+        "A JWT (HS256, valid one hour) to attach to the user: it authenticates the member as a visitor of the organization's visitor-auth sites " +
+        "(as visitorToken or x-visitor-token of the published-site lookup). Claims: sub (user id), email, name, organization, role.",
     }),
   }),
 });

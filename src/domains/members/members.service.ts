@@ -1,3 +1,4 @@
+import { signMemberVisitorClaims } from "../sites/visitor-claims.js";
 import type { Member, Prisma as P, Role as DbRole, Team } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { requireMembership, requireOrgRole } from "../../core/access.js";
@@ -234,15 +235,17 @@ export async function updateMember(ctx: Context, organizationId: string, userId:
   });
 }
 
-/** Records that the caller is active in the organization now. */
-export async function ping(ctx: Context, organizationId: string): Promise<{ serviceVisitorClaims?: string | null }> {
+/**
+ * Records that the caller is active in the organization now, and answers the member's visitor
+ * claims: a JWT that authenticates them on the organization's visitor-auth sites (sites/visitor-claims.ts).
+ */
+export async function ping(ctx: Context, organizationId: string): Promise<{ serviceVisitorClaims: string }> {
   const viewer = await requireMembership(ctx, organizationId);
-  await ctx.prisma.member.update({
+  const member = await ctx.prisma.member.update({
     where: { organizationId_userId: { organizationId, userId: viewer.userId } },
     data: { lastSeenAt: new Date() },
   });
-  // No visitor JWT is issued yet: sites will add the claims.
-  return {};
+  return { serviceVisitorClaims: await signMemberVisitorClaims(ctx, organizationId, member) };
 }
 
 export async function markMemberSso(ctx: Context, organizationId: string, userId: string) {

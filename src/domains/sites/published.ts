@@ -16,6 +16,7 @@ import {
   siteVisibility,
 } from "./sites.service.js";
 import { byOrder, displaySections, type Viewed } from "./structure.js";
+import { verifyMemberVisitorClaims } from "./visitor-claims.js";
 
 /**
  * The published structure of a site, as one visitor sees it (GET …/published).
@@ -29,7 +30,8 @@ import { byOrder, displaySections, type Viewed } from "./structure.js";
  *   otherwise).
  *
  * The visitor token is a JWT signed with HS256 with the site's visitor-auth key (GET
- * …/visitor-auth), passed as the `visitorToken` query parameter or the `x-visitor-token` header;
+ * …/visitor-auth), or the member visitor claims of ping (visitor-claims.ts), passed as the
+ * `visitorToken` query parameter or the `x-visitor-token` header;
  * its payload is the visitor's claims. Unsigned claims may be passed as query parameters
  * `visitor.<name>=<value>` (true, false and numbers are read as such): they are
  * `visitor.claims.unsigned.<name>`. A token that does not verify is a 401, on any site.
@@ -50,12 +52,23 @@ export interface PublishedView {
 
 async function verifyVisitorToken(ctx: Context, site: Site, token: string): Promise<JsonObject> {
   const fail = (why: string) =>
-    new AppError(401, `visitorToken is not a valid visitor token for site "${site.id}": ${why}. Sign it with HS256 and the site's visitor-auth key.`);
+    new AppError(
+      401,
+      `visitorToken is not a valid visitor token for site "${site.id}": ${why}. Sign it with HS256 and the site's visitor-auth key, or use the serviceVisitorClaims of POST /v1/orgs/{organizationId}/ping.`,
+    );
   if (token.length > TOKEN_MAX) throw fail("it is too long");
   const secret = await ensureVisitorAuthSecret(ctx.prisma, site);
   try {
-    const { payload } = await jwtVerify(token, new TextEncoder().encode(secret), { algorithms: ["HS256"] });
-    return payload as JsonObject;
+    try {
+      const { payload } = await jwtVerify(token, new TextEncoder().encode(secret), { algorithms: ["HS256"] });
+      return payload as JsonObject;
+    } catch (err) {
+      // Not the site's key: it may be the visitor claims a member got from ping (visitor-claims.ts).
+      if (!(err instanceof joseErrors.JWSSignatureVerificationFailed)) throw err;
+      const member = await verifyMemberVisitorClaims(ctx.prisma, site.organizationId, token);
+      if (!member) throw err;
+      return member as JsonObject;
+    }
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) throw fail("it has expired");
     if (err instanceof joseErrors.JWTClaimValidationFailed) throw fail(err.message);

@@ -1,3 +1,4 @@
+import { decodeJwt, decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
 import { acmeDocs, statementsOf, type Admin, type Member } from "../../helpers/fixtures.js";
@@ -237,11 +238,15 @@ describe("PATCH /v1/orgs/{organizationId}/members/{userId}", () => {
 });
 
 describe("POST /v1/orgs/{organizationId}/ping", () => {
-  it("records the caller's last-seen time and answers without claims", async () => {
+  it("records the caller's last-seen time and answers the member's visitor claims (a JWT)", async () => {
     const before = Date.now();
     const res = await editor.post(`/v1/orgs/${org}/ping`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({});
+    expect(Object.keys(res.body)).toEqual(["serviceVisitorClaims"]);
+    const claims = decodeJwt(res.body.serviceVisitorClaims);
+    expect(decodeProtectedHeader(res.body.serviceVisitorClaims).alg).toBe("HS256");
+    expect(claims).toMatchObject({ sub: editor.user, organization: org, role: "edit", aud: `organization:${org}`, iss: t.url });
+    expect(claims.exp! - claims.iat!).toBe(3600);
     const seen = (await admin.get(`/v1/orgs/${org}/members/${editor.user}`)).body.lastSeenAt;
     expect(new Date(seen).getTime()).toBeGreaterThanOrEqual(before - 1000);
   });

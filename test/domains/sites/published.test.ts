@@ -183,6 +183,24 @@ describe("GET /v1/orgs/{organizationId}/sites/{siteId}/published", () => {
     await admin.patch(sitePath(org, portal.id), { visibility: "public" });
   });
 
+  it("accepts a member's visitor claims from ping on the organization's visitor-auth sites, not another organization's", async () => {
+    await admin.patch(sitePath(org, portal.id), { visibility: "visitor-auth" });
+    try {
+      const claims = (await reader.post(`/v1/orgs/${org}/ping`)).body.serviceVisitorClaims;
+      const res = await anonymous.get(sitePath(org, portal.id, "/published"), { visitorToken: claims });
+      expect(res.status).toBe(200);
+      expect((await publishedWithHeader(portal.id, claims)).status).toBe(200);
+      const theirs = (await other.post(`/v1/orgs/${other.organization}/ping`)).body.serviceVisitorClaims;
+      const refused = await anonymous.get(sitePath(org, portal.id, "/published"), { visitorToken: theirs });
+      expect(refused.status).toBe(401);
+      expect(refused.body.error.message).toContain("signature");
+      const tampered = claims.slice(0, -2) + (claims.endsWith("AA") ? "BB" : "AA");
+      expect((await anonymous.get(sitePath(org, portal.id, "/published"), { visitorToken: tampered })).status).toBe(401);
+    } finally {
+      await admin.patch(sitePath(org, portal.id), { visibility: "public" });
+    }
+  });
+
   it("serves root site spaces (type siteSpaces), hiding conditional ones, deleted spaces, and reassigning the default", async () => {
     const flat = await site(admin, org, { title: "Flat", spaces: [ids.Beta, ids.Guide, ids.API] });
     await admin.put(sitePath(org, flat.id, "/adaptive-schema"), { jsonSchema: SCHEMA });
