@@ -395,7 +395,7 @@ export async function uploadFile(ctx: Context, spaceId: string, changeRequestId:
     });
     return fileView(ctx, scope.space.id, result.content.files[id]!);
   } catch (err) {
-    await ctx.prisma.fileBlob.delete({ where: { id } }).catch(() => undefined);
+    await ctx.prisma.fileBlob.deleteMany({ where: { spaceId: scope.space.id, id } }).catch(() => undefined);
     throw err;
   }
 }

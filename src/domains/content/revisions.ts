@@ -1,4 +1,4 @@
-import type { ChangeRequest, Prisma as P, Revision, Space } from "../../generated/prisma/client.js";
+import { Prisma, type ChangeRequest, type Revision, type Space } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { byKeys, defineLoader } from "../../core/loaders.js";
 import { conflict, forbidden, notFound } from "../../core/errors.js";
@@ -234,7 +234,7 @@ export interface IndexedSection {
  * Rebuilds the PageSearch rows of a space from its (new) active revision: one row per document
  * page with its title, path, plain text, and sections split at headings.
  */
-export async function indexSpaceRevision(tx: P.TransactionClient, spaceId: string, revisionId: string, content: RevisionContent): Promise<void> {
+export async function indexSpaceRevision(tx: Prisma.TransactionClient, spaceId: string, revisionId: string, content: RevisionContent): Promise<void> {
   const rows = flattenTree(pageTree(content))
     .filter((p) => p.type === "document")
     .map((page) => {
@@ -275,6 +275,15 @@ export async function copySpaceContent(ctx: Context, sourceSpaceId: string, targ
     const { count } = await tx.space.updateMany({ where: { id: targetSpaceId, revisionId: null }, data: { revisionId: id } });
     if (count === 0) throw conflict(`Space "${targetSpaceId}" already has content.`);
     await indexSpaceRevision(tx, targetSpaceId, id, content);
+    // The copy's content names its files by id: it gets its own copy of their bytes, so that it
+    // keeps them when the source space is deleted.
+    const fileIds = Object.keys(content.files);
+    if (fileIds.length) {
+      await tx.$executeRaw`
+        INSERT INTO "FileBlob" ("id", "spaceId", "name", "contentType", "size", "width", "height", "data", "createdAt")
+        SELECT "id", ${targetSpaceId}, "name", "contentType", "size", "width", "height", "data", "createdAt"
+          FROM "FileBlob" WHERE "spaceId" = ${sourceSpaceId} AND "id" IN (${Prisma.join(fileIds)})`;
+    }
   }, TX_OPTIONS);
   spaceById(ctx).clear(targetSpaceId);
   return id;

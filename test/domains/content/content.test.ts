@@ -2,6 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type Caller, type TestGateway } from "../../helpers/gateway.js";
+import { purgeDeletedSpaces } from "../../../src/domains/spaces/spaces.service.js";
 import { acmeDocs, created, createSpace, expectError, type Admin, type Member } from "../../helpers/fixtures.js";
 
 let t: TestGateway;
@@ -322,6 +323,28 @@ describe("pages", () => {
 });
 
 describe("files", () => {
+  it("gives a duplicated space its own copy of the content and files, kept when the source is deleted for good", async () => {
+    const source = await newSpace("Source");
+    const file = created(await admin.post(`/v1/spaces/${source}/content/files`, { name: "diagram.png", contentType: "image/png", data: PNG }));
+    const page = await newPage(source, { title: "Intro", markdown: `See ![diagram](file:${file.id})` });
+    const copy = created(await admin.post(`/v1/spaces/${source}/duplicate`)).id;
+    const content = (await admin.get(`/v1/spaces/${copy}/content`)).body;
+    expect(content.pages.map((p: any) => [p.id, p.title])).toEqual([[page.id, "Intro"]]);
+    const copied = (await admin.get(`/v1/spaces/${copy}/content/files/${file.id}`)).body;
+    expect(copied).toMatchObject({ id: file.id, name: "diagram.png", downloadURL: `${t.url}/v1/spaces/${copy}/content/files/${file.id}/download` });
+    const bytes = async () => {
+      const res = await fetch(copied.downloadURL, { headers: { authorization: `Bearer ${admin.token}` } });
+      expect(res.status).toBe(200);
+      return Buffer.from(await res.arrayBuffer());
+    };
+    expect((await bytes()).equals(Buffer.from(PNG, "base64"))).toBe(true);
+    // The source is deleted, then removed for good once its retention ends: the copy keeps its bytes.
+    expect((await admin.delete(`/v1/spaces/${source}`)).status).toBe(204);
+    await purgeDeletedSpaces(t.gateway.db.prisma, 7, new Date(Date.now() + 8 * 24 * 60 * 60 * 1000));
+    expectError(await admin.get(`/v1/spaces/${source}`), 404);
+    expect((await bytes()).equals(Buffer.from(PNG, "base64"))).toBe(true);
+  });
+
   it("uploads a file (201), lists it, serves it and its bytes at downloadURL", async () => {
     const spaceId = await newSpace();
     const res = await admin.post(`/v1/spaces/${spaceId}/content/files`, { name: "diagram.png", contentType: "image/png", data: PNG });
