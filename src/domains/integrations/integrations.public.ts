@@ -3,6 +3,7 @@ import { AppError, badInput, notFound } from "../../core/errors.js";
 import { dispatchTarget } from "../../events/record.js";
 import { callIntegration } from "../../events/exchange.js";
 import { readBodyBytes } from "../../rest/raw-routes.js";
+import { scopedInstallationExists } from "./integrations.service.js";
 
 /**
  * Public endpoints of integrations (`urls.publicEndpoint` of integrations, installations and
@@ -82,13 +83,8 @@ export async function forwardPublicRequest(services: Services, request: Request,
     });
     if (!installation) throw notFound(`Installation "${target.installationId}" of integration "${integration.name}"`);
   }
-  if (installation && target.scope && target.targetId !== undefined) {
-    const key = { installationId: installation.id };
-    const found =
-      target.scope === "space"
-        ? await prisma.integrationSpaceInstallation.findFirst({ where: { ...key, spaceId: target.targetId }, select: { installationId: true } })
-        : await prisma.integrationSiteInstallation.findFirst({ where: { ...key, siteId: target.targetId }, select: { installationId: true } });
-    if (!found) throw notFound(`${target.scope === "space" ? "Space" : "Site"} "${target.targetId}" installation of installation "${installation.id}"`);
+  if (installation && target.scope && target.targetId !== undefined && !(await scopedInstallationExists(prisma, target.scope, installation.id, target.targetId))) {
+    throw notFound(`${target.scope === "space" ? "Space" : "Site"} "${target.targetId}" installation of installation "${installation.id}"`);
   }
   const destination = dispatchTarget(integration, installation?.organizationId ?? integration.ownerId);
   if ("skip" in destination) {

@@ -5,7 +5,7 @@ import { builder } from "../../core/builder.js";
 import type { Context } from "../../core/context.js";
 import { argsWithNulls } from "../../core/context.js";
 import { byKeys, defineLoader } from "../../core/loaders.js";
-import { KEEP_NULL, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
+import { listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
 import { isGraphOnly } from "../../rest/project.js";
 import { shapeForRest } from "../../rest/shape.js";
 import { OrganizationRef } from "../organizations/organizations.schema.js";

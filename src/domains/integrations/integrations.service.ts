@@ -630,6 +630,12 @@ export async function uninstallScoped(ctx: Context, scope: InstallationScope, in
   return true;
 }
 
+/** Whether the installation is installed in that space or site. */
+export async function scopedInstallationExists(db: Db, scope: InstallationScope, installationId: string, targetId: string): Promise<boolean> {
+  const def = SCOPES[scope];
+  return !!(await def.table(db).findUnique({ where: def.unique(installationId, targetId), select: { installationId: true } }));
+}
+
 export async function getScopedInstallation(
   ctx: Context,
   scope: InstallationScope,
