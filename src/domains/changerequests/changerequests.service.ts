@@ -11,13 +11,13 @@ import { mergeContents, readContent, type MergeConflict } from "../content/model
 import {
   CHANGE_REQUEST_STATUSES,
   EDITABLE_STATUSES,
-  ATTEMPTS,
+  Moved,
   TX_OPTIONS,
-  backoff,
   ensureSpaceRevision,
   findChangeRequest,
   indexSpaceRevision,
   readScope,
+  retryWhenMoved,
   scopeRevision,
   type ChangeRequestStatus,
 } from "../content/revisions.js";
@@ -223,8 +223,6 @@ export function describeConflicts(conflicts: MergeConflict[], labels: { ours: st
     .join("; ");
 }
 
-class Moved extends Error {}
-
 async function contentsOf(ctx: Context, ids: string[]) {
   const rows = await ctx.prisma.revision.findMany({ where: { id: { in: ids } } });
   const byId = new Map(rows.map((r) => [r.id, readContent(r.content)]));
@@ -252,7 +250,7 @@ export async function mergeChangeRequest(ctx: Context, spaceId: string, changeRe
   if (space.editMode === "locked") {
     throw forbidden(`Space "${spaceId}" is locked (editMode locked): change requests cannot be merged until an admin sets editMode to live.`);
   }
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+  return retryWhenMoved("The space or the change request changed too often during the merge; retry.", async () => {
     const cr = await findChangeRequest(ctx, spaceId, changeRequestId);
     if (!EDITABLE_STATUSES.includes(cr.status as ChangeRequestStatus)) {
       throw conflict(`Change request #${cr.number} is ${cr.status}: only draft and open change requests can be merged.`);
@@ -271,34 +269,25 @@ export async function mergeChangeRequest(ctx: Context, spaceId: string, changeRe
       );
     }
     const id = newId("Revision");
-    try {
-      await ctx.prisma.$transaction(async (tx) => {
-        await tx.revision.create({
-          data: { id, spaceId, parents: [mainId, cr.revisionId], type: "merge", message: `Merge change request #${cr.number}`, content: merged.content as any, createdById: ctx.viewer.userId },
-        });
-        const movedSpace = await tx.space.updateMany({ where: { id: spaceId, revisionId: mainId }, data: { revisionId: id } });
-        if (movedSpace.count === 0) throw new Moved();
-        const movedCr = await tx.changeRequest.updateMany({
-          where: { id: cr.id, revisionId: cr.revisionId, status: { in: EDITABLE_STATUSES } },
-          data: { status: "merged", revisionMerged: id, mergedAt: new Date(), mergedById: ctx.viewer.userId },
-        });
-        if (movedCr.count === 0) throw new Moved();
-        await indexSpaceRevision(tx, spaceId, id, merged.content);
-      }, TX_OPTIONS);
-    } catch (err) {
-      if (err instanceof Moved) {
-        await backoff(attempt);
-        continue;
-      }
-      throw err;
-    }
+    await ctx.prisma.$transaction(async (tx) => {
+      await tx.revision.create({
+        data: { id, spaceId, parents: [mainId, cr.revisionId], type: "merge", message: `Merge change request #${cr.number}`, content: merged.content as any, createdById: ctx.viewer.userId },
+      });
+      const movedSpace = await tx.space.updateMany({ where: { id: spaceId, revisionId: mainId }, data: { revisionId: id } });
+      if (movedSpace.count === 0) throw new Moved();
+      const movedCr = await tx.changeRequest.updateMany({
+        where: { id: cr.id, revisionId: cr.revisionId, status: { in: EDITABLE_STATUSES } },
+        data: { status: "merged", revisionMerged: id, mergedAt: new Date(), mergedById: ctx.viewer.userId },
+      });
+      if (movedCr.count === 0) throw new Moved();
+      await indexSpaceRevision(tx, spaceId, id, merged.content);
+    }, TX_OPTIONS);
     spaceById(ctx).clear(spaceId);
     await recordSpaceActivity(ctx, { type: "change_request_merged", spaceId, changeRequestId: cr.id, revisionId: id });
     await recordSpaceActivity(ctx, { type: "space_content_updated", spaceId, revisionId: id });
     publishSpaceUpdated(ctx, spaceId);
-    return { revision: id, result: "merge" };
-  }
-  throw conflict("The space or the change request changed too often during the merge; retry.");
+    return { revision: id, result: "merge" as const };
+  });
 }
 
 /**
@@ -311,13 +300,13 @@ export async function updateChangeRequestFromMain(ctx: Context, spaceId: string,
   const { space, role } = await requireSpace(ctx, spaceId);
   requireSpaceRole(role, "edit", "update change requests");
   requireNotDeleted(space);
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+  return retryWhenMoved("The change request changed too often during the update; retry.", async () => {
     const cr = await findChangeRequest(ctx, spaceId, changeRequestId);
     if (cr.status === "merged") throw conflict(`Change request #${cr.number} is merged: it can no longer be updated.`);
     const fresh = await ctx.prisma.space.findUniqueOrThrow({ where: { id: spaceId } });
     const mainId = await ensureSpaceRevision(ctx, fresh);
     const baseId = cr.revisionMergedAncestor ?? cr.revisionInitial;
-    if (mainId === baseId) return { revision: cr.revisionId, result: "update" };
+    if (mainId === baseId) return { revision: cr.revisionId, result: "update" as const };
     const [base, head, main] = await contentsOf(ctx, [baseId, cr.revisionId, mainId]);
     const merged = mergeContents(base!, head!, main!);
     if (merged.conflicts.length) {
@@ -328,37 +317,28 @@ export async function updateChangeRequestFromMain(ctx: Context, spaceId: string,
       );
     }
     const id = newId("Revision");
-    try {
-      await ctx.prisma.$transaction(async (tx) => {
-        await tx.revision.create({
-          data: {
-            id,
-            spaceId,
-            changeRequestId: cr.id,
-            parents: [cr.revisionId, mainId],
-            type: "update",
-            message: `Update change request #${cr.number} from the space`,
-            content: merged.content as any,
-            createdById: ctx.viewer.userId,
-          },
-        });
-        const moved = await tx.changeRequest.updateMany({
-          where: { id: cr.id, revisionId: cr.revisionId, status: cr.status },
-          data: { revisionId: id, revisionMergedAncestor: mainId },
-        });
-        if (moved.count === 0) throw new Moved();
-      }, TX_OPTIONS);
-    } catch (err) {
-      if (err instanceof Moved) {
-        await backoff(attempt);
-        continue;
-      }
-      throw err;
-    }
+    await ctx.prisma.$transaction(async (tx) => {
+      await tx.revision.create({
+        data: {
+          id,
+          spaceId,
+          changeRequestId: cr.id,
+          parents: [cr.revisionId, mainId],
+          type: "update",
+          message: `Update change request #${cr.number} from the space`,
+          content: merged.content as any,
+          createdById: ctx.viewer.userId,
+        },
+      });
+      const moved = await tx.changeRequest.updateMany({
+        where: { id: cr.id, revisionId: cr.revisionId, status: cr.status },
+        data: { revisionId: id, revisionMergedAncestor: mainId },
+      });
+      if (moved.count === 0) throw new Moved();
+    }, TX_OPTIONS);
     await recordSpaceActivity(ctx, { type: "space_content_updated", spaceId, revisionId: id, changeRequestId: cr.id });
-    return { revision: id, result: "update" };
-  }
-  throw conflict("The change request changed too often during the update; retry.");
+    return { revision: id, result: "update" as const };
+  });
 }
 
 // ─── PDF ─────────────────────────────────────────────────────────────────────────────────────

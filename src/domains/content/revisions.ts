@@ -137,14 +137,34 @@ export async function ensureSpaceRevision(ctx: Context, space: Pick<Space, "id" 
 
 // ─── Writing a change ────────────────────────────────────────────────────────────────────────
 
-class Moved extends Error {}
+/** Thrown inside a write's transaction when a compare-and-set finds that a head moved meanwhile. */
+export class Moved extends Error {}
 
 export const TX_OPTIONS = { maxWait: 15_000, timeout: 20_000 };
 export const ATTEMPTS = 8;
 
 /** A short, growing, randomized pause before replaying a change that lost a race. */
-export function backoff(attempt: number): Promise<void> {
+function backoff(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * (attempt + 1)));
+}
+
+/**
+ * Optimistic writes: `attempt` reads the current heads, computes, and writes in a transaction
+ * whose compare-and-set updates throw Moved when another write landed meanwhile; it is then
+ * replayed (after `onMoved`, which may throw to stop) following a short backoff, at most ATTEMPTS
+ * times, after which the caller gets 409 `tooBusy`.
+ */
+export async function retryWhenMoved<T>(tooBusy: string, attempt: () => Promise<T>, onMoved?: () => Promise<void>): Promise<T> {
+  for (let n = 0; n < ATTEMPTS; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(err instanceof Moved)) throw err;
+      await onMoved?.();
+      await backoff(n);
+    }
+  }
+  throw conflict(tooBusy);
 }
 
 export interface ChangeResult<T> {
@@ -166,15 +186,16 @@ export async function commitChange<T>(
   type: RevisionType,
   change: (draft: RevisionContent) => T,
 ): Promise<ChangeResult<T>> {
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const head = scope.changeRequest
-      ? (await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: scope.changeRequest.id }, select: { revisionId: true } })).revisionId
-      : await ensureSpaceRevision(ctx, (await ctx.prisma.space.findUniqueOrThrow({ where: { id: scope.space.id }, select: { id: true, revisionId: true } })));
-    const base = await ctx.prisma.revision.findUniqueOrThrow({ where: { id: head } });
-    const draft = structuredClone(readContent(base.content));
-    const value = change(draft);
-    const id = newId("Revision");
-    try {
+  return retryWhenMoved(
+    "The content changed too often while this change was being applied; retry it.",
+    async () => {
+      const head = scope.changeRequest
+        ? (await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: scope.changeRequest.id }, select: { revisionId: true } })).revisionId
+        : await ensureSpaceRevision(ctx, await ctx.prisma.space.findUniqueOrThrow({ where: { id: scope.space.id }, select: { id: true, revisionId: true } }));
+      const base = await ctx.prisma.revision.findUniqueOrThrow({ where: { id: head } });
+      const draft = structuredClone(readContent(base.content));
+      const value = change(draft);
+      const id = newId("Revision");
       await ctx.prisma.$transaction(async (tx) => {
         await tx.revision.create({
           data: {
@@ -204,21 +225,14 @@ export async function commitChange<T>(
           await indexSpaceRevision(tx, scope.space.id, id, draft);
         }
       }, TX_OPTIONS);
-    } catch (err) {
-      if (err instanceof Moved) {
-        if (scope.changeRequest) {
-          const fresh = await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: scope.changeRequest.id } });
-          requireEditableChangeRequest(fresh);
-        }
-        await backoff(attempt);
-        continue;
-      }
-      throw err;
-    }
-    spaceById(ctx).clear(scope.space.id);
-    return { revisionId: id, previousRevisionId: head, content: draft, value };
-  }
-  throw conflict("The content changed too often while this change was being applied; retry it.");
+      spaceById(ctx).clear(scope.space.id);
+      return { revisionId: id, previousRevisionId: head, content: draft, value };
+    },
+    // A change request that was merged or closed meanwhile takes no more edits.
+    async () => {
+      if (scope.changeRequest) requireEditableChangeRequest(await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: scope.changeRequest.id } }));
+    },
+  );
 }
 
 // ─── Search index ────────────────────────────────────────────────────────────────────────────
