@@ -38,7 +38,13 @@ export interface IntegrationCall {
   body?: Uint8Array | string;
   /** What the request is, for the trace ("render request for component x", "GET /callback"). */
   what: string;
+  /**
+   * How long the integration has to answer: until its response headers when `streamBody` (the
+   * caller relays the body as it comes, however long it takes), else until `finish` (the caller
+   * reads the whole body first).
+   */
   timeoutMs: number;
+  streamBody?: boolean;
 }
 
 export interface CallResult {
@@ -65,8 +71,15 @@ export async function callIntegration(services: EventServices & { config: Pick<C
   ];
   const body = call.body ?? "";
   const headers = { ...call.headers, ...integrationRequestHeaders(call.integration, { id, type: call.type }, body) };
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException(`no answer within ${call.timeoutMs} ms`, "TimeoutError"));
+  }, call.timeoutMs);
   let finished = false;
   const finish = async (status: "success" | "failed", message: string) => {
+    clearTimeout(timer);
     if (finished) return;
     finished = true;
     logs.push({ level: status === "success" ? "info" : "error", message: `${message} (${Date.now() - started.getTime()} ms).`, timestamp: new Date(Math.max(Date.now(), started.getTime() + 2)) });
@@ -80,18 +93,18 @@ export async function callIntegration(services: EventServices & { config: Pick<C
       reportError(err); // the caller still gets the integration's answer
     }
   };
-  const timeout = AbortSignal.timeout(call.timeoutMs);
   try {
     const response = await outboundFetch(services.config, call.url, {
       method: call.method,
       headers,
       body: call.method === "GET" || call.method === "HEAD" ? undefined : (body as BodyInit),
-      signal: timeout,
+      signal: controller.signal,
       redirect: "manual",
     });
+    if (call.streamBody) clearTimeout(timer);
     return { response, finish };
   } catch (err) {
-    const timedOut = timeout.aborted;
+    clearTimeout(timer);
     const cause = (err as any)?.cause;
     const message = timedOut ? `no answer within ${call.timeoutMs} ms` : (outboundRefusal(err) ?? cause?.code ?? (err as Error)?.message ?? String(err));
     return { failure: { timedOut, message }, finish };

@@ -1,3 +1,4 @@
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { createRawRouter, rawRoute } from "../../src/rest/raw-routes.js";
@@ -14,7 +15,8 @@ let spaceId: string;
 let fileId: string;
 
 beforeAll(async () => {
-  t = await startGateway();
+  // A short answer timeout, for the public-endpoint streaming test below.
+  t = await startGateway({ integrationDeliveryTimeoutMs: 800 });
   admin = await t.bootstrap("ada@acme.test", "Acme");
   stranger = await t.bootstrap("sam@other.test", "Other");
   spaceId = (await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Handbook" })).body.id;
@@ -206,5 +208,45 @@ describe("errors and unknown paths", () => {
     await expectError(await get("/v1/nothing-here", bearer(admin.token)), 404);
     expect((await get(`/v1/spaces/${spaceId}`, bearer(admin.token))).status).toBe(200);
     expect((await admin.graphql("{ organizations { count } }")).data.organizations.count).toBe(1);
+  });
+});
+
+describe("integration public endpoints: answer timeout", () => {
+  it("relays a body that streams for longer than the timeout once the answer started; 504 when it does not start in time", async () => {
+    const server = http.createServer((req, res) => {
+      if (req.url === "/hook/slow-start") {
+        setTimeout(() => res.end("late"), 2000);
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/plain" });
+      let n = 0;
+      const tick = setInterval(() => {
+        res.write(`chunk ${n}\n`);
+        if (++n === 4) {
+          clearInterval(tick);
+          res.end();
+        }
+      }, 500);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const tunnelUrl = `http://127.0.0.1:${(server.address() as any).port}/hook`;
+      expect((await admin.put("/v1/integrations/shown/dev", { tunnelUrl })).status).toBe(204);
+      const started = Date.now();
+      const streamed = await get("/integrations/shown/public/export");
+      expect(streamed.status).toBe(200);
+      expect(await streamed.text()).toBe("chunk 0\nchunk 1\nchunk 2\nchunk 3\n");
+      expect(Date.now() - started).toBeGreaterThan(1500);
+      await expectError(await get("/integrations/shown/public/slow-start"), 504, /did not answer within 800 ms/);
+      const events = (await admin.get("/v1/integrations/shown/events", { type: "script_fetch" })).body.items;
+      expect(events.map((e: any) => [e.payload.path, e.status])).toEqual([
+        ["/slow-start", "failed"],
+        ["/export", "success"],
+      ]);
+    } finally {
+      await admin.delete("/v1/integrations/shown/dev");
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

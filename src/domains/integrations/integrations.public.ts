@@ -23,7 +23,8 @@ import { scopedInstallationExists } from "./integrations.service.js";
  * integration's content security policy. The integration's answer (status, headers, body) is
  * relayed to the caller, with that policy added when the answer has none. Each request is
  * recorded as a script_fetch event: success when the integration answered below 500, failed
- * otherwise (502 to the caller when it could not be reached, 504 when it did not answer in time).
+ * otherwise (502 to the caller when it could not be reached, 504 when its answer did not start
+ * within INTEGRATION_DELIVERY_TIMEOUT_MS; a body that takes longer is relayed as it comes).
  * The endpoints of an unknown integration, installation, or space or site installation are 404;
  * without a reachable endpoint (development mode off, or not forwarding that organization) 503.
  */
@@ -128,6 +129,7 @@ export async function forwardPublicRequest(services: Services, request: Request,
     body,
     what,
     timeoutMs: services.config.integrationDeliveryTimeoutMs,
+    streamBody: true,
   });
   if (!call.response) {
     const { timedOut, message } = call.failure!;

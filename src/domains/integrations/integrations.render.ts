@@ -223,7 +223,7 @@ export async function render(ctx: Context, integrationName: string, req: RenderR
   try {
     text = await res.text();
   } catch (err) {
-    return failed(`broke off its answer to the render request: ${(err as Error).message}`);
+    return failed(`did not finish its answer to the render request: ${(err as Error).message}`);
   }
   if (!res.ok) return failed(`answered the render request with HTTP ${res.status}`);
   let json: unknown;
