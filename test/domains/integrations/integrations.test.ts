@@ -442,6 +442,21 @@ describe("installations", () => {
     expect(res.data.integrationSiteInstallations.items[0].site).toMatchObject({ id: site.id, title: "Graph site" });
   });
 
+  it("pages through site and space installation lists (limit, next.page)", async () => {
+    const inst = (await admin.get("/v1/integrations/analytics/installations")).body.items[0];
+    const site = (await admin.post(`/v1/orgs/${admin.organization}/sites`, { title: "Second site" })).body;
+    await admin.put(`/v1/integrations/analytics/installations/${inst.id}/sites/${site.id}`, { configuration: { trackingId: "G-2" } });
+    const all = (await admin.get("/v1/integrations/analytics/sites")).body;
+    expect(all.count).toBe(2);
+    const first = (await admin.get("/v1/integrations/analytics/sites", { limit: 1 })).body;
+    expect(first.items).toHaveLength(1);
+    const second = (await admin.get("/v1/integrations/analytics/sites", { limit: 1, page: first.next.page })).body;
+    expect([...first.items, ...second.items].map((i: any) => i.site)).toEqual(all.items.map((i: any) => i.site));
+    expect(second.next).toBeUndefined();
+    expect((await admin.get("/v1/integrations/analytics/sites", { limit: 1001 })).status).toBe(400);
+    expect((await admin.get("/v1/integrations/figma/spaces", { limit: 1 })).body.items.length).toBeLessThanOrEqual(1);
+  });
+
   it("records space activity for installations whose scopes cover it", async () => {
     const before = (await admin.get("/v1/integrations/figma/events")).body.count;
     const ctx = { ...t.gateway.services, viewer: { userId: admin.user, tokenId: "" } };
@@ -672,6 +687,13 @@ describe("public endpoints", () => {
       expect(events.items[1].payload).toMatchObject({ method: "PUT", path: "/", spaceId });
       expect(events.items[3].id).toBe(sent.headers["x-integration-event-id"]);
 
+      // Development mode forwards only the owner organization's installations (all = false): another organization's gets 503.
+      const theirs =
+        (await other.get("/v1/integrations/figma/installations")).body.items[0] ??
+        (await other.post("/v1/integrations/figma/installations", { organization: other.organization })).body;
+      const notForwarded = await fetch(theirs.urls.publicEndpoint);
+      expect(notForwarded.status).toBe(503);
+      expect((await notForwarded.json()).error.message).toContain("owner organization");
       // Unknown integration, installation or space installation: 404; oversized body: 413.
       expect((await fetch(`${t.url}/integrations/nope/public/x`)).status).toBe(404);
       expect((await fetch(`${t.url}/integrations/figma/installations/inst_nope/public`)).status).toBe(404);
