@@ -2,6 +2,8 @@ import type { Context, Services } from "../../core/context.js";
 import { errorResponse } from "../../rest/handler.js";
 import { rawRoute, type RawParams, type RawRoute } from "../../rest/raw-routes.js";
 import { forwardPublicRequest, publicTarget } from "./integrations.public.js";
+import { canSee } from "./integrations.policy.js";
+import { viewerMembership } from "../../core/access.js";
 
 /**
  * The integrations area's routes outside /v1, raw routes (src/rest/raw-routes.ts):
@@ -46,12 +48,9 @@ async function serveAsset(ctx: Context, request: Request, name: string, what: "i
     select: { icon: true, previewImages: true, visibility: true, ownerId: true },
   });
   if (!integration) return notFound();
-  if (integration.visibility === "private") {
-    const member = ctx.viewer.anonymous
-      ? null
-      : await ctx.prisma.member.findFirst({ where: { userId: ctx.viewer.userId, organizationId: integration.ownerId, disabled: false } });
-    if (!member) return notFound();
-  }
+  // Who may see the images: who may see the integration (integrations.policy.ts).
+  const owner = ctx.viewer.anonymous ? null : await viewerMembership(ctx).load(integration.ownerId);
+  if (!canSee(integration, owner)) return notFound();
   const content = what === "icon" ? integration.icon : integration.previewImages[what];
   if (!content) return notFound();
   const bytes = Buffer.from(content, "base64");
