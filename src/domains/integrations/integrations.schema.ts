@@ -1,4 +1,4 @@
-import { execute, parse, getNamedType, isObjectType, type GraphQLObjectType, type GraphQLResolveInfo, type GraphQLSchema } from "graphql";
+import { execute, parse, getNamedType, type DocumentNode, isObjectType, type GraphQLObjectType, type GraphQLResolveInfo, type GraphQLSchema } from "graphql";
 import { filter, pipe } from "graphql-yoga";
 import type { Integration, IntegrationEvent, IntegrationInstallation, Organization } from "../../generated/prisma/client.js";
 import { builder } from "../../core/builder.js";
@@ -294,7 +294,7 @@ builder.prismaObjectFields("Organization", (t) => ({
 
 const ScopedInstallationUrls = urlsOf("IntegrationInstallationItemUrls", ["location", "publicEndpoint"] as const);
 
-const restQueries = new WeakMap<GraphQLSchema, Map<string, string | null>>();
+const restQueries = new WeakMap<GraphQLSchema, Map<string, DocumentNode | null>>();
 
 /** The selection of every field a REST client gets of a type (graph-only fields left out). */
 function restSelection(type: GraphQLObjectType, depth = 0): string {
@@ -326,12 +326,12 @@ async function restObject(ctx: Context, info: GraphQLResolveInfo, fieldName: str
     const names = Object.keys(args);
     query =
       field && isObjectType(type) && names.every((n) => field.args.some((a) => a.name === n))
-        ? `query (${names.map((n) => `$${n}: String!`).join(", ")}) { object: ${fieldName}(${names.map((n) => `${n}: $${n}`).join(", ")}) { ${restSelection(type)} } }`
+        ? parse(`query (${names.map((n) => `$${n}: String!`).join(", ")}) { object: ${fieldName}(${names.map((n) => `${n}: $${n}`).join(", ")}) { ${restSelection(type)} } }`)
         : null;
     queries.set(fieldName, query);
   }
   if (!query) return null;
-  const result = await execute({ schema, document: parse(query), contextValue: ctx, variableValues: args });
+  const result = await execute({ schema, document: query, contextValue: ctx, variableValues: args });
   const object = (result.data as any)?.object;
   if (result.errors?.length || !object) return null;
   return shapeForRest(object, schema.getQueryType()!.getFields()[fieldName]!.type);
