@@ -12,11 +12,11 @@ import { createRestHandler, errorResponse } from "./rest/handler.js";
 import { openDatabase, type Database } from "./core/db.js";
 import { createPubSubFor } from "./core/pubsub.js";
 import { makeUrls } from "./core/urls.js";
-import { authenticateRequest, bearerToken, viewerFromToken } from "./core/auth.js";
+import { authenticateRequest, authenticationFailure, bearerToken, viewerFromToken } from "./core/auth.js";
 import { makeContext, type Context, type Services } from "./core/context.js";
-import { unauthorized } from "./core/errors.js";
 import { UNEXPECTED } from "./core/error-report.js";
 import { docsRoutes } from "./rest/docs-page.js";
+import { homeRoutes, useJsonNotFound } from "./rest/home.js";
 import { createRawRouter, rawRoute, type RawRoute } from "./rest/raw-routes.js";
 import { runAdminCommand } from "./cli/commands.js";
 import { startMaintenance } from "./maintenance.js";
@@ -48,7 +48,7 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
   async function authenticate(header: string | null | undefined, request?: Request): Promise<Context> {
     const viewer = await viewerFromToken(db.prisma, bearerToken(header));
     if (!viewer) {
-      throw new GraphQLError(unauthorized().message, { extensions: { code: 401, http: { status: 401, headers: { "www-authenticate": "Bearer" } } } });
+      throw new GraphQLError(authenticationFailure(header).message, { extensions: { code: 401, http: { status: 401, headers: { "www-authenticate": "Bearer" } } } });
     }
     return makeContext(services, viewer, undefined, request);
   }
@@ -71,6 +71,7 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
     ...dashboardRoutes,
     ...integrationRoutes,
     ...docsRoutes(() => rest.openAPIDocument()),
+    ...homeRoutes(config),
     adminRoute,
   ]);
   const routing: Plugin = {
@@ -105,6 +106,7 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
     },
     plugins: [
       routing,
+      useJsonNotFound(),
       EnvelopArmorPlugin({
         maxDepth: { n: 12 },
         maxAliases: { n: 15 },
@@ -129,7 +131,9 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
       onConnect: async (ctx) => {
         const header = (ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization) as string | undefined;
         const viewer = await viewerFromToken(db.prisma, bearerToken(header));
-        return viewer !== null; // false closes the socket with 4403 Forbidden
+        // Refused with 4403 and the same message as HTTP (the first close wins over graphql-ws's own).
+        if (!viewer) ctx.extra.socket.close(4403, authenticationFailure(header).message);
+        return viewer !== null;
       },
       onSubscribe: async (ctx, _id, params) => {
         const enveloped = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket: ctx.extra.socket, params, connectionParams: ctx.connectionParams } as any);

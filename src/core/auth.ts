@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { newId, randomString } from "./ids.js";
 import { makeContext, type Context, type Services } from "./context.js";
-import { unauthorized } from "./errors.js";
+import { AppError, invalidToken, unauthorized } from "./errors.js";
 
 /** API tokens: random, shown once, stored only as a SHA-256 hash, revocable. */
 const TOKEN_PREFIX = "dapi_";
@@ -54,9 +54,17 @@ export async function viewerFromToken(prisma: PrismaClient, token: string | null
 }
 
 /**
+ * The 401 of a caller without a live token: "invalid or revoked token" when one was sent (an
+ * Authorization header or connection parameter that is not blank), else "authentication required".
+ */
+export function authenticationFailure(header: unknown): AppError {
+  return header != null && String(header).trim() ? invalidToken() : unauthorized();
+}
+
+/**
  * The authentication of an HTTP request, shared by the /v1 routes and the raw ones
  * (src/rest/raw-routes.ts): `Authorization: Bearer <token>` of a live token gives its viewer.
- * Otherwise AppError(401) — except on an "optional" route called without any Authorization
+ * Otherwise AppError(401) (see authenticationFailure) — except on an "optional" route called without any Authorization
  * header, whose caller is anonymous; a bad token is refused there too.
  */
 export async function authenticateRequest(
@@ -69,5 +77,5 @@ export async function authenticateRequest(
   const viewer = await viewerFromToken(services.prisma, bearerToken(header));
   if (viewer) return makeContext(services, viewer, explicitNulls, request);
   if (auth === "optional" && !header) return makeContext(services, ANONYMOUS, explicitNulls, request);
-  throw unauthorized();
+  throw authenticationFailure(header);
 }

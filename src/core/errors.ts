@@ -18,6 +18,10 @@ export class AppError extends GraphQLError {
 export const badInput = (message: string) => new AppError(400, message);
 export const unauthorized = (message = "Authentication required: send an API token as 'Authorization: Bearer <token>'.") =>
   new AppError(401, message);
+/** The 401 of a request that sent a token (or an Authorization header) that is not a live API token. */
+export const INVALID_TOKEN_MESSAGE =
+  "Invalid or revoked token: the API token sent in 'Authorization: Bearer <token>' is unknown, malformed or revoked.";
+export const invalidToken = () => new AppError(401, INVALID_TOKEN_MESSAGE);
 export const forbidden = (message: string) => new AppError(403, message);
 export const notFound = (what: string) => new AppError(404, `${what} not found.`);
 export const conflict = (message: string) => new AppError(409, message);
