@@ -3,7 +3,6 @@ import crypto from "node:crypto";
 import { createYoga, type Plugin } from "graphql-yoga";
 import { WebSocketServer } from "ws";
 import { useServer } from "graphql-ws/use/ws";
-import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { GraphQLError } from "graphql";
 import type { Config } from "./config.js";
 import { schema } from "./schema.js";
@@ -15,6 +14,7 @@ import { makeUrls } from "./core/urls.js";
 import { authenticateRequest, authenticationFailure, bearerToken, viewerFromToken } from "./core/auth.js";
 import { makeContext, type Context, type Services } from "./core/context.js";
 import { UNEXPECTED } from "./core/error-report.js";
+import { useGraphLimits } from "./graphql/limits.js";
 import { docsRoutes } from "./rest/docs-page.js";
 import { homeRoutes, useJsonNotFound } from "./rest/home.js";
 import { createRawRouter, rawRoute, type RawRoute } from "./rest/raw-routes.js";
@@ -107,15 +107,7 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
     plugins: [
       routing,
       useJsonNotFound(),
-      EnvelopArmorPlugin({
-        maxDepth: { n: 12 },
-        maxAliases: { n: 15 },
-        maxTokens: { n: 2000 },
-        // Cost is bounded by the schema's complexity limits (core/builder.ts), which count
-        // connection sizes; armor's shape-only cost model would refuse ordinary nested queries.
-        costLimit: { enabled: false },
-        maxDirectives: { n: 50 },
-      }),
+      useGraphLimits(),
     ],
   });
 

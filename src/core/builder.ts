@@ -25,8 +25,10 @@ export const builder = new SchemaBuilder<{
   plugins: [PrismaPlugin, RelayPlugin, ComplexityPlugin],
   defaultFieldNullability: false,
   // The cost of a GraphQL document, computed from its shape and arguments (variables included)
-  // before any resolver runs: a field costs 1, and what is selected under a connection or list
-  // counts once per requested item (`first`/`last`/`limit`, else 10 for plain lists).
+  // before any resolver runs (src/graphql/limits.ts applies the limit): a field costs 1, and what
+  // is selected under a connection or list counts once per requested item (`first`/`last`/`limit`,
+  // the number of `ids`, else 10 for plain lists). A connection's `edges`, `node` and `nodes`
+  // wrappers cost nothing of their own.
   complexity: {
     fieldComplexity: (args: Record<string, unknown>, _ctx, field) => {
       for (const name of ["first", "last"] as const) {
@@ -37,16 +39,12 @@ export const builder = new SchemaBuilder<{
       }
       const size = [args.first, args.last, args.limit].find((v) => typeof v === "number") as number | undefined;
       if (size !== undefined) return { field: 1, multiplier: Math.max(1, size) };
-      if (getNamedType(field.type).name.endsWith("Edge")) return { field: 1, multiplier: 1 };
+      if (Array.isArray(args.ids)) return { field: 1, multiplier: Math.max(1, args.ids.length) };
+      const named = getNamedType(field.type).name;
+      if (field.name === "edges" && named.endsWith("Edge")) return { field: 0, multiplier: 1 };
+      if ((field.name === "node" || field.name === "nodes") && Object.keys(args).length === 0) return { field: 0, multiplier: 1 };
       const type = isNonNullType(field.type) ? field.type.ofType : field.type;
       return { field: 1, multiplier: isListType(type) ? 10 : 1 };
-    },
-    limit: (ctx) => (ctx.rest ? { complexity: Infinity, depth: Infinity, breadth: Infinity } : { complexity: 25_000, depth: 14, breadth: 500 }),
-    complexityError: (kind, result) => {
-      const key = kind.toLowerCase() as "complexity" | "depth" | "breadth";
-      const max = result[`max${kind}` as "maxComplexity" | "maxDepth" | "maxBreadth"];
-      const what = { complexity: "costly", depth: "deep", breadth: "broad" }[key];
-      return new AppError(400, `The query is too ${what}: its ${key} is ${result[key]}, the limit is ${max}.`);
     },
   },
   prisma: {
@@ -59,6 +57,8 @@ export const builder = new SchemaBuilder<{
   },
   relay: {
     clientMutationId: "omit",
+    // GitHub's shortcut beside `edges { node }`: `collections(first: 10) { nodes { title } }`.
+    nodesOnConnection: true,
     cursorType: "String",
     // Stored ids already name their type (see core/ids.ts): global ids are the plain ids.
     encodeGlobalID: (_typename, id) => String(id),

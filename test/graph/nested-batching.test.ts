@@ -86,8 +86,7 @@ async function seed(organizationId: string, label: string, collections: number, 
 
 async function measureOnce(caller: Caller, organizationId: string) {
   const before = t.gateway.db.stats.statements;
-  // first: 20 at both levels. The sizes are variables because the server's cost limit
-  // (graphql-armor, maxCost 5000) multiplies literal `first` values and refuses 20 × 20 outright.
+  // first: 20 at both levels, as variables: the cost limit counts them like literal sizes.
   const res = await caller.graphql(QUERY, { org: organizationId, collections: 20, spaces: 20 });
   const statements = t.gateway.db.stats.statements - before;
   expect(res.errors).toBeUndefined();

@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { acmeDocs, createCollection, createSpace, created, type Admin } from "../helpers/fixtures.js";
+import { GRAPH_LIMITS } from "../../src/graphql/limits.js";
+
+/** The nested query of the product's description: five real levels under the organization. */
+export const NESTED_QUERY = /* GraphQL */ `
+  query Nested($org: String!) {
+    organization(organizationId: $org) {
+      title
+      collections(first: 10) { edges { node {
+        title
+        spaces(first: 10) { edges { node {
+          title
+          changeRequestsConnection(first: 10) { edges { node {
+            number subject
+            commentsConnection(first: 10) { edges { node { body { markdown } postedBy { displayName } } } }
+          } } }
+        } } }
+      } } }
+    }
+  }`;
+
+let t: TestGateway;
+let admin: Admin;
+let other: Admin;
+
+beforeAll(async () => {
+  t = await startGateway();
+  ({ admin, other } = await acmeDocs(t));
+  const collection = await createCollection(admin, admin.organization, { title: "Guides" });
+  const space = await createSpace(admin, admin.organization, { title: "Handbook", parent: collection.id });
+  const cr = created(await admin.post(`/v1/spaces/${space.id}/change-requests`, { subject: "Typos" }));
+  created(await admin.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/comments`, { body: { markdown: "Looks good" } }));
+}, 120_000);
+afterAll(() => t?.close());
+
+/** Sends a document and expects it refused before execution by `limit`, with 400. */
+async function expectRefused(query: string, limit: string, variables?: Record<string, unknown>) {
+  const res = await admin.graphql(query, variables);
+  expect(res.status, JSON.stringify(res)).toBe(400);
+  expect(res.data).toBeUndefined();
+  const error = res.errors.find((e: any) => e.extensions?.limit === limit);
+  expect(error, JSON.stringify(res.errors)).toBeDefined();
+  expect(error.extensions.code).toBe("GRAPHQL_VALIDATION_FAILED");
+  expect(error.extensions.found).toBeGreaterThan(error.extensions.max);
+  expect(error.message).toContain(`the ${limit} limit`);
+  expect(error.message).toContain(`the limit is ${error.extensions.max}`);
+  expect(error.message).toContain(`${error.extensions.found - error.extensions.max} over`);
+  expect(error.message).not.toMatch(/Syntax Error/);
+  return error;
+}
+
+describe("depth counts the graph's real levels", () => {
+  it("runs the nested organization → collections → spaces → change requests → comments query", async () => {
+    const res = await admin.graphql(NESTED_QUERY, { org: admin.organization });
+    expect(res.errors).toBeUndefined();
+    const space = res.data.organization.collections.edges[0].node.spaces.edges[0].node;
+    const comment = space.changeRequestsConnection.edges[0].node.commentsConnection.edges[0].node;
+    expect(comment.body.markdown).toBe("Looks good");
+  });
+
+  it("answers nothing of another organization", async () => {
+    const res = await other.graphql(NESTED_QUERY, { org: admin.organization });
+    expect(res.data?.organization ?? null).toBeNull();
+    expect(res.errors[0].extensions.code).toBe(404);
+  });
+
+  it("admits the nested query with room to spare: wrappers are not levels", async () => {
+    // The nested query is 7 levels deep counting its leaves; the limit leaves 5 more.
+    expect(GRAPH_LIMITS.depth).toBeGreaterThanOrEqual(12);
+    let tree = "title";
+    for (let i = 0; i < 9; i++) tree = `title children(first: 2) { edges { node { ${tree} } } }`;
+    // organization, collections, then children nine times deep, then title: 12 levels.
+    const ok = await admin.graphql(`query($org: String!) { organization(organizationId: $org) { collections(first: 1) { nodes { ${tree} } } } }`, {
+      org: admin.organization,
+    });
+    expect(ok.errors?.find((e: any) => e.extensions?.limit === "depth")).toBeUndefined();
+    const deeper = `title children(first: 1) { nodes { ${tree} } }`;
+    const error = await expectRefused(`query($org: String!) { organization(organizationId: $org) { collections(first: 1) { nodes { ${deeper} } } } }`, "depth", {
+      org: admin.organization,
+    });
+    expect(error.extensions).toMatchObject({ max: 12, found: 13 });
+  });
+
+  it("counts fragments and inline fragments where they are spread", async () => {
+    let q = "name";
+    for (let i = 0; i < 14; i++) q = `ofType { ${q} }`;
+    await expectRefused(`{ __type(name: "Organization") { ...F } } fragment F on __Type { fields { type { ${q} } } }`, "depth");
+    await expectRefused(`{ __type(name: "Organization") { ... on __Type { fields { type { ${q} } } } } }`, "depth");
+  });
+
+  it("does not count introspection's __schema (GraphiQL's introspection query runs)", async () => {
+    let q = "name";
+    for (let i = 0; i < 14; i++) q = `ofType { ${q} }`;
+    const res = await admin.graphql(`{ __schema { types { fields { type { ${q} } } } } }`);
+    expect(res.errors).toBeUndefined();
+  });
+});
+
+describe("the other limits name themselves and by how much", () => {
+  it("aliases", async () => {
+    const fields = Array.from({ length: GRAPH_LIMITS.aliases + 5 }, (_, i) => `a${i}: organizations { count }`).join(" ");
+    const error = await expectRefused(`{ ${fields} }`, "aliases");
+    expect(error.extensions).toMatchObject({ max: GRAPH_LIMITS.aliases, found: GRAPH_LIMITS.aliases + 5 });
+    expect(error.message).toContain("5 over");
+  });
+
+  it("directives", async () => {
+    const fields = Array.from({ length: GRAPH_LIMITS.directives + 1 }, () => "__typename @include(if: true)").join(" ");
+    await expectRefused(`{ ${fields} }`, "directives");
+  });
+
+  it("breadth, reported even when GraphQL's own validation gives up on the document", async () => {
+    const fields = (n: number) => Array.from({ length: n }, () => "__typename").join(" ");
+    await expectRefused(`{ ${fields(GRAPH_LIMITS.breadth + 1)} }`, "breadth");
+    await expectRefused(`{ ${fields(2500)} }`, "breadth");
+    await expectRefused(`{ organizations { count } ...F } fragment F on Query { ${fields(GRAPH_LIMITS.breadth)} }`, "breadth");
+  });
+
+  it("measures a fragment once however often it is spread", async () => {
+    // Each fragment spreads the next one twice: 2^25 spreads if walked naively.
+    const defs = Array.from({ length: 25 }, (_, i) => `fragment F${i} on Query { __typename ...F${i + 1} ...F${i + 1} }`).join(" ");
+    const res = await admin.graphql(`{ ...F0 } ${defs} fragment F25 on Query { __typename }`);
+    expect(res.status).toBeLessThan(500);
+  });
+
+  it("tokens", async () => {
+    const fields = Array.from({ length: GRAPH_LIMITS.tokens + 100 }, () => "__typename").join(" ");
+    const error = await expectRefused(`{ ${fields} }`, "tokens");
+    expect(error.extensions.found).toBe(GRAPH_LIMITS.tokens + 102);
+  });
+
+  it("cost, with literal sizes and variables alike", async () => {
+    const query = (size: string) => `query($id: String!${size === "$n" ? ", $n: Int" : ""}) { organization(organizationId: $id) {
+      collections(first: ${size}) { nodes { title spaces(first: ${size}) { nodes { id title changeRequestsConnection(first: ${size}) { nodes { id } } } } } } } }`;
+    const cheap = await admin.graphql(query("10"), { id: admin.organization });
+    expect(cheap.errors).toBeUndefined();
+    await expectRefused(query("100"), "cost", { id: admin.organization });
+    const error = await expectRefused(query("$n"), "cost", { id: admin.organization, n: 100 });
+    expect(error.extensions.max).toBe(GRAPH_LIMITS.cost);
+  });
+});
