@@ -15,6 +15,7 @@ import { authenticateRequest, authenticationFailure, bearerToken, viewerFromToke
 import { makeContext, type Context, type Services } from "./core/context.js";
 import { UNEXPECTED } from "./core/error-report.js";
 import { useGraphLimits } from "./graphql/limits.js";
+import { graphqlWsOperations } from "./graphql/ws.js";
 import { docsRoutes } from "./rest/docs-page.js";
 import { homeRoutes, useJsonNotFound } from "./rest/home.js";
 import { createRawRouter, rawRoute, type RawRoute } from "./rest/raw-routes.js";
@@ -118,29 +119,13 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
   const wsServer = new WebSocketServer({ server: httpServer, path: "/graphql" });
   const ws = useServer(
     {
-      execute: (args: any) => args.rootValue.execute(args),
-      subscribe: (args: any) => args.rootValue.subscribe(args),
+      ...graphqlWsOperations(yoga),
       onConnect: async (ctx) => {
         const header = (ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization) as string | undefined;
         const viewer = await viewerFromToken(db.prisma, bearerToken(header));
         // Refused with 4403 and the same message as HTTP (the first close wins over graphql-ws's own).
         if (!viewer) ctx.extra.socket.close(4403, authenticationFailure(header).message);
         return viewer !== null;
-      },
-      onSubscribe: async (ctx, _id, params) => {
-        const enveloped = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket: ctx.extra.socket, params, connectionParams: ctx.connectionParams } as any);
-        const document = enveloped.parse(params.query);
-        const args = {
-          schema: enveloped.schema,
-          operationName: params.operationName,
-          document,
-          variableValues: params.variables,
-          contextValue: await enveloped.contextFactory(),
-          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
-        };
-        const errors = enveloped.validate(args.schema, args.document);
-        if (errors.length) return errors;
-        return args;
       },
     },
     wsServer,

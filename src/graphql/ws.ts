@@ -1,0 +1,66 @@
+import { GraphQLError, type ExecutionArgs, type ExecutionResult } from "graphql";
+import type { ServerOptions } from "graphql-ws";
+import type { YogaServerInstance } from "graphql-yoga";
+import { UNEXPECTED } from "../core/error-report.js";
+
+type Enveloped = ReturnType<YogaServerInstance<any, any>["getEnveloped"]>;
+type Operation = ExecutionArgs & { rootValue: { execute: Enveloped["execute"]; subscribe: Enveloped["subscribe"] } };
+
+/** An error as a graphql-ws message carries it: without the HTTP status meant for HTTP answers. */
+function forSocket(error: GraphQLError): GraphQLError {
+  if (!error.extensions?.http) return error;
+  const { http: _http, ...extensions } = error.extensions;
+  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions });
+}
+
+/** The errors an operation that could not start answers with: its own, or a masked fault. */
+function asErrors(err: unknown): readonly GraphQLError[] {
+  if (err instanceof GraphQLError) return [forSocket(err)];
+  console.error("graphql-ws operation failed:", err);
+  return [new GraphQLError(UNEXPECTED)];
+}
+
+/**
+ * How graphql-ws runs operations through the yoga server's plugins (parse, limits, validation,
+ * context, masked errors). One operation that fails (a syntax error, a document over a limit,
+ * a token revoked meanwhile) answers an `error` message for its own id; the socket and the other
+ * operations on it stay open.
+ */
+export function graphqlWsOperations(yoga: YogaServerInstance<any, any>): Pick<ServerOptions, "onSubscribe" | "execute" | "subscribe"> {
+  const run = async (args: Operation, kind: "execute" | "subscribe"): Promise<ExecutionResult | AsyncIterable<ExecutionResult>> => {
+    try {
+      return (await args.rootValue[kind](args)) as ExecutionResult | AsyncIterable<ExecutionResult>;
+    } catch (err) {
+      return { errors: asErrors(err) };
+    }
+  };
+  return {
+    execute: (args) => run(args as Operation, "execute") as any,
+    subscribe: (args) => run(args as Operation, "subscribe") as any,
+    onSubscribe: async (ctx, _id, params) => {
+      try {
+        const enveloped = yoga.getEnveloped({
+          ...ctx,
+          req: (ctx.extra as any).request,
+          socket: (ctx.extra as any).socket,
+          params,
+          connectionParams: ctx.connectionParams,
+        } as any);
+        const document = enveloped.parse(params.query);
+        const errors = enveloped.validate(enveloped.schema, document);
+        if (errors.length) return errors.map(forSocket);
+        const args: Operation = {
+          schema: enveloped.schema,
+          operationName: params.operationName,
+          document,
+          variableValues: params.variables,
+          contextValue: await enveloped.contextFactory(),
+          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+        };
+        return args;
+      } catch (err) {
+        return asErrors(err);
+      }
+    },
+  };
+}
