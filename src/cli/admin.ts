@@ -8,8 +8,13 @@
  *
  * The last line printed is one JSON object. While a server holds the embedded database, the
  * command is sent to it over its local admin channel; otherwise it opens the database itself.
+ * Standard error says which database the command used, and warns when a server listens on PORT
+ * while none holds the embedded data folder (that server uses another DATA_DIR or DATABASE_URL,
+ * so what the command creates is not in its database).
  */
-import { loadConfig } from "../config.js";
+import fs from "node:fs";
+import net from "node:net";
+import { loadConfig, type Config } from "../config.js";
 import { openDatabase } from "../core/db.js";
 import { readLock } from "../core/lock.js";
 import { runAdminCommand, type AdminCommand } from "./commands.js";
@@ -25,6 +30,35 @@ function parseArgs(argv: string[]): AdminCommand {
     else flags[arg.slice(2)] = rest[++i] ?? "";
   }
   return { command, ...flags } as AdminCommand;
+}
+
+/** The database a command uses, for people: the embedded folder, or PostgreSQL without its password. */
+function describeDatabase(config: Config, existed: boolean): string {
+  if (config.databaseUrl) {
+    try {
+      const url = new URL(config.databaseUrl);
+      return `PostgreSQL ${url.username ? `${decodeURIComponent(url.username)}@` : ""}${url.host}${url.pathname} (DATABASE_URL)`;
+    } catch {
+      return "PostgreSQL (DATABASE_URL)";
+    }
+  }
+  const origin = process.env.DATA_DIR ? "DATA_DIR" : "DATA_DIR is not set: ./data of the current folder";
+  return `embedded database in ${config.dataDir} (${origin}${existed ? "" : "; the folder did not exist and is created now"})`;
+}
+
+/** Whether something accepts connections on the port on this machine (within a second). */
+function somethingListens(port: number): Promise<boolean> {
+  if (!port) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: "127.0.0.1", port });
+    const done = (listening: boolean) => {
+      socket.destroy();
+      resolve(listening);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
 }
 
 async function main() {
@@ -47,9 +81,17 @@ async function main() {
     });
     const body = (await response.json()) as any;
     if (!response.ok) throw new Error(body?.error?.message ?? `server answered ${response.status}`);
-    console.error(`(sent to the running server, pid ${holder.pid})`);
+    console.error(`admin: embedded database in ${config.dataDir}, through the server that holds it (pid ${holder.pid}, port ${holder.port})`);
     result = body;
   } else {
+    console.error(`admin: ${describeDatabase(config, config.databaseUrl ? true : fs.existsSync(config.dataDir))}`);
+    if (!config.databaseUrl && (await somethingListens(config.port))) {
+      console.error(
+        `admin: warning: a server is listening on port ${config.port}, but no server holds ${config.dataDir}: ` +
+          `it uses another DATA_DIR (or DATABASE_URL), so what this command creates is not in its database and its tokens are refused there. ` +
+          `Run the command with the server's DATA_DIR or DATABASE_URL.`,
+      );
+    }
     const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
     try {
       result = await runAdminCommand(db.prisma, cmd);

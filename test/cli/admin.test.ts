@@ -1,5 +1,6 @@
 import { spawn, execFile } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -29,9 +30,14 @@ afterAll(async () => {
 });
 
 async function admin(...args: string[]) {
-  const { stdout } = await run(tsx, ["src/cli/admin.ts", ...args], { cwd: root, env });
+  return (await adminWithOutput(env, root, ...args)).result;
+}
+
+/** Runs an admin command with this environment in this folder: its JSON answer and what it wrote on standard error. */
+async function adminWithOutput(environment: NodeJS.ProcessEnv, cwd: string, ...args: string[]) {
+  const { stdout, stderr } = await run(tsx, [path.join(root, "src/cli/admin.ts"), ...args], { cwd, env: environment });
   const lines = stdout.trim().split("\n");
-  return JSON.parse(lines[lines.length - 1]!);
+  return { result: JSON.parse(lines[lines.length - 1]!), stderr };
 }
 
 interface Server {
@@ -82,7 +88,9 @@ describe("npm run admin", { timeout: 180_000 }, () => {
     try {
       expect((await orgs(server.url, first.token)).status).toBe(200);
 
-      const again = await admin("bootstrap", "--email", "root@acme.test", "--org", "Acme");
+      const sent = await adminWithOutput(env, root, "bootstrap", "--email", "root@acme.test", "--org", "Acme");
+      const again = sent.result;
+      if (!env.DATABASE_URL) expect(sent.stderr).toContain(`embedded database in ${dataDir}, through the server that holds it`);
       expect(again.user).toBe(first.user);
       expect(again.organization).toBe(first.organization);
       expect(again.token).not.toBe(first.token);
@@ -116,6 +124,36 @@ describe("npm run admin", { timeout: 180_000 }, () => {
       expect((await res.json()).items.map((o: any) => o.id)).toEqual([first.organization]);
     } finally {
       expect(await server.stop("SIGINT")).toBe(0);
+    }
+  });
+
+  it("says which database it used, and warns when a server listens on PORT but none holds that data folder", async () => {
+    // Another server on PORT (here anything that accepts connections), and no DATA_DIR: ./data of the current folder.
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-cli-cwd-"));
+    const listener = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    const port = (listener.address() as net.AddressInfo).port;
+    try {
+      const { DATA_DIR: _unset, ...withoutDataDir } = env;
+      const { result, stderr } = await adminWithOutput({ ...withoutDataDir, PORT: String(port) }, elsewhere, "bootstrap", "--email", "new@acme.test", "--org", "Elsewhere");
+      expect(result.token).toMatch(/^dapi_/);
+      if (env.DATABASE_URL) {
+        expect(stderr).toMatch(/admin: PostgreSQL \S+@127\.0\.0\.1:5432\/t_\w+ \(DATABASE_URL\)/);
+        expect(stderr).not.toContain("warning");
+      } else {
+        const folder = path.join(fs.realpathSync(elsewhere), "data");
+        expect(stderr).toContain(`admin: embedded database in ${folder} (DATA_DIR is not set: ./data of the current folder; the folder did not exist and is created now)`);
+        expect(stderr).toContain(`admin: warning: a server is listening on port ${port}, but no server holds ${folder}`);
+        expect(fs.existsSync(path.join(folder, "pglite"))).toBe(true);
+      }
+      // Nothing on PORT: no warning.
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+      const quiet = await adminWithOutput({ ...env, PORT: String(port) }, root, "token-create", "--email", "root@acme.test");
+      expect(quiet.stderr).not.toContain("warning");
+      if (!env.DATABASE_URL) expect(quiet.stderr).toContain(`admin: embedded database in ${dataDir} (DATA_DIR)`);
+    } finally {
+      listener.close();
+      fs.rmSync(elsewhere, { recursive: true, force: true });
     }
   });
 
