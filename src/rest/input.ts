@@ -7,6 +7,8 @@ interface CompiledRoute {
   route: RouteDef;
   regex: RegExp;
   body?: ValidateFunction;
+  /** The body's schema as the document publishes it (for the example of a 400). */
+  bodySchema?: any;
   query: Map<string, { type: string; required: boolean; items?: string }>;
 }
 
@@ -26,6 +28,42 @@ function describe(error: ErrorObject, root: string): string {
   return `${path || root} ${error.message}.`;
 }
 
+/** A minimal value of a schema of the document: its required fields, with placeholder values. */
+function exampleOf(schema: any, doc: any, depth = 0): unknown {
+  const ref = typeof schema?.$ref === "string" ? /^#\/components\/schemas\/(.+)$/.exec(schema.$ref) : null;
+  if (ref) schema = doc.components?.schemas?.[ref[1]!];
+  if (!schema || depth > 4) return "…";
+  if (Array.isArray(schema.enum)) return schema.enum.find((v: unknown) => v !== null);
+  switch (schema.type) {
+    case "object": {
+      const required: string[] = schema.required ?? [];
+      return Object.fromEntries(required.map((name) => [name, exampleOf(schema.properties?.[name], doc, depth + 1)]));
+    }
+    case "array":
+      return [exampleOf(schema.items, doc, depth + 1)];
+    case "integer":
+    case "number":
+      return 0;
+    case "boolean":
+      return true;
+    default:
+      return "…";
+  }
+}
+
+/**
+ * The shape a body field expects, when it is an object: a wrong `body` of a comment answers
+ * `… (expected {"body": {"markdown": "…"}})`.
+ */
+function expectedShape(error: ErrorObject, root: any, doc: any): string {
+  const field = error.instancePath.split("/")[1] ?? (error.keyword === "required" ? (error.params as any).missingProperty : undefined);
+  let schema = field ? root?.properties?.[field] : undefined;
+  const ref = typeof schema?.$ref === "string" ? /^#\/components\/schemas\/(.+)$/.exec(schema.$ref) : null;
+  if (ref) schema = doc.components?.schemas?.[ref[1]!];
+  if (schema?.type !== "object") return "";
+  return ` (expected ${JSON.stringify({ [field!]: exampleOf(schema, doc) })})`;
+}
+
 /**
  * Checks a request's query parameters and JSON body against the published OpenAPI document
  * before anything runs, so a wrong type or an unknown field is a 400 that names it.
@@ -43,7 +81,7 @@ export function createInputValidator(doc: any, table: RouteDef[]) {
     }
     const schema = op?.requestBody?.content?.["application/json"]?.schema;
     const body = schema ? ajv.compile(JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/'))) : undefined;
-    return { route, regex, body, query };
+    return { route, regex, body, bodySchema: schema, query };
   });
   // Literal segments first, so /versions/latest wins over /versions/{versionId}.
   compiled.sort((a, b) => b.route.path.replace(/\{[^}]+\}/g, "").length - a.route.path.replace(/\{[^}]+\}/g, "").length);
@@ -72,7 +110,10 @@ export function createInputValidator(doc: any, table: RouteDef[]) {
     if (match.body) {
       // Explicit nulls mean "clear this value"; the resolver decides whether that is allowed.
       const present = Object.fromEntries(Object.entries(body ?? {}).filter(([, v]) => v !== null));
-      if (!match.body(present)) throw badInput(describe(match.body.errors![0]!, "body"));
+      if (!match.body(present)) {
+        const error = match.body.errors![0]!;
+        throw badInput(describe(error, "body").replace(/\.$/, expectedShape(error, match.bodySchema, doc) + "."));
+      }
     }
   }
 

@@ -5,8 +5,8 @@ const content = `${cr}/content`;
 
 export default [
   ...routes("Change requests", [
-    { method: "GET", path: "/spaces/{spaceId}/change-requests", field: "Query.changeRequests", summary: "List change requests (status open by default)" },
-    { method: "POST", path: "/spaces/{spaceId}/change-requests", field: "Mutation.changeRequestCreate", status: 201, summary: "Create a change request (draft)" },
+    { method: "GET", path: "/spaces/{spaceId}/change-requests", field: "Query.changeRequests", summary: "List change requests (status open by default: ?status=draft lists drafts)" },
+    { method: "POST", path: "/spaces/{spaceId}/change-requests", field: "Mutation.changeRequestCreate", status: 201, summary: "Create a change request (it starts as a draft: ?status=draft lists drafts; PATCH status open asks for review)" },
     { method: "GET", path: cr, field: "Query.changeRequest", summary: "Get a change request by id or number" },
     { method: "PATCH", path: cr, field: "Mutation.changeRequestUpdate", summary: "Update a change request's subject or status" },
     { method: "POST", path: `${cr}/merge`, field: "Mutation.changeRequestMerge", summary: "Merge a change request into the space" },
