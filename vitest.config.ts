@@ -14,7 +14,11 @@ export default defineConfig({
     globalSetup: ["test/helpers/global-setup.ts"],
     // The tests' stand-in integrations, import and OpenAPI sources listen on this machine: allow
     // outbound requests to it (the server refuses private addresses by default, src/core/outbound.ts).
-    env: { OUTBOUND_ALLOWED_NETWORKS: process.env.OUTBOUND_ALLOWED_NETWORKS ?? "127.0.0.0/8,::1" },
+    env: {
+      OUTBOUND_ALLOWED_NETWORKS: process.env.OUTBOUND_ALLOWED_NETWORKS ?? "127.0.0.0/8,::1",
+      // The suite's own traffic stays under the rate limit; test/server/rate-limit.test.ts sets its own.
+      RATE_LIMIT_PER_MINUTE: process.env.RATE_LIMIT_PER_MINUTE ?? "1000000",
+    },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

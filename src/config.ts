@@ -46,7 +46,24 @@ export interface Config {
   outboundAllowedNetworks: string[];
   /** Days integration events and their traces are kept once settled (delivered, failed or skipped); pending ones are always kept. 0 keeps them forever. */
   integrationEventRetentionDays: number;
+  /** Least severe log level written (LOG_LEVEL): trace, debug, info, warn, error, fatal or silent. */
+  logLevel: LogLevel;
+  /** LOG_FORMAT: one JSON object per line, or `pretty` lines for people (the default on a terminal). */
+  logFormat: "json" | "pretty";
+  /** LOG_SQL=1: log every SQL statement Prisma sends (debug level); off by default, it costs time on every query. */
+  logSql: boolean;
+  /** Bearer token `GET /metrics` requires (METRICS_TOKEN); unset, the metrics are open. */
+  metricsToken?: string;
+  /** Requests per minute per API token, or per client address without a token, on /v1 and /graphql (RATE_LIMIT_PER_MINUTE); 0 turns the limit off. */
+  rateLimitPerMinute: number;
+  /** Take the client address from the first X-Forwarded-For entry (TRUST_PROXY=1, behind a reverse proxy). */
+  trustProxy: boolean;
+  /** On SIGTERM, how long requests under way may take to finish before their connections are closed (ms). */
+  shutdownTimeoutMs: number;
 }
+
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 function intFrom(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === "") return fallback;
@@ -80,7 +97,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     samlClockSkewMs: intFrom(env.SAML_CLOCK_SKEW_MS, 60_000, "SAML_CLOCK_SKEW_MS"),
     outboundAllowedNetworks: parseAllowedNetworks(env.OUTBOUND_ALLOWED_NETWORKS),
     ...integrationDelivery(env),
+    ...operations(env),
   };
+}
+
+/** Logs, metrics, rate limits and shutdown. */
+export function operations(env: NodeJS.ProcessEnv) {
+  const level = (env.LOG_LEVEL || "info").trim().toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
+  const format = (env.LOG_FORMAT || (process.stdout.isTTY ? "pretty" : "json")).trim().toLowerCase();
+  if (format !== "json" && format !== "pretty") throw new Error(`LOG_FORMAT must be json or pretty, got "${env.LOG_FORMAT}"`);
+  return {
+    logLevel: level as LogLevel,
+    logFormat: format as "json" | "pretty",
+    logSql: flag(env.LOG_SQL),
+    metricsToken: env.METRICS_TOKEN || undefined,
+    rateLimitPerMinute: intFrom(env.RATE_LIMIT_PER_MINUTE, 1000, "RATE_LIMIT_PER_MINUTE"),
+    trustProxy: flag(env.TRUST_PROXY),
+    shutdownTimeoutMs: intFrom(env.SHUTDOWN_TIMEOUT_MS, 10_000, "SHUTDOWN_TIMEOUT_MS"),
+  };
+}
+
+function flag(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
 }
 
 function integrationDelivery(env: NodeJS.ProcessEnv) {

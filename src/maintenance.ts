@@ -3,6 +3,7 @@ import { purgeDeletedSpaces } from "./domains/spaces/spaces.service.js";
 import { resumeOpenApiProcessing } from "./domains/openapi/openapi.processing.js";
 import { purgeSeenAssertions } from "./domains/sso/sso.service.js";
 import { purgeSettledEvents } from "./events/record.js";
+import { log } from "./core/logger.js";
 
 /**
  * Upkeep. At start: OpenAPI specs left pending or in progress are processed again. Periodically:
@@ -14,11 +15,11 @@ export function startMaintenance(services: Services, everyMs = 60 * 60 * 1000) {
   const run = () =>
     Promise.all([
       purgeDeletedSpaces(services.prisma, services.config.spaceRetentionDays).catch((err) =>
-        console.error("maintenance: purging deleted spaces failed:", err),
+        log.error({ err }, "maintenance: purging deleted spaces failed"),
       ),
-      purgeSeenAssertions(services.prisma).catch((err) => console.error("maintenance: purging SAML assertion ids failed:", err)),
+      purgeSeenAssertions(services.prisma).catch((err) => log.error({ err }, "maintenance: purging SAML assertion ids failed")),
       purgeSettledEvents(services.prisma, services.config.integrationEventRetentionDays).catch((err) =>
-        console.error("maintenance: purging integration events failed:", err),
+        log.error({ err }, "maintenance: purging integration events failed"),
       ),
     ]);
   void run();

@@ -27,6 +27,13 @@ import { integrationRoutes } from "./domains/integrations/integrations.http.js";
 import { dashboardRoutes } from "./dashboard/dashboard.js";
 import { contentBinaryRoutes } from "./domains/content/binary.js";
 import type { DataDirLock } from "./core/lock.js";
+import { Redis } from "ioredis";
+import { log, type Logger } from "./core/logger.js";
+import { createHttpFront } from "./server/http.js";
+import { createMetrics, metricsAnswer } from "./server/metrics.js";
+import { healthRoutes } from "./server/health.js";
+import { createRouteNamer, useRequestNotes } from "./server/requests.js";
+import { useRateLimit } from "./server/rate-limit.js";
 
 export interface Gateway {
   config: Config;
@@ -41,8 +48,32 @@ export interface Gateway {
 }
 
 /** Builds the gateway on an open database: GraphQL, REST, subscriptions, admin channel. */
-export async function createGateway(config: Config, opts: { lockHeld?: DataDirLock; adminSecret?: string } = {}): Promise<Gateway> {
-  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, lockHeld: opts.lockHeld });
+export interface GatewayOptions {
+  lockHeld?: DataDirLock;
+  adminSecret?: string;
+  /** Where the request log goes (the process's logger by default). */
+  logger?: Logger;
+  /** Told what start-up is doing (npm start prints it). */
+  progress?: (message: string) => void;
+  /** The database, already being opened (npm start opens it while the modules load); else opened here. */
+  database?: Promise<Database>;
+}
+
+export async function createGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
+  const metrics = createMetrics();
+  const db = await (opts.database ??
+    openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, lockHeld: opts.lockHeld, logSql: config.logSql, progress: opts.progress }));
+  db.observeStatements((seconds, ok) => metrics.dbStatements.labels(ok ? "ok" : "error").observe(seconds));
+  // Redis for the shared rate-limit counters and the readiness check; commands fail at once
+  // while it is unreachable (the limiter then counts in memory) instead of queueing.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : undefined;
+  let redisDown = false;
+  redis?.on("error", (err) => {
+    if (!redisDown) log.warn(`Redis (rate limits, readiness): ${err.message}`);
+    redisDown = true;
+  });
+  redis?.on("ready", () => (redisDown = false));
+  let stopping = false;
   const pubsub = createPubSubFor(config.redisUrl);
   const services: Services = { prisma: db.prisma, config, urls: makeUrls(config), pubsub };
 
@@ -66,7 +97,9 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
   const adminRoute: RawRoute = rawRoute({ methods: "*", path: "/_admin/command", auth: "none", handler: (_services, _params, request) => adminChannel(request) });
 
   // The routes that do not answer JSON through the /v1 generator: one table (src/rest/raw-routes.ts).
-  const rawRoutes = createRawRouter(services, [
+  const rawRouteList: RawRoute[] = [
+    ...healthRoutes({ prisma: db.prisma, redis, stopping: () => stopping }),
+    rawRoute({ methods: ["GET"], path: "/metrics", auth: "none", handler: (_services, _params, request) => metricsAnswer(metrics, config.metricsToken, request) }),
     ...contentBinaryRoutes,
     ...samlRoutes,
     ...dashboardRoutes,
@@ -74,7 +107,8 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
     ...docsRoutes(() => rest.openAPIDocument()),
     ...homeRoutes(config),
     adminRoute,
-  ]);
+  ];
+  const rawRoutes = createRawRouter(services, rawRouteList);
   const routing: Plugin = {
     async onRequest({ request, url, endResponse }) {
       const raw = await rawRoutes(request, url);
@@ -99,20 +133,27 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
+    // Health is /healthz and /readyz (src/server/health.ts). Yoga's own check answers every URL
+    // that ends with its endpoint; no URL it sees ends with a space.
+    healthCheckEndpoint: " ",
     maskedErrors: { isDev: false, errorMessage: UNEXPECTED },
-    logging: "warn",
+    logging: yogaLogger(),
     context: async ({ request, connectionParams }) => {
       const header = (connectionParams?.authorization ?? connectionParams?.Authorization) as string | undefined;
       return authenticate(header ?? request.headers.get("authorization"), request);
     },
     plugins: [
+      useRequestNotes(createRouteNamer(rawRouteList, routeTable)),
+      useRateLimit({ perMinute: config.rateLimitPerMinute, redis, onLimited: () => metrics.rateLimited.inc() }),
+      ...metrics.plugins(),
       routing,
       useJsonNotFound(),
       useGraphLimits(),
     ],
   });
 
-  const httpServer = http.createServer(yoga);
+  const front = createHttpFront({ app: yoga, logger: opts.logger ?? log, metrics, trustProxy: config.trustProxy });
+  const httpServer = http.createServer((req, res) => front.handle(req, res));
   // Clients (and proxies) reuse connections for longer than Node's 5 s default.
   httpServer.keepAliveTimeout = 65_000;
   httpServer.headersTimeout = 66_000;
@@ -132,7 +173,17 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
   );
 
   const maintenance = startMaintenance(services);
-  const dispatcher = createDispatcher({ prisma: db.prisma, pubsub, config, exclusive: db.kind === "pglite" });
+  const dispatcher = createDispatcher({
+    prisma: db.prisma,
+    pubsub,
+    config,
+    exclusive: db.kind === "pglite",
+    onOutcome: (outcome) => metrics.deliveries.labels(outcome).inc(),
+  });
+  metrics.gauge("websocket_connections", "graphql-ws connections open.", () => wsServer.clients.size);
+  metrics.gauge("integration_events_pending", "Integration events waiting for delivery (the backlog).", () =>
+    db.prisma.integrationEvent.count({ where: { status: "pending" } }),
+  );
   await dispatcher.start();
 
   let closed = false;
@@ -148,21 +199,42 @@ export async function createGateway(config: Config, opts: { lockHeld?: DataDirLo
         httpServer.listen(port, config.host, () => resolve((httpServer.address() as any).port));
       });
     },
+    /**
+     * Shuts down in order: stop accepting connections (and /readyz answers 503), let requests
+     * under way finish (at most SHUTDOWN_TIMEOUT_MS), close WebSockets with 1001 (going away),
+     * stop background work, close what is left (SSE streams), then pub/sub and the database.
+     */
     async close() {
       if (closed) return;
       closed = true;
+      stopping = true;
+      const serverClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      httpServer.closeIdleConnections();
+      const unfinished = await front.drain(config.shutdownTimeoutMs);
+      if (unfinished) log.warn(`Shutdown: ${unfinished} requests still running after ${config.shutdownTimeoutMs} ms; closing their connections`);
+      const wsClosed = Promise.resolve(ws.dispose()).catch(() => undefined);
+      // A peer that does not answer the close handshake is cut off after a moment.
+      await Promise.race([wsClosed, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+      for (const socket of wsServer.clients) socket.terminate();
       maintenance.stop();
       await dispatcher.stop();
-      await ws.dispose();
-      wsServer.close();
-      await new Promise<void>((resolve) => {
-        httpServer.close(() => resolve());
-        httpServer.closeAllConnections?.();
-      });
+      httpServer.closeAllConnections();
+      await serverClosed;
       await pubsub.close();
+      redis?.disconnect();
       await db.close();
     },
   };
+}
+
+/** Yoga's own messages go to the process's logger (warnings and errors; its debug chatter is dropped). */
+function yogaLogger() {
+  const write = (level: "warn" | "error") => (...args: unknown[]) => {
+    const err = args.find((a) => a instanceof Error);
+    const text = args.filter((a) => typeof a === "string").join(" ") || (err as Error | undefined)?.message || "graphql-yoga";
+    log[level](err ? { err } : {}, text);
+  };
+  return { debug: () => undefined, info: () => undefined, warn: write("warn"), error: write("error") };
 }
 
 /** Compares a presented secret with the expected one in constant time. */

@@ -3,6 +3,7 @@ import type { Config } from "../config.js";
 import type { Viewer } from "./auth.js";
 import type { Urls } from "./urls.js";
 import type { PubSub } from "./pubsub.js";
+import { noteViewer } from "./request-notes.js";
 
 /** What every resolver receives. Built once per request (or per graphql-ws operation). */
 export interface Context {
@@ -41,6 +42,7 @@ export interface Services {
 }
 
 export function makeContext(services: Services, viewer: Viewer, explicitNulls: Set<string> = new Set(), request?: Request): Context {
+  if (!viewer.anonymous) noteViewer(request, viewer.userId);
   return { ...services, viewer, loaders: new Map(), explicitNulls, request, response: { headers: {} } };
 }
 

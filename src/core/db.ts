@@ -7,6 +7,7 @@ import pg from "pg";
 import { PrismaClient } from "../generated/prisma/client.js";
 import { applyMigrations } from "./migrate.js";
 import { acquireLock, type DataDirLock } from "./lock.js";
+import { log } from "./logger.js";
 
 export type Prisma = PrismaClient;
 
@@ -15,6 +16,8 @@ export interface Database {
   prisma: PrismaClient;
   /** Counts SQL statements sent by Prisma (for tests and benchmarks). */
   stats: { statements: number };
+  /** Has every statement's duration reported to `observer` from now on (the gateway's metrics). */
+  observeStatements(observer: StatementObserver): void;
   /** The lock on the embedded data folder (absent on PostgreSQL). */
   lock?: DataDirLock;
   close(): Promise<void>;
@@ -25,13 +28,62 @@ export interface OpenOptions {
   databaseUrl?: string;
   /** Skip the data-folder lock (the caller already holds it). */
   lockHeld?: DataDirLock;
+  /** Log every statement Prisma sends, with its parameters, at debug level (LOG_SQL=1). */
+  logSql?: boolean;
+  /** Told what start-up is doing (npm start prints it). */
+  progress?: (message: string) => void;
 }
 
-function countingPrisma(adapter: ConstructorParameters<typeof PrismaClient>[0] extends infer O ? O extends { adapter?: infer A } ? A : never : never, stats: { statements: number }) {
-  const prisma = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] } as any);
-  (prisma as any).$on("query", () => {
+/** Called after each SQL statement Prisma sends: its duration, and whether it failed. */
+export type StatementObserver = (seconds: number, ok: boolean) => void;
+
+/**
+ * Wraps a driver adapter factory so that every statement Prisma sends through it (queries and
+ * commands, in transactions too) is counted and timed, at the cost of a clock read: no query text
+ * is built or logged unless LOG_SQL asks for it (Prisma's query events, below).
+ */
+function instrumented<F extends object>(factory: F, observe: StatementObserver): F {
+  const timed = <T extends object>(queryable: T): T =>
+    new Proxy(queryable, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target);
+        if (typeof value !== "function") return value;
+        if (prop === "queryRaw" || prop === "executeRaw") {
+          return async (...args: unknown[]) => {
+            const start = performance.now();
+            try {
+              const result = await value.apply(target, args);
+              observe((performance.now() - start) / 1000, true);
+              return result;
+            } catch (err) {
+              observe((performance.now() - start) / 1000, false);
+              throw err;
+            }
+          };
+        }
+        if (prop === "startTransaction" || prop === "connect" || prop === "connectToShadowDb") {
+          return async (...args: unknown[]) => timed(await value.apply(target, args));
+        }
+        return value.bind(target);
+      },
+    });
+  return timed(factory);
+}
+
+function createPrisma(adapter: object, stats: { statements: number }, observers: Set<StatementObserver>, opts: OpenOptions): PrismaClient {
+  const observe: StatementObserver = (seconds, ok) => {
     stats.statements++;
-  });
+    for (const observer of observers) observer(seconds, ok);
+  };
+  const prisma = new PrismaClient({
+    adapter: instrumented(adapter, observe),
+    ...(opts.logSql ? { log: [{ emit: "event", level: "query" }] } : {}),
+  } as any);
+  if (opts.logSql) {
+    (prisma as any).$on("query", (e: { query: string; params: string; duration: number }) => {
+      log.debug({ sql: e.query, params: e.params, durationMs: e.duration }, "sql");
+    });
+  }
   return prisma;
 }
 
@@ -41,28 +93,33 @@ function countingPrisma(adapter: ConstructorParameters<typeof PrismaClient>[0] e
  */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const stats = { statements: 0 };
+  const observers = new Set<StatementObserver>();
+  const observeStatements = (observer: StatementObserver) => void observers.add(observer);
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
     // An idle connection the server closes (a restart, an administrator, a dropped network) is
     // replaced on the next query; without a listener its error would end the process.
-    pool.on("error", (err) => console.error(`PostgreSQL connection lost: ${err.message}`));
+    pool.on("error", (err) => log.warn(`PostgreSQL connection lost: ${err.message}`));
     const client = await pool.connect();
+    opts.progress?.(`Database: PostgreSQL at ${describeUrl(opts.databaseUrl)} connected`);
     try {
       // Serialize migrations between gateway instances sharing one database.
       await client.query("SELECT pg_advisory_lock(7340051)");
-      await applyMigrations(
+      const applied = await applyMigrations(
         (sql) => client.query(sql),
         async (sql) => (await client.query(sql)).rows,
       );
+      opts.progress?.(migrationsMessage(applied));
       await client.query("SELECT pg_advisory_unlock(7340051)");
     } finally {
       client.release();
     }
-    const prisma = countingPrisma(new PrismaPg(pool) as any, stats);
+    const prisma = createPrisma(new PrismaPg(pool), stats, observers, opts);
     return {
       kind: "postgres",
       prisma,
       stats,
+      observeStatements,
       async close() {
         await prisma.$disconnect();
         await pool.end();
@@ -75,21 +132,25 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   try {
     const dir = path.join(opts.dataDir, "pglite");
     fs.mkdirSync(dir, { recursive: true });
+    const started = performance.now();
     pglite = await PGlite.create(dir);
-    await applyMigrations(
+    opts.progress?.(`Database: embedded (PGlite) in ${dir} opened in ${Math.round(performance.now() - started)} ms`);
+    const applied = await applyMigrations(
       (sql) => pglite.exec(sql),
       async (sql) => (await pglite.query<Record<string, unknown>>(sql)).rows,
     );
+    opts.progress?.(migrationsMessage(applied));
   } catch (err) {
     if (!opts.lockHeld) lock.release();
     throw err;
   }
-  const prisma = countingPrisma(new PrismaPGlite(pglite) as any, stats);
+  const prisma = createPrisma(new PrismaPGlite(pglite), stats, observers, opts);
   let closed = false;
   return {
     kind: "pglite",
     prisma,
     stats,
+    observeStatements,
     lock,
     async close() {
       if (closed) return;
@@ -99,4 +160,18 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       if (!opts.lockHeld) lock.release();
     },
   };
+}
+
+function migrationsMessage(applied: string[]): string {
+  return applied.length ? `Migrations: applied ${applied.length} (${applied.join(", ")})` : "Migrations: the schema is up to date";
+}
+
+/** A connection string without its password, to print. */
+function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}${u.port ? `:${u.port}` : ""}${u.pathname}`;
+  } catch {
+    return "(DATABASE_URL)";
+  }
 }

@@ -1,5 +1,11 @@
 import { GraphQLError } from "graphql";
 import { appErrorOf } from "./errors.js";
+import { log as logger } from "./logger.js";
+
+/** Logs a fault in full (with the request id of the request it happened in). */
+function logUnexpected(err: unknown): void {
+  logger.error({ err }, "unexpected error");
+}
 
 export interface ErrorBody {
   error: { code: number; message: string };
@@ -13,7 +19,7 @@ export const UNEXPECTED = "Unexpected error.";
  * request error (a variable of the wrong type, a missing argument) is a 400 with its message;
  * anything else is a masked 500.
  */
-export function reportError(error: unknown, log: (err: unknown) => void = console.error): ErrorBody {
+export function reportError(error: unknown, log: (err: unknown) => void = logUnexpected): ErrorBody {
   const app = appErrorOf(error);
   if (app) return { error: { code: app.status, message: app.message } };
   if (error instanceof GraphQLError && !error.path) {

@@ -1,6 +1,7 @@
 import type { Context } from "../core/context.js";
 import { SCOPE_BY_ACTIVITY } from "./messages.js";
 import { recordIntegrationEvents, type NewIntegrationEvent } from "./record.js";
+import { log } from "../core/logger.js";
 
 /** Something that happened in a space, as integrations and live dashboards see it. */
 export type SpaceActivity =
@@ -22,7 +23,7 @@ export async function recordSpaceActivity(ctx: Pick<Context, "pubsub" | "viewer"
     await recordActivityEvents(ctx, activity);
   } catch (err) {
     // The change itself is stored; a failure here must not turn the caller's request into an error.
-    console.error(`integration events of ${activity.type} in space ${activity.spaceId} could not be recorded:`, err);
+    log.error({ err }, `integration events of ${activity.type} in space ${activity.spaceId} could not be recorded`);
   }
 }
 

@@ -6,6 +6,7 @@ import type { IntegrationEventMessage, IntegrationEventStatus } from "./messages
 import { DISPATCH_KEY, dispatchTarget, publishEventMessage } from "./record.js";
 import { integrationRequestHeaders } from "./exchange.js";
 import { OUTBOUND_REFUSED, outboundFetch, outboundRefusal } from "../core/outbound.js";
+import { log as logger } from "../core/logger.js";
 
 export interface DispatcherOptions {
   prisma: PrismaClient;
@@ -28,6 +29,8 @@ export interface DispatcherOptions {
   exclusive?: boolean;
   /** Deliveries in flight at once. */
   concurrency?: number;
+  /** Told each settled attempt's outcome (the gateway's metrics). */
+  onOutcome?: (outcome: "delivered" | "retry" | "failed" | "skipped") => void;
 }
 
 export interface Dispatcher {
@@ -108,7 +111,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         inflight.set(c.id, controller);
         const p = deliver(c, controller.signal)
           .catch((err) => {
-            console.error(`integration event ${c.id}: delivery failed unexpectedly:`, err);
+            logger.error({ err }, `integration event ${c.id}: delivery failed unexpectedly`);
             wakeAt(new Date(Date.now() + config.integrationClaimLeaseMs)); // its lease will have run out
           })
           .finally(() => {
@@ -135,7 +138,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         try {
           await runOnce();
         } catch (err) {
-          if (!stopped) console.error("integration event dispatcher:", err);
+          if (!stopped) logger.error({ err }, "integration event dispatcher failed");
         }
       } while (again && !stopped);
       running = false;
@@ -181,6 +184,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       prisma.integrationEvent.updateMany({ where: { id: c.id, status: "pending", attempts: c.attempts }, data: { status, ...data } }),
     ]);
     if (count && status !== "pending") publishEventMessage(pubsub, messageOf({ ...event, status }));
+    if (count) opts.onOutcome?.(status === "success" ? "delivered" : status === "pending" ? "retry" : (status as "failed" | "skipped"));
     return count > 0;
   }
 
@@ -247,7 +251,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     async start() {
       if (!stopped) return;
       stopped = false;
-      void listen().catch((err) => console.error("integration event dispatcher: wake-ups stopped:", err));
+      void listen().catch((err) => logger.error({ err }, "integration event dispatcher: wake-ups stopped"));
       if (opts.exclusive) {
         // Nobody else can hold a claim on this database: what a previous run left in flight is due now.
         await prisma.integrationEvent.updateMany({

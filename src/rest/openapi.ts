@@ -17,6 +17,7 @@ const ERROR_STATUSES: Record<string, string> = {
   "403": "The caller's role does not allow this action.",
   "404": "Not found, or not visible to the caller.",
   "409": "Conflicts with the current state.",
+  "429": "Rate limit exceeded (RATE_LIMIT_PER_MINUTE per token): `Retry-After` gives the seconds to wait.",
   "500": "Unexpected error: nothing about its cause is disclosed; the server logs it.",
 };
 
@@ -118,7 +119,9 @@ export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[]
       version: "1.0.0",
       description:
         "REST face of the documentation platform's graph. Every operation takes `Authorization: Bearer <API token>`. " +
-        "Lists answer `{ next?: { page }, count, items }`; pass `next.page` as `page` for the next page.",
+        "Lists answer `{ next?: { page }, count, items }`; pass `next.page` as `page` for the next page. " +
+        "Every answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset` (UTC epoch seconds); " +
+        "past the limit the answer is 429 with `Retry-After`.",
     },
     servers: [{ url: publicUrl }],
     security: [{ bearerAuth: [] }],

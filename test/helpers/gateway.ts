@@ -8,6 +8,12 @@ import { runAdminCommand } from "../../src/cli/commands.js";
 import { OpenApiChecker } from "./openapi.js";
 import { FAILED, READY } from "./global-setup.js";
 import { testTmpDir } from "./tmp.js";
+import { createLogger, type Logger } from "../../src/core/logger.js";
+
+let quiet: Logger | undefined;
+function testLogger(): Logger {
+  return (quiet ??= createLogger({ level: (process.env.TEST_LOG_LEVEL as Logger["level"] & Config["logLevel"]) || "silent", format: "json" }));
+}
 
 export interface Answer<T = any> {
   status: number;
@@ -86,7 +92,7 @@ async function pgliteTemplate(): Promise<string | undefined> {
  * Starts a gateway on a fresh database (an embedded one in a temporary folder, or a new
  * PostgreSQL database when DATABASE_URL is set) listening on a free port.
  */
-export async function startGateway(overrides: Partial<Config> = {}): Promise<TestGateway> {
+export async function startGateway(overrides: Partial<Config> = {}, opts: { logger?: Logger } = {}): Promise<TestGateway> {
   const dataDir = fs.mkdtempSync(path.join(testTmpDir(), "docs-api-test-"));
   const pgdb = process.env.DATABASE_URL ? await freshPostgres(process.env.DATABASE_URL) : null;
   const config: Config = {
@@ -105,7 +111,9 @@ export async function startGateway(overrides: Partial<Config> = {}): Promise<Tes
     if (template && !fs.existsSync(path.join(config.dataDir, "pglite"))) {
       fs.cpSync(path.join(template, "pglite"), path.join(config.dataDir, "pglite"), { recursive: true });
     }
-    gateway = await createGateway(config);
+    // Request log lines are left out of the test output (TEST_LOG_LEVEL=info shows them);
+    // test/server/request-log.test.ts reads them.
+    gateway = await createGateway(config, { logger: opts.logger ?? testLogger() });
   } catch (err) {
     // Nothing left behind by a start that failed (the data folder may be in memory, /dev/shm).
     await pgdb?.drop().catch(() => undefined);

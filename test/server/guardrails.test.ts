@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { log } from "../../src/core/logger.js";
 
 let t: TestGateway;
 let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
@@ -28,7 +29,7 @@ describe("unexpected errors are masked", () => {
   it("hides the cause from REST and GraphQL clients alike", async () => {
     const prisma = t.gateway.db.prisma as any;
     const spy = vi.spyOn(prisma.organization, "findMany").mockRejectedValue(new Error('relation "Organization" does not exist at SELECT internal'));
-    const quiet = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const quiet = vi.spyOn(log, "error").mockImplementation(() => undefined);
     try {
       const rest = await admin.get("/v1/orgs");
       expect(rest.status).toBe(500);

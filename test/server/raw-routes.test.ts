@@ -1,6 +1,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { log } from "../../src/core/logger.js";
 import { createRawRouter, rawRoute } from "../../src/rest/raw-routes.js";
 
 // A shared machine can be slow: generous limits, so that only real failures fail.
@@ -189,12 +190,12 @@ describe("errors and unknown paths", () => {
   it("reports an unexpected error and answers 500 with the masked message", async () => {
     const prisma = t.gateway.db.prisma as any;
     const spy = vi.spyOn(prisma.samlProvider, "findUnique").mockRejectedValue(new Error("connection to 10.0.0.7 lost at SELECT"));
-    const quiet = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const quiet = vi.spyOn(log, "error").mockImplementation(() => undefined);
     try {
       const res = await get("/sso/saml/saml_any/metadata");
       await expectError(res.clone(), 500);
       expect(await res.json()).toEqual({ error: { code: 500, message: "Unexpected error." } });
-      expect(quiet).toHaveBeenCalledWith(expect.objectContaining({ message: expect.stringContaining("10.0.0.7") }));
+      expect(quiet).toHaveBeenCalledWith(expect.objectContaining({ err: expect.objectContaining({ message: expect.stringContaining("10.0.0.7") }) }), "unexpected error");
     } finally {
       spy.mockRestore();
       quiet.mockRestore();

@@ -3,6 +3,7 @@ import type { Config } from "../../config.js";
 import { newId } from "../../core/ids.js";
 import { fetchSource, ProcessError } from "./openapi.fetch.js";
 import { parseDocument, validateDocument } from "./openapi.document.js";
+import { log } from "../../core/logger.js";
 
 /**
  * Background processing of OpenAPI specs: fetch the source URL (bounded in time and size), parse
@@ -104,7 +105,7 @@ class Processor {
       // The spec was deleted meanwhile, or the server is closing: nothing to record.
       if (this.closing.signal.aborted) return;
       const gone = !(await prisma.openApiSpec.count({ where: { id: specId } }).catch(() => 0));
-      if (!gone) console.error(`openapi: processing spec ${specId} failed:`, err);
+      if (!gone) log.error({ err }, `openapi: processing spec ${specId} failed`);
     }
   }
 }
@@ -131,6 +132,6 @@ export function resumeOpenApiProcessing(services: ProcessorServices) {
     .findMany({ where: { processingState: { in: ["pending", "progress"] } }, select: { id: true } })
     .then((specs) => Promise.all(specs.map((s) => processor.schedule(s.id))))
     .then(() => undefined)
-    .catch((err) => console.error("openapi: resuming spec processing failed:", err));
+    .catch((err) => log.error({ err }, "openapi: resuming spec processing failed"));
   return { done, stop: () => processor.stop() };
 }

@@ -1,0 +1,57 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger } from "pino";
+import pretty from "pino-pretty";
+import { operations, type Config } from "../config.js";
+
+export type { Logger };
+
+/**
+ * The request being handled (src/server/request-log.ts runs each request inside it): every line
+ * logged meanwhile — an unexpected error reported deep in a resolver included — carries its `reqId`.
+ */
+export const requestScope = new AsyncLocalStorage<{ reqId: string }>();
+
+export interface LoggerSettings {
+  level: Config["logLevel"];
+  format: Config["logFormat"];
+  /** Where lines go (tests capture them); standard output by default. */
+  destination?: DestinationStream;
+}
+
+/** A pino logger: JSON lines (or pretty ones for people), ISO timestamps, the request id when there is one. */
+export function createLogger(settings: LoggerSettings): Logger {
+  const destination =
+    settings.destination ??
+    (settings.format === "pretty"
+      ? pretty({ colorize: Boolean(process.stdout.isTTY), sync: true, ignore: "pid,hostname", translateTime: "SYS:HH:MM:ss.l" })
+      : pino.destination({ dest: 1, sync: true }));
+  return pino(
+    {
+      level: settings.level,
+      timestamp: stdTimeFunctions.isoTime,
+      serializers: { err: stdSerializers.err },
+      mixin(_object, _level, logger) {
+        const scope = requestScope.getStore();
+        // The request log line binds reqId itself: do not write it twice.
+        return scope && !(logger as Logger).bindings().reqId ? { reqId: scope.reqId } : {};
+      },
+    },
+    destination,
+  );
+}
+
+/**
+ * The process's logger, for what happens outside a gateway's request log (start-up, background
+ * work, unexpected errors). Set from LOG_LEVEL and LOG_FORMAT; `configureLogging` replaces it
+ * (`log` is a live binding: importers see the new one).
+ */
+export let log: Logger = createLogger(settingsOf(operations(process.env)));
+
+export function configureLogging(config: Pick<Config, "logLevel" | "logFormat">): Logger {
+  log = createLogger(settingsOf(config));
+  return log;
+}
+
+function settingsOf(config: Pick<Config, "logLevel" | "logFormat">): LoggerSettings {
+  return { level: config.logLevel, format: config.logFormat };
+}

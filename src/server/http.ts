@@ -1,0 +1,114 @@
+import crypto from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { pinoHttp } from "pino-http";
+import { requestScope, type Logger } from "../core/logger.js";
+import { attachNotes, notesOfNodeRequest, type RequestNotes } from "../core/request-notes.js";
+import type { Metrics } from "./metrics.js";
+
+/**
+ * What every HTTP request goes through before the gateway's handler (yoga):
+ *
+ * - a request id: `X-Request-Id` as sent when it is a plain id (letters, digits, `-_.:`, at most
+ *   128), else a new UUID; echoed as `X-Request-Id` in the answer, and on every log line written
+ *   while the request is handled;
+ * - one log line when the answer ends (pino-http): reqId, method, route pattern, path (without
+ *   the query string, which may hold share keys), status, durationMs, viewer (the user id, never
+ *   the token), operation (the GraphQL operation name, or the graph field of a /v1 route).
+ *   5xx are logged at error level, health probes and metrics scrapes at debug, the rest at info;
+ * - the `http_request_duration_seconds` histogram, by method, route pattern and status;
+ * - the count of requests under way, which shutdown waits for (`drain`).
+ */
+export interface HttpFront {
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * From now on every answer closes its connection; resolves when the requests under way have
+   * finished, or after `timeoutMs`, with how many were still running. Streams (SSE) are not waited for.
+   */
+  drain(timeoutMs: number): Promise<number>;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+const QUIET_ROUTES = new Set(["/healthz", "/readyz", "/metrics"]);
+
+export function createHttpFront(opts: {
+  app: (req: IncomingMessage, res: ServerResponse) => unknown;
+  logger: Logger;
+  metrics: Metrics;
+  trustProxy: boolean;
+}): HttpFront {
+  const { metrics } = opts;
+  const running = new Set<ServerResponse>();
+  let draining = false;
+  let drained: (() => void) | undefined;
+
+  const line = (req: IncomingMessage, res: ServerResponse) => {
+    const notes = notesOfNodeRequest(req)!;
+    return {
+      method: req.method,
+      route: notes.route,
+      path: (req.url ?? "").split("?")[0],
+      status: res.statusCode,
+      durationMs: Math.round((performance.now() - notes.start) * 10) / 10,
+      ...(notes.viewer ? { viewer: notes.viewer } : {}),
+      ...(notes.operation ? { operation: notes.operation } : {}),
+      remoteAddress: notes.clientAddress,
+      ...(res.writableFinished ? {} : { aborted: true }),
+    };
+  };
+  const message = (req: IncomingMessage, res: ServerResponse) => `${req.method} ${notesOfNodeRequest(req)!.route} ${res.statusCode}`;
+  const httpLog = pinoHttp({
+    logger: opts.logger,
+    genReqId: (req) => notesOfNodeRequest(req)!.id,
+    quietReqLogger: true,
+    quietResLogger: true,
+    customAttributeKeys: { reqId: "reqId" },
+    customLogLevel: (req, res, err) => {
+      if (err || res.statusCode >= 500) return "error";
+      return QUIET_ROUTES.has(notesOfNodeRequest(req)!.route) ? "debug" : "info";
+    },
+    customSuccessObject: (req, res) => line(req, res),
+    customErrorObject: (req, res, err) => ({ ...line(req, res), err }),
+    customSuccessMessage: (req, res) => message(req, res),
+    customErrorMessage: (req, res) => message(req, res),
+  });
+
+  function finished(req: IncomingMessage, res: ServerResponse) {
+    running.delete(res);
+    const notes = notesOfNodeRequest(req)!;
+    metrics.httpDuration.labels(req.method ?? "", notes.route, String(res.statusCode)).observe((performance.now() - notes.start) / 1000);
+    if (draining && waiting() === 0) drained?.();
+  }
+
+  const waiting = () => {
+    let count = 0;
+    for (const res of running) if (!String(res.getHeader("content-type") ?? "").startsWith("text/event-stream")) count++;
+    return count;
+  };
+
+  return {
+    handle(req, res) {
+      const sent = req.headers["x-request-id"];
+      const id = typeof sent === "string" && REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
+      const forwarded = opts.trustProxy ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0]!.trim() : "";
+      const notes: RequestNotes = { id, route: "*", clientAddress: forwarded || req.socket.remoteAddress || "unknown", start: performance.now() };
+      attachNotes(req, notes);
+      res.setHeader("x-request-id", id);
+      if (draining) res.setHeader("connection", "close");
+      running.add(res);
+      res.once("close", () => finished(req, res));
+      httpLog(req, res);
+      requestScope.run({ reqId: id }, () => opts.app(req, res));
+    },
+    drain(timeoutMs) {
+      draining = true;
+      if (waiting() === 0) return Promise.resolve(0);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(waiting()), timeoutMs);
+        drained = () => {
+          clearTimeout(timer);
+          resolve(0);
+        };
+      });
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import crypto from "node:crypto";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
+import type { Plugin } from "graphql-yoga";
+import { errorResponse } from "../rest/handler.js";
+
+/**
+ * The gateway's Prometheus metrics, one registry per gateway (tests run several in one process),
+ * served as text at `GET /metrics` (behind METRICS_TOKEN when it is set):
+ *
+ *   http_request_duration_seconds{method,route,status}   every HTTP answer, by route pattern
+ *   graphql_envelop_request_duration{operationType,operationName}, graphql_envelop_phase_execute,
+ *   graphql_envelop_request, graphql_envelop_error_result   GraphQL operations (@graphql-yoga/plugin-prometheus)
+ *   db_statement_duration_seconds{outcome}               every SQL statement Prisma sends (its _count is the number)
+ *   websocket_connections, graphql_subscriptions          open graphql-ws sockets; live subscriptions (graphql-ws and SSE)
+ *   integration_events_pending                            the delivery backlog (read at scrape time)
+ *   integration_event_deliveries_total{outcome}           delivered, retry, failed, skipped
+ *   rate_limited_requests_total                           answers 429
+ *   process_*, nodejs_*                                   prom-client's process metrics
+ */
+export interface Metrics {
+  registry: Registry;
+  httpDuration: Histogram<"method" | "route" | "status">;
+  dbStatements: Histogram<"outcome">;
+  subscriptions: Gauge;
+  deliveries: Counter<"outcome">;
+  rateLimited: Counter;
+  /** Adds a gauge read at scrape time (open sockets, backlog). */
+  gauge(name: string, help: string, read: () => number | Promise<number>): void;
+  /** Adds a counter read at scrape time from a running total kept elsewhere. */
+  counterFrom(name: string, help: string, read: () => number): void;
+  /** The envelop plugins: GraphQL operation durations and live subscriptions. */
+  plugins(): Plugin[];
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const httpDuration = new Histogram({
+    name: "http_request_duration_seconds",
+    help: "Time from a request's arrival to the end of its answer, by method, route pattern and status.",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const dbStatements = new Histogram({
+    name: "db_statement_duration_seconds",
+    help: "SQL statements sent by Prisma to the database and their durations (outcome ok or error).",
+    labelNames: ["outcome"] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [registry],
+  });
+  const subscriptions = new Gauge({ name: "graphql_subscriptions", help: "GraphQL subscriptions running (graphql-ws and SSE).", registers: [registry] });
+  const deliveries = new Counter({
+    name: "integration_event_deliveries_total",
+    help: "Integration event delivery attempts settled, by outcome: delivered, retry (will be tried again), failed (gave up), skipped (not delivered: no development tunnel).",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const rateLimited = new Counter({ name: "rate_limited_requests_total", help: "Requests answered 429 by the rate limit.", registers: [registry] });
+
+  const subscriptionsPlugin: Plugin = {
+    onSubscribe() {
+      return {
+        onSubscribeResult({ result }) {
+          if (!result || !(Symbol.asyncIterator in (result as object))) return;
+          subscriptions.inc();
+          let ended = false;
+          return {
+            onEnd() {
+              if (ended) return;
+              ended = true;
+              subscriptions.dec();
+            },
+          };
+        },
+      };
+    },
+  };
+
+  return {
+    registry,
+    httpDuration,
+    dbStatements,
+    subscriptions,
+    deliveries,
+    rateLimited,
+    gauge(name, help, read) {
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        async collect() {
+          this.set(await read());
+        },
+      });
+    },
+    counterFrom(name, help, read) {
+      let reported = 0;
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          const total = read();
+          if (total > reported) this.inc(total - reported);
+          reported = total;
+        },
+      });
+    },
+    plugins: () => [
+      usePrometheus({
+        registry,
+        endpoint: false,
+        metrics: {
+          graphql_envelop_deprecated_field: false,
+          graphql_envelop_request: true,
+          graphql_envelop_request_duration: true,
+          graphql_envelop_request_time_summary: false,
+          graphql_envelop_phase_parse: false,
+          graphql_envelop_phase_validate: false,
+          graphql_envelop_phase_context: false,
+          graphql_envelop_error_result: true,
+          graphql_envelop_phase_execute: true,
+          graphql_envelop_phase_subscribe: false,
+          graphql_envelop_schema_change: false,
+          graphql_yoga_http_duration: false,
+        },
+      }),
+      subscriptionsPlugin,
+    ],
+  };
+}
+
+/** `GET /metrics`: the registry as Prometheus text; with METRICS_TOKEN set, only for `Authorization: Bearer <that token>`. */
+export async function metricsAnswer(metrics: Metrics, token: string | undefined, request: Request): Promise<Response> {
+  if (token && !sameSecret(/^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? null, token)) {
+    return errorResponse({ error: { code: 401, message: "The metrics require 'Authorization: Bearer <METRICS_TOKEN>'." } }, { "www-authenticate": "Bearer" });
+  }
+  return new Response(await metrics.registry.metrics(), { headers: { "content-type": metrics.registry.contentType, "cache-control": "no-store" } });
+}
+
+function sameSecret(given: string | null, expected: string): boolean {
+  const digest = (value: string) => crypto.createHash("sha256").update(value).digest();
+  return given !== null && crypto.timingSafeEqual(digest(given), digest(expected));
+}
