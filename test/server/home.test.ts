@@ -41,7 +41,7 @@ describe("GET /", () => {
     }
     expect(html).toContain("npm run admin -- bootstrap");
     // Every page it links to the server's own reference exists.
-    for (const path of ["/docs", "/dashboard", "/openapi.json"]) expect((await fetch(`${t.url}${path}`)).status).toBe(200);
+    for (const path of ["/docs", "/dashboard", "/openapi.json", "/healthz", "/readyz", "/favicon.ico"]) expect((await fetch(`${t.url}${path}`)).status, path).toBe(200);
   });
 
   it("answers the same links as JSON to a client asking for JSON", async () => {
