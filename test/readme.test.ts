@@ -9,8 +9,8 @@ import { OpenApiChecker } from "./helpers/openapi.js";
 
 /**
  * The README's first hour, run as written: the shell blocks of its "First user …" and
- * "Walkthrough …" sections, in order, in one bash, against a server started the way `npm start`
- * starts it (src/main.ts), on a fresh database. Then what they did is checked through the API.
+ * "Walkthrough …" sections, in order, in one bash, against a server started with `npm start`, on
+ * a fresh database. Then what they did is checked through the API.
  */
 
 // Starting the server and the admin command (tsx, a fresh embedded database) is slow on a shared machine.
@@ -63,7 +63,8 @@ beforeAll(async () => {
     dropDb = db.drop;
   }
   base = `http://127.0.0.1:${port}`;
-  server = spawn(path.join(root, "node_modules/.bin/tsx"), ["src/main.ts"], { cwd: root, env });
+  // The README's own command (npm start passes SIGTERM on to the server, which the end of this file sends).
+  server = spawn("npm", ["start"], { cwd: root, env });
   server.stdout!.on("data", (d) => (serverOutput += d));
   server.stderr!.on("data", (d) => (serverOutput += d));
   const exited = new Promise<never>((_, reject) => server!.once("exit", (code) => reject(new Error(`the server exited (${code}): ${serverOutput}`))));
