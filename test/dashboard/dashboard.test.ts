@@ -32,14 +32,16 @@ beforeAll(async () => {
 /** Every address a page of this file asked for (requests and WebSockets), to check none leaves the machine. */
 const requested: string[] = [];
 
-async function newPage(viewport = { width: 1280, height: 800 }): Promise<{ page: Page; errors: string[] }> {
+async function newPage(viewport = { width: 1280, height: 800 }): Promise<{ page: Page; errors: string[]; asked: string[] }> {
   const context = await browser!.newContext({ viewport });
   const page = await context.newPage();
   const errors: string[] = [];
+  const asked: string[] = [];
   page.on("pageerror", (e) => errors.push(e.message));
-  page.on("request", (r) => requested.push(r.url()));
-  page.on("websocket", (ws) => requested.push(ws.url()));
-  return { page, errors };
+  page.on("request", (r) => asked.push(r.url()));
+  page.on("websocket", (ws) => asked.push(ws.url()));
+  page.on("close", () => requested.push(...asked));
+  return { page, errors, asked };
 }
 
 /** Opens the dashboard, connects with the token and picks the integration. */
@@ -232,15 +234,22 @@ describe("GET /dashboard", () => {
     await page.context().close();
   });
 
-  it.runIf(hasChromium)("loads nothing from outside this server", () => {
+  it.runIf(hasChromium)("loads nothing from outside this server", async () => {
+    // A whole visit here (page, scripts, styles, icon, socket, REST, an event's detail), and those of the tests above.
+    const { page, asked } = await newPage();
+    await openWatching(page, "watched");
+    await page.click("#events tbody tr:first-child");
+    await page.waitForSelector("#detail:not([hidden])");
+    await page.context().close();
+    const all = [...asked, ...requested];
     const origin = new URL(t.url);
-    expect(requested.length).toBeGreaterThan(0);
-    const elsewhere = requested.filter((address) => {
+    const elsewhere = all.filter((address) => {
       const url = new URL(address);
       return !(url.host === origin.host && ["http:", "ws:"].includes(url.protocol)) && url.protocol !== "data:";
     });
     expect(elsewhere).toEqual([]);
-    expect(requested).toContain(`${t.url}/dashboard/uplot.js`);
+    for (const path of ["/dashboard", "/dashboard/app.js", "/dashboard/uplot.js", "/dashboard/uplot.css", "/dashboard/graphql-ws.js"]) expect(asked).toContain(`${t.url}${path}`);
+    expect(asked).toContain(`${t.url.replace(/^http/, "ws")}/graphql`);
   });
 
   it.skipIf(hasChromium)(`needs Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`, () => undefined);
