@@ -38,7 +38,8 @@ export function useRateLimit(opts: RateLimitOptions): Plugin {
   const limiter: RateLimiterAbstract = opts.redis
     ? new RateLimiterRedis({
         storeClient: opts.redis,
-        keyPrefix: "docs-api:rate-limit",
+        // Counters of one limit are shared by the processes that apply it (changing the limit starts afresh).
+        keyPrefix: `docs-api:rate-limit:${points}`,
         points,
         duration: WINDOW_SECONDS,
         rejectIfRedisNotReady: true,

@@ -1,0 +1,260 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { acmeDocs, createSpace, type Admin } from "../helpers/fixtures.js";
+import { collect, wsClient } from "../helpers/graphql-ws.js";
+import { createLogger, log } from "../../src/core/logger.js";
+import { pendingMigrations } from "../../src/server/health.js";
+
+/** The request log lines the gateway writes, parsed. */
+const lines: any[] = [];
+const sink = new Writable({
+  write(chunk, _encoding, done) {
+    for (const text of String(chunk).split("\n")) if (text.trim()) lines.push(JSON.parse(text));
+    done();
+  },
+});
+
+let t: TestGateway;
+let admin: Admin;
+let org: string;
+
+beforeAll(async () => {
+  t = await startGateway({ metricsToken: undefined }, { logger: createLogger({ level: "debug", format: "json", destination: sink }) });
+  ({ admin, org } = await acmeDocs(t));
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** The log line of the request answered with this X-Request-Id. */
+async function lineOf(requestId: string): Promise<any> {
+  for (let i = 0; i < 100; i++) {
+    const found = lines.find((l) => l.reqId === requestId && l.msg && l.route);
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`no log line for request ${requestId}: ${JSON.stringify(lines.slice(-5))}`);
+}
+
+describe("request logs", () => {
+  it("writes one JSON line per request: id, method, route pattern, status, duration, viewer, operation — never the token", async () => {
+    const space = await createSpace(admin, org, { title: "Logged" });
+    const res = await fetch(`${t.url}/v1/spaces/${space.id}?shareKey=secret-in-query`, {
+      headers: { authorization: `Bearer ${admin.token}`, "x-request-id": "req-rest-1" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-request-id")).toBe("req-rest-1");
+    const line = await lineOf("req-rest-1");
+    expect(line).toMatchObject({
+      level: 30,
+      reqId: "req-rest-1",
+      method: "GET",
+      route: "/v1/spaces/{spaceId}",
+      path: `/v1/spaces/${space.id}`,
+      status: 200,
+      viewer: admin.user,
+      operation: "Query.space",
+      msg: "GET /v1/spaces/{spaceId} 200",
+    });
+    expect(typeof line.durationMs).toBe("number");
+    expect(typeof line.time).toBe("string");
+    expect(lines.filter((l) => l.reqId === "req-rest-1")).toHaveLength(1);
+    const all = JSON.stringify(lines);
+    expect(all).not.toContain(admin.token);
+    expect(all).not.toContain("secret-in-query");
+  });
+
+  it("names the GraphQL operation, and generates an id when none (or a malformed one) is sent", async () => {
+    const res = await fetch(`${t.url}/graphql`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${admin.token}`, "content-type": "application/json", "x-request-id": "bad id with spaces" },
+      body: JSON.stringify({ query: "query MyOrgs { organizations { count } }" }),
+    });
+    expect(res.status).toBe(200);
+    const id = res.headers.get("x-request-id")!;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await lineOf(id)).toMatchObject({ route: "/graphql", method: "POST", status: 200, operation: "MyOrgs", viewer: admin.user });
+  });
+
+  it("logs a refused request without a viewer, and an unknown path under one route label", async () => {
+    const refused = await fetch(`${t.url}/v1/orgs`, { headers: { authorization: "Bearer dapi_not-a-live-token", "x-request-id": "req-401" } });
+    expect(refused.status).toBe(401);
+    const line = await lineOf("req-401");
+    expect(line).toMatchObject({ route: "/v1/orgs", status: 401 });
+    expect(line.viewer).toBeUndefined();
+    const unknown = await fetch(`${t.url}/no/such/thing/${Math.random()}`, { headers: { "x-request-id": "req-404" } });
+    expect(unknown.status).toBe(404);
+    expect(await lineOf("req-404")).toMatchObject({ route: "*", status: 404 });
+  });
+
+  it("reports an unexpected error with the id of the request it happened in", async () => {
+    const prisma = t.gateway.db.prisma as any;
+    const spy = vi.spyOn(prisma.organization, "findMany").mockRejectedValue(new Error("database went away"));
+    const reported = vi.spyOn(log, "error").mockImplementation(() => undefined as any);
+    try {
+      const res = await fetch(`${t.url}/v1/orgs`, { headers: { authorization: `Bearer ${admin.token}`, "x-request-id": "req-500" } });
+      expect(res.status).toBe(500);
+      expect(reported).toHaveBeenCalledWith(expect.objectContaining({ err: expect.objectContaining({ message: "database went away" }) }), "unexpected error");
+      const line = await lineOf("req-500");
+      expect(line).toMatchObject({ level: 50, status: 500, route: "/v1/orgs" });
+    } finally {
+      spy.mockRestore();
+      reported.mockRestore();
+    }
+  });
+
+  it("puts the request id on every line logged while the request is handled", async () => {
+    const captured: any[] = [];
+    const logger = createLogger({
+      level: "info",
+      format: "json",
+      destination: new Writable({
+        write(chunk, _e, done) {
+          captured.push(JSON.parse(String(chunk)));
+          done();
+        },
+      }),
+    });
+    const { requestScope } = await import("../../src/core/logger.js");
+    requestScope.run({ reqId: "scoped-1" }, () => logger.warn("inside"));
+    logger.warn("outside");
+    expect(captured[0]).toMatchObject({ reqId: "scoped-1", msg: "inside", level: 40 });
+    expect(captured[1].reqId).toBeUndefined();
+  });
+
+  it("logs SQL statements only when LOG_SQL asks for it", async () => {
+    const debug = vi.spyOn(log, "debug").mockImplementation(() => undefined as any);
+    try {
+      await admin.get("/v1/orgs");
+      expect(debug.mock.calls.filter((c) => (c[0] as any)?.sql)).toHaveLength(0);
+      const sql = await startGateway({ logSql: true });
+      try {
+        const boss = await sql.bootstrap("sql@acme.test", "SQL Org");
+        await boss.get("/v1/orgs");
+        const statements = debug.mock.calls.filter((c) => typeof (c[0] as any)?.sql === "string");
+        expect(statements.length).toBeGreaterThan(0);
+        expect(statements[0]![1]).toBe("sql");
+      } finally {
+        await sql.close();
+      }
+    } finally {
+      debug.mockRestore();
+    }
+  });
+});
+
+describe("GET /metrics", () => {
+  const scrape = async (token?: string) => {
+    const res = await fetch(`${t.url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
+  };
+
+  it("serves Prometheus text: HTTP durations by route and status, GraphQL operations, SQL statements, sockets, backlog", async () => {
+    await admin.get("/v1/orgs");
+    await admin.graphql("query CountOrgs { organizations { count } }");
+    const { status, type, text } = await scrape();
+    expect(status).toBe(200);
+    expect(type).toMatch(/^text\/plain/);
+    expect(text).toMatch(/^http_request_duration_seconds_count\{method="GET",route="\/v1\/orgs",status="200"\} [1-9]/m);
+    expect(text).toMatch(/^http_request_duration_seconds_bucket\{le="0\.1",method="GET",route="\/v1\/orgs",status="200"\}/m);
+    expect(text).toMatch(/^graphql_envelop_request_duration_count\{operationName="CountOrgs",operationType="query"\} 1$/m);
+    expect(text).toMatch(/^db_statement_duration_seconds_count\{outcome="ok"\} [1-9]/m);
+    expect(text).toMatch(/^websocket_connections 0$/m);
+    expect(text).toMatch(/^graphql_subscriptions 0$/m);
+    expect(text).toMatch(/^integration_events_pending \d+$/m);
+    expect(text).toMatch(/^# TYPE integration_event_deliveries_total counter$/m);
+    expect(text).toMatch(/^process_cpu_seconds_total /m);
+  });
+
+  it("counts open WebSockets and running subscriptions", async () => {
+    const space = await createSpace(admin, org, { title: "Watched" });
+    const client = wsClient(t.url, admin.token);
+    const stream = collect(client, `subscription($id: String!) { spaceUpdated(spaceId: $id) { id } }`, { id: space.id }, 1);
+    await stream.ready;
+    let text = (await scrape()).text;
+    expect(text).toMatch(/^websocket_connections 1$/m);
+    expect(text).toMatch(/^graphql_subscriptions 1$/m);
+    await admin.patch(`/v1/spaces/${space.id}`, { title: "Watched 2" });
+    await stream.results;
+    await client.dispose();
+    for (let i = 0; i < 100 && /^websocket_connections 1$/m.test(text); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      text = (await scrape()).text;
+    }
+    expect(text).toMatch(/^websocket_connections 0$/m);
+    expect(text).toMatch(/^graphql_subscriptions 0$/m);
+  });
+
+  it("requires METRICS_TOKEN when it is set", async () => {
+    const guarded = await startGateway({ metricsToken: "m3trics" });
+    try {
+      const none = await fetch(`${guarded.url}/metrics`);
+      expect(none.status).toBe(401);
+      expect(await none.json()).toEqual({ error: { code: 401, message: expect.stringContaining("METRICS_TOKEN") } });
+      expect((await fetch(`${guarded.url}/metrics`, { headers: { authorization: "Bearer wrong" } })).status).toBe(401);
+      const ok = await fetch(`${guarded.url}/metrics`, { headers: { authorization: "Bearer m3trics" } });
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain("http_request_duration_seconds");
+    } finally {
+      await guarded.close();
+    }
+  });
+});
+
+describe("health", () => {
+  it("GET /healthz answers while the process is up; /health redirects to it", async () => {
+    const res = await fetch(`${t.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok" });
+    const old = await fetch(`${t.url}/health`, { redirect: "manual" });
+    expect(old.status).toBe(308);
+    expect(old.headers.get("location")).toBe("/healthz");
+    // Yoga's own check no longer answers every path that ends with /health.
+    expect((await fetch(`${t.url}/v1/spaces/health`, { headers: { authorization: `Bearer ${admin.token}` } })).status).toBe(404);
+  });
+
+  it("GET /readyz checks the database, the migrations and (when configured) Redis", async () => {
+    const res = await fetch(`${t.url}/readyz`);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.status).toBe("ready");
+    expect(body.checks.database).toMatchObject({ ok: true });
+    expect(body.checks.migrations).toMatchObject({ ok: true });
+    if (process.env.REDIS_URL) expect(body.checks.redis).toMatchObject({ ok: true });
+    else expect(body.checks.redis).toBeUndefined();
+  });
+
+  it("answers 503 naming the check that failed", async () => {
+    const prisma = t.gateway.db.prisma as any;
+    const spy = vi.spyOn(prisma, "$queryRawUnsafe").mockRejectedValue(new Error("connection refused"));
+    try {
+      const res = await fetch(`${t.url}/readyz`);
+      expect(res.status).toBe(503);
+      const body = await res.json();
+      expect(body.status).toBe("unavailable");
+      expect(body.checks.database).toMatchObject({ ok: false, error: "connection refused" });
+      expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("knows a migration that is not applied", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-migrations-"));
+    try {
+      const applied = (await t.gateway.db.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM "_migrations" ORDER BY name`)).map((r) => r.name);
+      for (const name of [...applied, "99990101000000_not_yet"]) {
+        fs.mkdirSync(path.join(dir, name));
+        fs.writeFileSync(path.join(dir, name, "migration.sql"), "SELECT 1;");
+      }
+      expect(await pendingMigrations(t.gateway.db.prisma, dir)).toEqual(["99990101000000_not_yet"]);
+      expect(await pendingMigrations(t.gateway.db.prisma)).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,138 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { acmeDocs, type Admin } from "../helpers/fixtures.js";
+
+const LIMIT = 5;
+const root = path.resolve(import.meta.dirname, "../..");
+
+let t: TestGateway;
+let admin: Admin;
+let other: Admin;
+
+beforeAll(async () => {
+  // A limit of its own: counters are kept per limit, so this file's traffic and the others' never mix.
+  t = await startGateway({ rateLimitPerMinute: LIMIT });
+  ({ admin, other } = await acmeDocs(t));
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const headersOf = (res: { headers: Headers }) => ({
+  limit: Number(res.headers.get("x-ratelimit-limit")),
+  remaining: Number(res.headers.get("x-ratelimit-remaining")),
+  reset: Number(res.headers.get("x-ratelimit-reset")),
+});
+
+describe("rate limits (X-RateLimit-*, 429)", () => {
+  it("counts every /v1 and /graphql request of a token, then refuses with 429 and Retry-After", async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const seen: number[] = [];
+    for (let i = 0; i < LIMIT - 1; i++) {
+      const res = await admin.get("/v1/orgs");
+      expect(res.status).toBe(200);
+      const h = headersOf(res);
+      expect(h.limit).toBe(LIMIT);
+      expect(h.reset).toBeGreaterThanOrEqual(before);
+      expect(h.reset).toBeLessThanOrEqual(before + 61);
+      seen.push(h.remaining);
+    }
+    expect(seen).toEqual([4, 3, 2, 1]);
+    // GraphQL draws on the same allowance.
+    const gql = await fetch(`${t.url}/graphql`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${admin.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ organizations { count } }" }),
+    });
+    expect(gql.status).toBe(200);
+    expect(headersOf(gql).remaining).toBe(0);
+
+    const refused = await admin.get("/v1/orgs"); // checked against the OpenAPI document's 429
+    expect(refused.status).toBe(429);
+    const wait = Number(refused.headers.get("retry-after"));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(60);
+    expect(refused.body).toEqual({ error: { code: 429, message: `API rate limit exceeded. Please try again in ${wait} seconds` } });
+    expect(headersOf(refused)).toMatchObject({ limit: LIMIT, remaining: 0 });
+
+    const gqlRefused = await fetch(`${t.url}/graphql`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${admin.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ organizations { count } }" }),
+    });
+    expect(gqlRefused.status).toBe(429);
+    const body = await gqlRefused.json();
+    expect(body.error.code).toBe(429);
+    expect(body.errors[0].message).toMatch(/^API rate limit exceeded\. Please try again in \d+ seconds$/);
+  });
+
+  it("keeps one allowance per token, and one per client address for requests without a token", async () => {
+    const res = await other.get("/v1/orgs");
+    expect(res.status).toBe(200);
+    expect(headersOf(res).remaining).toBe(LIMIT - 1);
+    const anonymous = await fetch(`${t.url}/v1/orgs`);
+    expect(anonymous.status).toBe(401);
+    expect(headersOf(anonymous)).toMatchObject({ limit: LIMIT, remaining: LIMIT - 1 });
+  });
+
+  it("leaves the other paths alone", async () => {
+    for (const p of ["/healthz", "/openapi.json", "/"]) {
+      const res = await fetch(t.url + p);
+      expect(res.status, p).toBe(200);
+      expect(res.headers.get("x-ratelimit-limit"), p).toBeNull();
+    }
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("rate limits across gateway processes (PostgreSQL + Redis)", () => {
+  let child: ChildProcess | undefined;
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
+  });
+
+  it("shares one counter: requests to either process draw on the same allowance", async () => {
+    const limit = 7;
+    const first = await startGateway({ rateLimitPerMinute: limit });
+    try {
+      const caller = await first.bootstrap("shared@acme.test", "Shared");
+      // A second gateway process on the same database and Redis, started as npm start starts it.
+      let output = "";
+      child = spawn(process.execPath, ["scripts/run.mjs", "src/main.ts"], {
+        cwd: root,
+        env: { ...process.env, DATABASE_URL: first.config.databaseUrl, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_PER_MINUTE: String(limit), LOG_FORMAT: "json" },
+      });
+      child.stdout!.on("data", (d) => (output += d));
+      child.stderr!.on("data", (d) => (output += d));
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the second process did not start: ${output}`)), 120_000);
+        child!.stdout!.on("data", () => {
+          const m = /listening on (http:\/\/\S+)/.exec(output);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]!.replace("localhost", "127.0.0.1"));
+          }
+        });
+        child!.once("exit", (code) => reject(new Error(`the second process exited (${code}): ${output}`)));
+      });
+      const remaining: number[] = [];
+      for (let i = 0; i < limit; i++) {
+        const base = i % 2 === 0 ? first.url : url;
+        const res = await fetch(`${base}/v1/orgs`, { headers: { authorization: `Bearer ${caller.token}` } });
+        expect(res.status).toBe(200);
+        remaining.push(Number(res.headers.get("x-ratelimit-remaining")));
+      }
+      expect(remaining).toEqual([6, 5, 4, 3, 2, 1, 0]);
+      const refusedHere = await fetch(`${first.url}/v1/orgs`, { headers: { authorization: `Bearer ${caller.token}` } });
+      const refusedThere = await fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${caller.token}` } });
+      expect([refusedHere.status, refusedThere.status]).toEqual([429, 429]);
+    } finally {
+      await first.close();
+    }
+  });
+});
