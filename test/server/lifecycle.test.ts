@@ -1,0 +1,181 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import WebSocket from "ws";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { startGateway } from "../helpers/gateway.js";
+import { createHttpFront } from "../../src/server/http.js";
+import { createMetrics } from "../../src/server/metrics.js";
+import { createLogger } from "../../src/core/logger.js";
+
+// Starting servers (an embedded database, npm itself) is slow on a shared machine.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
+
+const root = path.resolve(import.meta.dirname, "../..");
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-lifecycle-"));
+const lockFile = path.join(dataDir, "server.lock");
+const children = new Set<ChildProcess>();
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Runs a command in the project folder with DATA_DIR and PORT set; resolves once it prints its listening line. */
+function run(command: string, args: string[], env: Record<string, string>): Started & { listening: Promise<string> } {
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, DATA_DIR: dataDir, HOST: "127.0.0.1", ...env } });
+  children.add(child);
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stdout!.on("data", () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then((code) => reject(new Error(`exited (${code}) before listening:\n${out}`)));
+  });
+  listening.catch(() => undefined);
+  return { child, output: () => out, exited, listening };
+}
+
+const jsonLines = (text: string) =>
+  text
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l));
+
+describe("npm start", () => {
+  let port: number;
+
+  it("says what it does while it starts, stops on a SIGTERM sent to npm, and starts again on the same data", async () => {
+    port = await freePort();
+    const first = run("npm", ["start", "--silent"], { PORT: String(port), LOG_FORMAT: "json" });
+    const url = await first.listening;
+    expect(url).toBe(`http://127.0.0.1:${port}`);
+    const messages = jsonLines(first.output()).map((l) => l.msg as string);
+    expect(messages[0]).toMatch(/^Starting the documentation API \(Node v24\.\d+\.\d+, pid \d+\)$/);
+    expect(messages).toContainEqual(expect.stringMatching(/^Database: embedded \(PGlite\) in .+ opened in \d+ ms$/));
+    expect(messages).toContainEqual(expect.stringMatching(/^Migrations: applied \d+ \(/));
+    const listening = jsonLines(first.output()).find((l) => /listening on/.test(l.msg));
+    expect(listening.urls).toEqual({
+      home: `${url}/`,
+      docs: `${url}/docs`,
+      graphql: `${url}/graphql`,
+      dashboard: `${url}/dashboard`,
+      health: `${url}/readyz`,
+    });
+    await expect.poll(() => messages.concat(jsonLines(first.output()).map((l) => l.msg)).some((m) => m.startsWith("No user yet"))).toBe(true);
+    expect(first.output()).toContain(`DATA_DIR=${dataDir} npm run admin -- bootstrap --email`);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+
+    // A process manager signals npm, not node: the server must get it, drain, and let go of the folder.
+    expect(JSON.parse(fs.readFileSync(lockFile, "utf8")).port).toBe(port);
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+    expect(first.output()).toMatch(/SIGTERM: shutting down/);
+    expect(first.output()).toMatch(/"msg":"Stopped"/);
+    expect(fs.existsSync(lockFile)).toBe(false);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+
+    const again = run("npm", ["start", "--silent"], { PORT: String(port), LOG_FORMAT: "pretty" });
+    await again.listening;
+    const out = again.output();
+    expect(out).toMatch(/INFO: Migrations: the schema is up to date/);
+    const figure = /listening on \S+ in ([\d.]+) s, ([\d.]+) s of CPU/.exec(out);
+    console.log(`[lifecycle] restart on an existing data folder: listening after ${figure?.[1]} s (${figure?.[2]} s of CPU) — machine load ${os.loadavg()[0]!.toFixed(1)}`);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    again.child.kill("SIGINT");
+    expect(await again.exited).toBe(0);
+    expect(fs.existsSync(lockFile)).toBe(false);
+  });
+
+  it("a port already in use: one line naming it, a non-zero exit, and the data folder left free", async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(port, "127.0.0.1", resolve));
+    try {
+      const started = run(process.execPath, ["scripts/run.mjs", "src/main.ts"], { PORT: String(port), LOG_FORMAT: "json" });
+      expect(await started.exited).toBe(1);
+      const out = started.output();
+      const naming = out.split("\n").filter((l) => l.includes(String(port)));
+      expect(naming).toHaveLength(1);
+      expect(JSON.parse(naming[0]!)).toMatchObject({ level: 60, msg: `Port ${port} is already in use: stop the program listening on it, or set PORT to a free port.` });
+      expect(out).not.toMatch(/^\s+at /m);
+      expect(fs.existsSync(lockFile)).toBe(false);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+});
+
+describe("shutdown", () => {
+  it("closes WebSockets with 1001 (going away)", async () => {
+    const t = await startGateway();
+    const admin = await t.bootstrap("ws@acme.test", "WS Org");
+    const socket = new WebSocket(t.url.replace("http", "ws") + "/graphql", "graphql-transport-ws");
+    await new Promise<void>((resolve, reject) => {
+      socket.once("open", () => socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}` } })));
+      socket.on("message", (data) => JSON.parse(String(data)).type === "connection_ack" && resolve());
+      socket.once("error", reject);
+    });
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once("close", (code, reason) => resolve({ code, reason: String(reason) })));
+    await t.close();
+    expect(await closed).toEqual({ code: 1001, reason: "Going away" });
+  });
+
+  it("lets requests under way finish, closes their connections after, and stops waiting at the bound", async () => {
+    const hold: (() => void)[] = [];
+    const front = createHttpFront({
+      app: (_req, res) => hold.push(() => res.end("done")),
+      logger: createLogger({ level: "silent", format: "json" }),
+      metrics: createMetrics(),
+      trustProxy: false,
+    });
+    const server = http.createServer((req, res) => front.handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as net.AddressInfo;
+    try {
+      const answer = fetch(`http://127.0.0.1:${port}/slow`);
+      await vi.waitFor(() => expect(hold).toHaveLength(1));
+      let drained = false;
+      const draining = front.drain(60_000).then((left) => ((drained = true), left));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(drained).toBe(false);
+      hold[0]!();
+      expect(await draining).toBe(0);
+      const res = await answer;
+      expect(await res.text()).toBe("done");
+
+      const stuck = fetch(`http://127.0.0.1:${port}/stuck`).catch(() => undefined);
+      await vi.waitFor(() => expect(hold).toHaveLength(2));
+      expect(await front.drain(100)).toBe(1);
+      hold[1]!();
+      const late = await stuck;
+      expect(late?.headers.get("connection")).toBe("close");
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
