@@ -3,6 +3,7 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import { newId, randomString } from "./ids.js";
 import { makeContext, type Context, type Services } from "./context.js";
 import { AppError, invalidToken, unauthorized } from "./errors.js";
+import { ssoProviderOfLabel } from "../domains/sso/sso.enforce.js";
 
 /** API tokens: random, shown once, stored only as a SHA-256 hash, revocable. */
 const TOKEN_PREFIX = "dapi_";
@@ -29,6 +30,8 @@ export async function revokeApiToken(prisma: PrismaClient, idOrToken: string): P
 export interface Viewer {
   userId: string;
   tokenId: string;
+  /** The SAML provider whose sign-in issued the token (organization-wide SSO, domains/sso/sso.enforce.ts). */
+  ssoProvider?: string | null;
   /** A caller without a token, on the few routes that serve visitors; it is a member of nothing. */
   anonymous?: boolean;
 }
@@ -44,13 +47,13 @@ export function bearerToken(header: string | null | undefined): string | null {
 
 export async function viewerFromToken(prisma: PrismaClient, token: string | null): Promise<Viewer | null> {
   if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
-  const row = await prisma.apiToken.findUnique({ where: { hash: hashToken(token) }, select: { id: true, userId: true, revokedAt: true, lastUsedAt: true } });
+  const row = await prisma.apiToken.findUnique({ where: { hash: hashToken(token) }, select: { id: true, userId: true, label: true, revokedAt: true, lastUsedAt: true } });
   if (!row || row.revokedAt) return null;
   // Record use at most once a minute per token, off the request's path.
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
     prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
   }
-  return { userId: row.userId, tokenId: row.id };
+  return { userId: row.userId, tokenId: row.id, ssoProvider: ssoProviderOfLabel(row.label) };
 }
 
 /**

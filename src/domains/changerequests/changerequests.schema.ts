@@ -94,6 +94,18 @@ const PdfResult = builder.objectRef<{ url: string }>("ChangeRequestPdf").impleme
 
 // Named changeRequestsConnection: Space.changeRequests is the documented count (a number).
 builder.prismaObjectFields("Space", (t) => ({
+  changeRequests: t.int({
+    description: "Number of change requests.",
+    resolve: async (s, _a, ctx) => (await service.changeRequestCounts(ctx).load(s.id)).changeRequests,
+  }),
+  changeRequestsOpen: t.int({
+    description: "Number of open change requests.",
+    resolve: async (s, _a, ctx) => (await service.changeRequestCounts(ctx).load(s.id)).changeRequestsOpen,
+  }),
+  changeRequestsDraft: t.int({
+    description: "Number of draft change requests.",
+    resolve: async (s, _a, ctx) => (await service.changeRequestCounts(ctx).load(s.id)).changeRequestsDraft,
+  }),
   changeRequestsConnection: t.relatedConnection("changeRequests", {
     description: "Change requests of the space, newest first; all statuses unless `status` is given.",
     cursor: "id",

@@ -6,7 +6,8 @@ import { paginate, type PageArgs } from "../../core/pagination.js";
 import { checkLength } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
 import { recordSpaceActivity } from "../../events/activity.js";
-import { publishSpaceUpdated, requireNotDeleted, requireSpace, requireSpaceRole, spaceById } from "../spaces/spaces.service.js";
+import { publishSpaceUpdated } from "../spaces/spaces.service.js";
+import { requireNotDeleted, requireSpace, requireSpaceRole, spaceById } from "../spaces/spaces.access.js";
 import { mergeContents, readContent, type MergeConflict } from "../content/model.js";
 import {
   CHANGE_REQUEST_STATUSES,

@@ -2,7 +2,7 @@ import { builder } from "../../core/builder.js";
 import { argsWithNulls } from "../../core/context.js";
 import { GRAPH_ONLY, KEEP_NULL, RoleEnum, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
 import { COLLECTION_PERMISSIONS, collectionPermissions } from "../spaces/spaces.policy.js";
-import { collectionById, visibleCollectionWhere, visibleSpaceWhere } from "../spaces/spaces.service.js";
+import { collectionById, visibleCollectionWhere, visibleSpaceWhere } from "../spaces/spaces.access.js";
 import { PositionInput, SpaceList, SpaceRef } from "../spaces/spaces.schema.js";
 import * as service from "./collections.service.js";
 
@@ -37,13 +37,13 @@ export const CollectionRef = builder.prismaNode("Collection", {
       description: "Spaces directly in the collection that the caller can see (not deleted), in their order.",
       cursor: "id",
       totalCount: true,
-      query: (_args, ctx) => ({ where: visibleSpaceWhere(ctx.viewer.userId), orderBy: [{ position: "asc" }, { id: "asc" }] }),
+      query: (_args, ctx) => ({ where: visibleSpaceWhere(ctx), orderBy: [{ position: "asc" }, { id: "asc" }] }),
     }),
     children: t.relatedConnection("children", {
       description: "Collections directly in the collection, in their order.",
       cursor: "id",
       totalCount: true,
-      query: (_args, ctx) => ({ where: visibleCollectionWhere(ctx.viewer.userId), orderBy: [{ position: "asc" }, { id: "asc" }] }),
+      query: (_args, ctx) => ({ where: visibleCollectionWhere(ctx), orderBy: [{ position: "asc" }, { id: "asc" }] }),
     }),
     parentCollection: t.relation("parent", { nullable: true, extensions: GRAPH_ONLY, description: "The parent collection." }),
     owningOrganization: t.relation("organization", { extensions: GRAPH_ONLY, description: "The organization the collection belongs to." }),
@@ -59,7 +59,7 @@ builder.prismaObjectFields("Organization", (t) => ({
     totalCount: true,
     args: { nested: t.arg.boolean({ defaultValue: true, description: "false: only the top-level collections." }) },
     query: (args, ctx) => ({
-      where: { ...visibleCollectionWhere(ctx.viewer.userId), ...(args.nested === false ? { parentId: null } : {}) },
+      where: { ...visibleCollectionWhere(ctx), ...(args.nested === false ? { parentId: null } : {}) },
       orderBy: args.nested === false ? [{ position: "asc" }, { id: "asc" }] : [{ createdAt: "asc" }, { id: "asc" }],
     }),
   }),

@@ -1,30 +1,21 @@
 import type { Collection, Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { requireMembership, requireOrgRole, viewerMembership } from "../../core/access.js";
+import { membershipAccess, membershipRefusal, requireMembership, requireOrgRole, viewerMembership } from "../../core/access.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { badInput, forbidden, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, requiredText } from "../../core/validate.js";
 import { ROLES, atLeast, type Role } from "../../core/roles.js";
 import { newId } from "../../core/ids.js";
 import { effectiveCollectionRole } from "../spaces/spaces.policy.js";
-import {
-  collectionById,
-  endPosition,
-  positionFor,
-  publishSpaceUpdated,
-  requireTargetCollection,
-  requireTargetOrganizationAdmin,
-  visibleCollectionWhere,
-  visibleSpaceWhere,
-  type PositionInput,
-} from "../spaces/spaces.service.js";
+import { endPosition, positionFor, publishSpaceUpdated, type PositionInput } from "../spaces/spaces.service.js";
+import { collectionById, requireTargetCollection, requireTargetOrganizationAdmin, visibleCollectionWhere, visibleSpaceWhere } from "../spaces/spaces.access.js";
 
 export const COLLECTION_TITLE_MAX = 50;
 export const COLLECTION_DESCRIPTION_MAX = 100;
 
 /** The caller's role on a collection (null: it does not exist for them). */
 export async function viewerCollectionRole(ctx: Context, collection: Pick<Collection, "organizationId" | "defaultLevel">): Promise<Role | null> {
-  const member = await viewerMembership(ctx).load(collection.organizationId);
+  const member = await viewerMembership(ctx, collection.organizationId);
   return effectiveCollectionRole({
     member: member && { role: member.role as Role | null },
     collectionDefaultLevel: collection.defaultLevel as Role | null,
@@ -34,6 +25,10 @@ export async function viewerCollectionRole(ctx: Context, collection: Pick<Collec
 /** A collection the caller can see, with their role on it; 404 otherwise (strangers, guests, unknown ids). */
 export async function requireCollection(ctx: Context, collectionId: string): Promise<{ collection: Collection; role: Role }> {
   const collection = await collectionById(ctx).load(collectionId);
+  if (collection) {
+    const refusal = membershipRefusal(collection.organizationId, await membershipAccess(ctx, collection.organizationId));
+    if (refusal) throw refusal; // the organization's own answer (SSO), as on its routes
+  }
   const role = collection ? await viewerCollectionRole(ctx, collection) : null;
   if (!collection || !role) throw notFound(`Collection "${collectionId}"`);
   return { collection, role };
@@ -82,7 +77,7 @@ export async function listOrganizationCollections(ctx: Context, organizationId: 
   const nested = args.nested ?? true;
   return paginate({
     args,
-    where: { AND: [{ organizationId, ...(nested ? {} : { parentId: null }) }, visibleCollectionWhere(ctx.viewer.userId)] },
+    where: { AND: [{ organizationId, ...(nested ? {} : { parentId: null }) }, visibleCollectionWhere(ctx)] },
     order: nested ? [["createdAt", "asc"], ["id", "asc"]] : [["position", "asc"], ["id", "asc"]],
     findMany: (q) => ctx.prisma.collection.findMany(q),
     count: (q) => ctx.prisma.collection.count(q),
@@ -94,7 +89,7 @@ export async function listCollectionSpaces(ctx: Context, collectionId: string, a
   await requireCollection(ctx, collectionId);
   return paginate({
     args,
-    where: { AND: [{ parentId: collectionId }, visibleSpaceWhere(ctx.viewer.userId)] },
+    where: { AND: [{ parentId: collectionId }, visibleSpaceWhere(ctx)] },
     order: [["position", "asc"], ["id", "asc"]],
     findMany: (q) => ctx.prisma.space.findMany(q),
     count: (q) => ctx.prisma.space.count(q),

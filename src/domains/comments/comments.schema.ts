@@ -5,7 +5,7 @@ import { OrderEnum, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/s
 import { UserRef } from "../users/users.schema.js";
 import { MemberRef } from "../members/members.schema.js";
 import { userById } from "../members/members.service.js";
-import { spaceById, viewerSpaceRole } from "../spaces/spaces.service.js";
+import { spaceById, viewerSpaceRole } from "../spaces/spaces.access.js";
 import { COMMENT_PERMISSIONS, commentPermissions } from "./comments.policy.js";
 import { markdownToDocument } from "../content/markdown.js";
 import * as service from "./comments.service.js";
@@ -196,6 +196,10 @@ function commentConnectionQuery(args: { status?: service.CommentStatusFilter | n
 }
 
 builder.prismaObjectFields("Space", (t) => ({
+  comments: t.int({
+    description: "Number of open comments.",
+    resolve: (s, _a, ctx) => service.openSpaceCommentCounts(ctx).load(s.id),
+  }),
   commentsConnection: t.relatedConnection("comments", {
     type: CommentRef,
     cursor: "id",

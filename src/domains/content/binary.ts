@@ -1,7 +1,7 @@
 import type { Context } from "../../core/context.js";
 import { notFound } from "../../core/errors.js";
 import { rawRoute, type RawRoute } from "../../rest/raw-routes.js";
-import { requireSpace } from "../spaces/spaces.service.js";
+import { requireSpace } from "../spaces/spaces.access.js";
 import { readScope, scopeRevision } from "./revisions.js";
 import { renderPdf } from "./pdf.js";
 

@@ -3,7 +3,7 @@ import { argsWithNulls } from "../../core/context.js";
 import { GRAPH_ONLY, ListNext, listOf, pageArgs, urlsOf } from "../../core/shapes.js";
 import { OrganizationRef } from "../organizations/organizations.schema.js";
 import { SpaceRef } from "../spaces/spaces.schema.js";
-import { spaceById } from "../spaces/spaces.service.js";
+import { spaceById } from "../spaces/spaces.access.js";
 import { organizationById } from "./loaders.js";
 import { DOCUMENT_JSON_SCHEMA, markdownToDocument } from "./markdown.js";
 import { LINK_STATUSES, type LinkItemView, type LinkReportView, type LinkStatus, type ReferenceView } from "./links.js";

@@ -6,7 +6,8 @@ import { paginateArray, type PageArgs } from "../../core/pagination.js";
 import { checkLength, checkPattern, checkUri } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
 import { recordSpaceActivity } from "../../events/activity.js";
-import { checkEmoji, publishSpaceUpdated, requireSpace } from "../spaces/spaces.service.js";
+import { checkEmoji, publishSpaceUpdated } from "../spaces/spaces.service.js";
+import { requireSpace } from "../spaces/spaces.access.js";
 import {
   isSelfOrAncestor,
   positionAt,

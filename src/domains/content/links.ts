@@ -1,7 +1,7 @@
 import type { Context } from "../../core/context.js";
 import { viewerMembership } from "../../core/access.js";
 import { paginateArray, type PageArgs, type ListPage } from "../../core/pagination.js";
-import { spaceById, viewerSpaceRole, isExpired } from "../spaces/spaces.service.js";
+import { spaceById, viewerSpaceRole, isExpired } from "../spaces/spaces.access.js";
 import { flattenTree, pageTree, type PageTreeNode, type RevisionContent } from "./model.js";
 import { anchorsOf, linksOf } from "./markdown.js";
 import { fileView, pageMarkdown, type FileView, type ScopeRef } from "./views.js";
@@ -206,7 +206,7 @@ async function resolveInApp(ctx: Context, items: { inApp?: RawTarget["inApp"]; t
     items.map(async (item) => {
       if (!item.inApp) return;
       if (item.inApp.organizationId) {
-        const member = await viewerMembership(ctx).load(item.inApp.organizationId);
+        const member = await viewerMembership(ctx, item.inApp.organizationId);
         if (member) item.targetReference = { ...item.targetReference, kind: "organization", organizationId: item.inApp.organizationId };
       } else if (item.inApp.spaceId) {
         const space = await spaceById(ctx).load(item.inApp.spaceId);

@@ -4,7 +4,7 @@ import { byKeys, defineLoader } from "../../core/loaders.js";
 import { conflict, forbidden, notFound } from "../../core/errors.js";
 import { newId } from "../../core/ids.js";
 import type { Role } from "../../core/roles.js";
-import { requireNotDeleted, requireSpace, requireSpaceRole, spaceById } from "../spaces/spaces.service.js";
+import { requireNotDeleted, requireSpace, requireSpaceRole, spaceById } from "../spaces/spaces.access.js";
 import { emptyContent, flattenTree, pageTree, readContent, type RevisionContent } from "./model.js";
 import { plainText, sectionsOf } from "./markdown.js";
 

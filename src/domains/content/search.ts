@@ -2,7 +2,7 @@ import type { Context } from "../../core/context.js";
 import { badInput } from "../../core/errors.js";
 import { requireMembership } from "../../core/access.js";
 import { paginateArray, type PageArgs } from "../../core/pagination.js";
-import { requireSpace, visibleSpaceWhere } from "../spaces/spaces.service.js";
+import { requireSpace, visibleSpaceWhere } from "../spaces/spaces.access.js";
 import { pageAppUrl } from "./views.js";
 import type { IndexedSection } from "./revisions.js";
 
@@ -112,7 +112,7 @@ export async function searchOrganization(ctx: Context, organizationId: string, q
   const text = checkQuery(query);
   await requireMembership(ctx, organizationId);
   const spaces = await ctx.prisma.space.findMany({
-    where: { AND: [{ organizationId }, visibleSpaceWhere(ctx.viewer.userId)] },
+    where: { AND: [{ organizationId }, visibleSpaceWhere(ctx)] },
     select: { id: true, title: true },
   });
   const titles = new Map(spaces.map((s) => [s.id, s.title]));

@@ -49,7 +49,7 @@ async function serveAsset(ctx: Context, request: Request, name: string, what: "i
   });
   if (!integration) return notFound();
   // Who may see the images: who may see the integration (integrations.policy.ts).
-  const owner = ctx.viewer.anonymous ? null : await viewerMembership(ctx).load(integration.ownerId);
+  const owner = ctx.viewer.anonymous ? null : await viewerMembership(ctx, integration.ownerId);
   if (!canSee(integration, owner)) return notFound();
   const content = what === "icon" ? integration.icon : integration.previewImages[what];
   if (!content) return notFound();

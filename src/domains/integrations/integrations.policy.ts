@@ -1,6 +1,6 @@
 import type { Integration, Member } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { viewerMembership } from "../../core/access.js";
+import { viewerMembership, viewerMemberWhere } from "../../core/access.js";
 import { defineLoader } from "../../core/loaders.js";
 import { atLeast, type Role } from "../../core/roles.js";
 
@@ -34,7 +34,7 @@ export function canSee(integration: Pick<Integration, "visibility">, ownerMember
 /** Number of organizations the caller administers (one query per request). */
 export const viewerAdminOrganizations = defineLoader<"all", string[]>(async (keys, ctx) => {
   const rows = await ctx.prisma.member.findMany({
-    where: { userId: ctx.viewer.userId, disabled: false, role: "admin" },
+    where: { ...viewerMemberWhere(ctx), role: "admin" },
     select: { organizationId: true },
   });
   const ids = rows.map((r) => r.organizationId);
@@ -42,7 +42,7 @@ export const viewerAdminOrganizations = defineLoader<"all", string[]>(async (key
 });
 
 export async function integrationPermissions(ctx: Context, integration: Pick<Integration, "ownerId" | "visibility">) {
-  const owner = await viewerMembership(ctx).load(integration.ownerId);
+  const owner = await viewerMembership(ctx, integration.ownerId);
   const adminOf = await viewerAdminOrganizations(ctx).load("all");
   return {
     admin: isAdmin(owner),

@@ -183,7 +183,7 @@ export function validateContentKit(value: unknown): ContentKitOutput {
 export async function render(ctx: Context, integrationName: string, req: RenderRequest, prefix = ""): Promise<ContentKitOutput> {
   checkRenderRequest(req, prefix);
   const { integration } = await requireIntegration(ctx, integrationName);
-  const member = await viewerMembership(ctx).load(integration.ownerId);
+  const member = await viewerMembership(ctx, integration.ownerId);
   const target = dispatchTarget(integration, member ? integration.ownerId : null);
   if ("skip" in target) {
     throw conflict(

@@ -15,6 +15,7 @@ import { CONFIGURATION_PROPERTY_TYPES } from "./integrations.validate.js";
 import * as service from "./integrations.service.js";
 import * as rendering from "./integrations.render.js";
 import { integrationUrls, installationUrls, scopedInstallationUrls } from "./integrations.urls.js";
+import { viewerMemberWhere } from "../../core/access.js";
 
 // ─── Scalars and enumerations ──────────────────────────────────────────────────────────────────
 
@@ -213,7 +214,7 @@ export const IntegrationRef = builder.prismaObject("Integration", {
       cursor: "id",
       totalCount: true,
       query: (_args, ctx) => ({
-        where: { integration: { owner: { members: { some: { userId: ctx.viewer.userId, disabled: false } } } } },
+        where: { integration: { owner: { members: { some: viewerMemberWhere(ctx) } } } },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       }),
     }),
@@ -224,8 +225,8 @@ export const IntegrationRef = builder.prismaObject("Integration", {
       query: (_args, ctx) => ({
         where: {
           OR: [
-            { organization: { members: { some: { userId: ctx.viewer.userId, disabled: false } } } },
-            { integration: { owner: { members: { some: { userId: ctx.viewer.userId, disabled: false, role: "admin" } } } } },
+            { organization: { members: { some: viewerMemberWhere(ctx) } } },
+            { integration: { owner: { members: { some: { ...viewerMemberWhere(ctx), role: "admin" } } } } },
           ],
         },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],

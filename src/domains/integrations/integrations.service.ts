@@ -1,6 +1,6 @@
 import type { Integration, IntegrationInstallation, Member, Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { requireOrgRole, viewerMembership } from "../../core/access.js";
+import { membershipAccess, membershipRefusal, requireOrgRole, viewerMembership, viewerMemberWhere } from "../../core/access.js";
 import { defineLoader, countsByKeys } from "../../core/loaders.js";
 import { paginate, paginateArray, type PageArgs } from "../../core/pagination.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../../core/errors.js";
@@ -30,7 +30,7 @@ export interface VisibleIntegration {
 export async function requireIntegration(ctx: Context, integrationName: string): Promise<VisibleIntegration> {
   v.checkName("integrationName", integrationName);
   const integration = await integrationByName(ctx).load(integrationName);
-  const owner = integration ? await viewerMembership(ctx).load(integration.ownerId) : null;
+  const owner = integration ? await viewerMembership(ctx, integration.ownerId) : null;
   if (!integration || !canSee(integration, owner)) throw notFound(`Integration "${integrationName}"`);
   return { integration, owner };
 }
@@ -79,8 +79,10 @@ export const integrationById = defineLoader<string, Integration | null>(async (i
 export async function resolveOrganization(ctx: Context, ref: string, field: string) {
   checkLength(field, ref, 1, 100);
   const org = await ctx.prisma.organization.findFirst({ where: { OR: [{ id: ref }, { hostname: ref.toLowerCase() }] }, select: { id: true } });
-  const member = org ? await viewerMembership(ctx).load(org.id) : null;
-  if (!org || !member) throw notFound(`Organization "${ref}" (${field})`);
+  const access = org ? await membershipAccess(ctx, org.id) : null;
+  if (!org || !access?.member) throw notFound(`Organization "${ref}" (${field})`);
+  const refusal = membershipRefusal(org.id, access);
+  if (refusal) throw refusal;
   return org.id;
 }
 
@@ -158,7 +160,7 @@ export async function publishIntegration(ctx: Context, integrationName: string, 
   v.checkName("integrationName", integrationName);
   const existing = await ctx.prisma.integration.findUnique({ where: { name: integrationName } });
   if (existing) {
-    const owner = await viewerMembership(ctx).load(existing.ownerId);
+    const owner = await viewerMembership(ctx, existing.ownerId);
     if (!isMember(owner)) throw notFound(`Integration "${integrationName}" of your organizations`);
     if (!isAdmin(owner)) throw forbidden(`Only admins of the organization that owns integration "${integrationName}" may publish new versions of it.`);
     if (input.organization != null) {
@@ -213,7 +215,7 @@ export interface IntegrationFilters extends PageArgs {
  */
 export async function listIntegrations(ctx: Context, f: IntegrationFilters) {
   const and: P.IntegrationWhereInput[] = [
-    { OR: [{ visibility: "public" }, { owner: { members: { some: { userId: ctx.viewer.userId, disabled: false } } } }] },
+    { OR: [{ visibility: "public" }, { owner: { members: { some: viewerMemberWhere(ctx) } } }] },
   ];
   if (f.search != null) {
     checkLength("search", f.search, 1, 512);
@@ -288,7 +290,7 @@ export async function rotateSigningSecret(ctx: Context, integrationName: string)
 /** Installations the caller sees: all for admins of the owner, else those of their organizations. */
 function visibleInstallationWhere(ctx: Context, found: VisibleIntegration): P.IntegrationInstallationWhereInput {
   const where: P.IntegrationInstallationWhereInput = { integrationId: found.integration.id };
-  if (!isAdmin(found.owner)) where.organization = { members: { some: { userId: ctx.viewer.userId, disabled: false } } };
+  if (!isAdmin(found.owner)) where.organization = { members: { some: viewerMemberWhere(ctx) } };
   return where;
 }
 
@@ -345,7 +347,7 @@ async function findInstallation(ctx: Context, found: VisibleIntegration, install
   checkLength("installationId", installationId, 1, 100);
   const installation = await ctx.prisma.integrationInstallation.findFirst({ where: { id: installationId, integrationId: found.integration.id }, include: withName });
   if (!installation) return null;
-  const member = await viewerMembership(ctx).load(installation.organizationId);
+  const member = await viewerMembership(ctx, installation.organizationId);
   if (!member && !isAdmin(found.owner)) return null;
   return { installation, member };
 }

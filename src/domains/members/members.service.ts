@@ -1,7 +1,7 @@
 import { signMemberVisitorClaims } from "../sites/visitor-claims.js";
 import type { Member, Prisma as P, Role as DbRole, Team } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { requireMembership, requireOrgRole } from "../../core/access.js";
+import { requireMembership, requireOrgRole, viewerMemberWhere } from "../../core/access.js";
 import { byKeys, countsByKeys, defineLoader } from "../../core/loaders.js";
 import { paginate, paginateArray, type PageArgs } from "../../core/pagination.js";
 import { conflict, forbidden, notFound } from "../../core/errors.js";
@@ -321,7 +321,7 @@ export function visibleMembersWhere(ctx: Context): P.MemberWhereInput {
   return {
     OR: [
       { userId: ctx.viewer.userId },
-      { organization: { members: { some: { userId: ctx.viewer.userId, disabled: false, role: { not: null } } } } },
+      { organization: { members: { some: { ...viewerMemberWhere(ctx), role: { not: null } } } } },
     ],
   };
 }

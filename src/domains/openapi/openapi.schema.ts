@@ -2,7 +2,7 @@ import { GraphQLScalarType } from "graphql";
 import type { ScalarRef } from "@pothos/core";
 import { builder } from "../../core/builder.js";
 import { argsWithNulls } from "../../core/context.js";
-import { viewerMembership } from "../../core/access.js";
+import { viewerMembership, viewerMemberWhere } from "../../core/access.js";
 import { GRAPH_ONLY, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
 import { OPENAPI_PERMISSIONS, openApiPermissions } from "./openapi.policy.js";
 import { specUrls, versionUrls } from "./openapi.urls.js";
@@ -96,7 +96,7 @@ export const OpenApiSpecRef = builder.prismaNode("OpenApiSpec", {
     }),
     permissions: t.field({
       type: SpecPermissions,
-      resolve: async (s, _a, ctx) => openApiPermissions(await viewerMembership(ctx).load(s.organizationId)),
+      resolve: async (s, _a, ctx) => openApiPermissions(await viewerMembership(ctx, s.organizationId)),
     }),
     urls: t.field({ type: SpecUrls, resolve: (s, _a, ctx) => specUrls(ctx, s) }),
     versions: t.relatedConnection("versions", {
@@ -122,7 +122,7 @@ builder.prismaObjectFields("Organization", (t) => ({
     totalCount: true,
     description: "The organization's OpenAPI specs, by slug.",
     query: (_args, ctx) => ({
-      where: { organization: { members: { some: { userId: ctx.viewer.userId, disabled: false } } } },
+      where: { organization: { members: { some: viewerMemberWhere(ctx) } } },
       orderBy: [{ slug: "asc" }, { id: "asc" }],
     }),
   }),

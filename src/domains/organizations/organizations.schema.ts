@@ -51,7 +51,7 @@ export const OrganizationRef = builder.prismaNode("Organization", {
     }),
     permissions: t.field({
       type: OrganizationPermissions,
-      resolve: async (o, _a, ctx) => organizationPermissions(await viewerMembership(ctx).load(o.id)),
+      resolve: async (o, _a, ctx) => organizationPermissions(await viewerMembership(ctx, o.id)),
     }),
   }),
 });

@@ -1,6 +1,6 @@
 import type { Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { requireMembership, requireOrgRole } from "../../core/access.js";
+import { requireMembership, requireOrgRole, viewerMemberWhere } from "../../core/access.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { badInput, conflict } from "../../core/errors.js";
 import { checkLength, checkPattern, checkUri, checkOneOf } from "../../core/validate.js";
@@ -13,7 +13,7 @@ const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}
 
 /** The caller's organizations, newest membership first. */
 export function listOrganizations(ctx: Context, args: PageArgs) {
-  const where = { members: { some: { userId: ctx.viewer.userId, disabled: false } } };
+  const where = { members: { some: viewerMemberWhere(ctx) } };
   return paginate({
     args,
     where,
@@ -101,7 +101,7 @@ export async function organizationsByEmailDomain(ctx: Context, emailDomain: stri
   return ctx.prisma.organization.findMany({
     where: {
       emailDomains: { has: domain },
-      ...(ownDomain ? {} : { members: { some: { userId: ctx.viewer.userId, disabled: false } } }),
+      ...(ownDomain ? {} : { members: { some: viewerMemberWhere(ctx) } }),
     },
     orderBy: { createdAt: "asc" },
   });

@@ -3,7 +3,7 @@ import type { Site, SiteSection, SiteSpace } from "../../generated/prisma/client
 import type { Context } from "../../core/context.js";
 import { requireMembership } from "../../core/access.js";
 import { AppError, notFound } from "../../core/errors.js";
-import { isExpired, spaceById } from "../spaces/spaces.service.js";
+import { isExpired, spaceById } from "../spaces/spaces.access.js";
 import { evaluateCondition, type JsonObject } from "./adaptive.js";
 import {
   checkShareKey,

@@ -3,7 +3,7 @@ import { builder } from "../../core/builder.js";
 import { argsWithNulls } from "../../core/context.js";
 import { GRAPH_ONLY, listOf, pageArgs, urlsOf } from "../../core/shapes.js";
 import { SpaceRef } from "../spaces/spaces.schema.js";
-import { spaceById } from "../spaces/spaces.service.js";
+import { spaceById } from "../spaces/spaces.access.js";
 import type { JsonObject } from "./adaptive.js";
 import { publishedSite, type PublishedView } from "./published.js";
 import * as service from "./sites.service.js";

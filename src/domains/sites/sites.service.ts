@@ -7,7 +7,8 @@ import { paginate, type PageArgs } from "../../core/pagination.js";
 import { badInput, conflict, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern } from "../../core/validate.js";
 import { newId, randomString } from "../../core/ids.js";
-import { createSpace, isExpired, spaceById, viewerSpaceRole } from "../spaces/spaces.service.js";
+import { createSpace } from "../spaces/spaces.service.js";
+import { isExpired, spaceById, viewerSpaceRole } from "../spaces/spaces.access.js";
 import { checkAdaptiveSchema, defaultAdaptiveSchema, templateConditions, type JsonObject } from "./adaptive.js";
 import { requireSiteAdmin, requireSiteEditor, requireSiteReader } from "./sites.policy.js";
 

@@ -3,6 +3,7 @@ import { argsWithNulls } from "../../core/context.js";
 import { GRAPH_ONLY, RoleEnum, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
 import { SPACE_PERMISSIONS, spacePermissions } from "./spaces.policy.js";
 import * as service from "./spaces.service.js";
+import { requireSpace, viewerSpaceRole, visibleSpaceWhere } from "./spaces.access.js";
 
 // ─── Enumerations and inputs ───────────────────────────────────────────────────────────────────
 
@@ -117,25 +118,10 @@ export const SpaceRef = builder.prismaNode("Space", {
       description: "Default role on the space's content; absent when it inherits (from its collection, else the member's role).",
       resolve: (s) => s.defaultLevel,
     }),
-    comments: t.int({
-      description: "Number of open comments.",
-      resolve: async (s, _a, ctx) => (await service.spaceActivityCounts(ctx).load(s.id)).comments,
-    }),
-    changeRequests: t.int({
-      description: "Number of change requests.",
-      resolve: async (s, _a, ctx) => (await service.spaceActivityCounts(ctx).load(s.id)).changeRequests,
-    }),
-    changeRequestsOpen: t.int({
-      description: "Number of open change requests.",
-      resolve: async (s, _a, ctx) => (await service.spaceActivityCounts(ctx).load(s.id)).changeRequestsOpen,
-    }),
-    changeRequestsDraft: t.int({
-      description: "Number of draft change requests.",
-      resolve: async (s, _a, ctx) => (await service.spaceActivityCounts(ctx).load(s.id)).changeRequestsDraft,
-    }),
+    // The count fields (comments, changeRequests…) are added by the comments and change-requests areas.
     permissions: t.field({
       type: SpacePermissions,
-      resolve: async (s, _a, ctx) => spacePermissions(await service.viewerSpaceRole(ctx).load(s), s.editMode),
+      resolve: async (s, _a, ctx) => spacePermissions(await viewerSpaceRole(ctx).load(s), s.editMode),
     }),
     owningOrganization: t.relation("organization", { extensions: GRAPH_ONLY, description: "The organization the space belongs to." }),
   }),
@@ -148,7 +134,7 @@ builder.prismaObjectFields("Organization", (t) => ({
     description: "Spaces of the organization the caller can see (not deleted), oldest first.",
     cursor: "id",
     totalCount: true,
-    query: (_args, ctx) => ({ where: service.visibleSpaceWhere(ctx.viewer.userId), orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
+    query: (_args, ctx) => ({ where: visibleSpaceWhere(ctx), orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
   }),
 }));
 
@@ -257,12 +243,12 @@ builder.subscriptionFields((t) => ({
     description: "The space each time it is changed, moved, transferred, deleted or restored. Subscribing needs a role on the space.",
     args: { spaceId: t.arg.string({ required: true }) },
     subscribe: async (_root, args, ctx) => {
-      await service.requireSpace(ctx, args.spaceId);
+      await requireSpace(ctx, args.spaceId);
       return ctx.pubsub.subscribe("space:updated", args.spaceId);
     },
     resolve: async (payload, _args, ctx) => {
       ctx.loaders.clear(); // each event is read afresh, like a new request
-      return (await service.requireSpace(ctx, payload.spaceId)).space;
+      return (await requireSpace(ctx, payload.spaceId)).space;
     },
   }),
 }));

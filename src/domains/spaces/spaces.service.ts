@@ -1,16 +1,22 @@
-import type { Collection, Prisma as P, PrismaClient, Space } from "../../generated/prisma/client.js";
+import type { Prisma as P, PrismaClient, Space } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { requireMembership, requireOrgRole, viewerMembership } from "../../core/access.js";
-import { byKeys, defineLoader } from "../../core/loaders.js";
+import { requireMembership, requireOrgRole } from "../../core/access.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
-import { badInput, conflict, forbidden, notFound } from "../../core/errors.js";
+import { badInput, forbidden } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern } from "../../core/validate.js";
-import { ROLES, atLeast, type Role } from "../../core/roles.js";
+import { ROLES, type Role } from "../../core/roles.js";
 import { copySpaceContent } from "../content/revisions.js";
-import { changeRequestCounts } from "../changerequests/changerequests.service.js";
-import { openSpaceCommentCounts } from "../comments/comments.service.js";
 import { newId } from "../../core/ids.js";
-import { collectionPermissions, effectiveCollectionRole, effectiveSpaceRole } from "./spaces.policy.js";
+import {
+  isExpired,
+  requireNotDeleted,
+  requireSpace,
+  requireSpaceRole,
+  requireTargetCollection,
+  requireTargetOrganizationAdmin,
+  spaceById,
+  visibleSpaceWhere,
+} from "./spaces.access.js";
 
 // ─── Values and limits ─────────────────────────────────────────────────────────────────────────
 
@@ -94,152 +100,6 @@ export function checkSpaceTitle(value: string | null | undefined): string | unde
   if (!title) throw badInput("title cannot be blank.");
   checkLength("title", title, 1, SPACE_TITLE_MAX);
   return title;
-}
-
-// ─── Counts ───────────────────────────────────────────────────────────────────────────────────
-
-export interface SpaceActivityCounts {
-  comments: number;
-  changeRequests: number;
-  changeRequestsOpen: number;
-  changeRequestsDraft: number;
-}
-
-/** Open comments and change requests of spaces: one grouped query for each, per batch of spaces. */
-export const spaceActivityCounts = defineLoader<string, SpaceActivityCounts>(async (spaceIds, ctx) => {
-  const [requests, comments] = await Promise.all([
-    changeRequestCounts(ctx).loadMany(spaceIds),
-    openSpaceCommentCounts(ctx).loadMany(spaceIds),
-  ]);
-  return spaceIds.map((_, i) => {
-    const r = requests[i];
-    const c = comments[i];
-    if (r instanceof Error) throw r;
-    if (c instanceof Error) throw c;
-    return { comments: c!, ...r! };
-  });
-});
-
-// ─── Loaders and access ────────────────────────────────────────────────────────────────────────
-
-export const spaceById = defineLoader<string, Space | null>(async (ids, ctx) =>
-  byKeys(ids, await ctx.prisma.space.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
-);
-
-export const collectionById = defineLoader<string, Collection | null>(async (ids, ctx) =>
-  byKeys(ids, await ctx.prisma.collection.findMany({ where: { id: { in: [...ids] } } }), (c) => c.id),
-);
-
-/** The caller's explicit grants on each space: their own and their teams'. */
-export const viewerSpaceGrants = defineLoader<string, Role[]>(async (spaceIds, ctx) => {
-  const userId = ctx.viewer.userId;
-  const rows = await ctx.prisma.spaceAccess.findMany({
-    where: { spaceId: { in: [...spaceIds] }, OR: [{ userId }, { team: { members: { some: { userId } } } }] },
-    select: { spaceId: true, role: true },
-  });
-  const grants = new Map<string, Role[]>();
-  for (const row of rows) grants.set(row.spaceId, [...(grants.get(row.spaceId) ?? []), row.role as Role]);
-  return spaceIds.map((id) => grants.get(id) ?? []);
-});
-
-type RoleInputs = Pick<Space, "id" | "organizationId" | "parentId" | "defaultLevel">;
-
-/**
- * The caller's role on each space (see effectiveSpaceRole), for any number of spaces in three
- * batched look-ups at most: memberships, parent collections, grants. Keyed by every input of the
- * rule, so a space changed during the request is not answered from the old values.
- */
-export const viewerSpaceRole = defineLoader<RoleInputs, Role | null>(
-  async (spaces, ctx) => {
-    const members = await viewerMembership(ctx).loadMany([...new Set(spaces.map((s) => s.organizationId))]);
-    const memberOf = new Map<string, { role: Role | null }>();
-    for (const m of members) if (m && !(m instanceof Error)) memberOf.set(m.organizationId, { role: m.role as Role | null });
-    // Org admins administer every space: only the others need collections and grants.
-    const others = spaces.filter((s) => memberOf.has(s.organizationId) && memberOf.get(s.organizationId)!.role !== "admin");
-    const parentIds = [...new Set(others.filter((s) => s.parentId && !s.defaultLevel).map((s) => s.parentId!))];
-    const [parents, grants] = await Promise.all([
-      collectionById(ctx).loadMany(parentIds),
-      viewerSpaceGrants(ctx).loadMany(others.map((s) => s.id)),
-    ]);
-    const parentLevel = new Map<string, Role | null>();
-    parents.forEach((c, i) => parentLevel.set(parentIds[i]!, c && !(c instanceof Error) ? (c.defaultLevel as Role | null) : null));
-    const grantsOf = new Map<string, Role[]>();
-    others.forEach((s, i) => grantsOf.set(s.id, (grants[i] instanceof Error ? [] : grants[i]) as Role[]));
-    return spaces.map((s) =>
-      effectiveSpaceRole({
-        member: memberOf.get(s.organizationId),
-        spaceDefaultLevel: s.defaultLevel as Role | null,
-        collectionDefaultLevel: s.parentId ? parentLevel.get(s.parentId) : null,
-        grants: grantsOf.get(s.id),
-      }),
-    );
-  },
-  { cacheKey: (s) => `${s.id}|${s.organizationId}|${s.parentId}|${s.defaultLevel}` },
-);
-
-/** Prisma filter for the spaces a user can see: not deleted, and a role on them (effectiveSpaceRole ≠ null). */
-export function visibleSpaceWhere(userId: string): P.SpaceWhereInput {
-  return {
-    deletedAt: null,
-    OR: [
-      // Members who are not guests have a role on every space of their organization…
-      { organization: { members: { some: { userId, disabled: false, role: { not: null } } } } },
-      // …guests only on the spaces granted to them or to one of their teams.
-      {
-        organization: { members: { some: { userId, disabled: false } } },
-        access: { some: { OR: [{ userId }, { team: { members: { some: { userId } } } }] } },
-      },
-    ],
-  };
-}
-
-/** Prisma filter for the collections a user can see (effectiveCollectionRole ≠ null: members who are not guests). */
-export function visibleCollectionWhere(userId: string): P.CollectionWhereInput {
-  return { organization: { members: { some: { userId, disabled: false, role: { not: null } } } } };
-}
-
-/** True once a deleted space is past the retention period: it is gone, whether or not the purge ran yet. */
-export function isExpired(ctx: Context, space: Pick<Space, "deletedAt">, now = Date.now()): boolean {
-  return !!space.deletedAt && now - space.deletedAt.getTime() > ctx.config.spaceRetentionDays * 24 * 60 * 60 * 1000;
-}
-
-/** A space the caller has a role on, with that role; 404 for unknown, expired or invisible spaces. */
-export async function requireSpace(ctx: Context, spaceId: string): Promise<{ space: Space; role: Role }> {
-  const space = await spaceById(ctx).load(spaceId);
-  const role = space && !isExpired(ctx, space) ? await viewerSpaceRole(ctx).load(space) : null;
-  if (!space || !role) throw notFound(`Space "${spaceId}"`);
-  return { space, role };
-}
-
-export function requireSpaceRole(role: Role, needed: Role, action: string): void {
-  if (!atLeast(role, needed)) {
-    throw forbidden(`Your role on this space (${role}) does not allow you to ${action}; it needs ${needed}.`);
-  }
-}
-
-/** Writes other than restore and delete are refused on a deleted space. */
-export function requireNotDeleted(space: Space): void {
-  if (space.deletedAt) {
-    throw conflict(`Space "${space.id}" is deleted: restore it first (POST /v1/spaces/${space.id}/restore).`);
-  }
-}
-
-/**
- * A collection of `organizationId` that the caller may put content into, given as the body
- * field `field`: 400 naming the field when it does not exist there, 403 without `create` on it.
- */
-export async function requireTargetCollection(ctx: Context, organizationId: string, collectionId: string, field: string): Promise<Collection> {
-  const collection = await collectionById(ctx).load(collectionId);
-  if (!collection || collection.organizationId !== organizationId) {
-    throw badInput(`${field}: collection "${collectionId}" does not exist in organization "${organizationId}".`);
-  }
-  const member = await viewerMembership(ctx).load(organizationId);
-  const role = effectiveCollectionRole({ member: member && { role: member.role as Role | null }, collectionDefaultLevel: collection.defaultLevel as Role | null });
-  if (!role) throw badInput(`${field}: collection "${collectionId}" does not exist in organization "${organizationId}".`);
-  if (!collectionPermissions(role).create) {
-    throw forbidden(`Your role on collection "${collectionId}" (${role}) does not allow you to add content to it (${field}); it needs create.`);
-  }
-  return collection;
 }
 
 /** Tells subscribers of `spaceUpdated` that spaces changed. */
@@ -363,7 +223,7 @@ export async function listOrganizationSpaces(ctx: Context, organizationId: strin
   await requireMembership(ctx, organizationId);
   return paginate({
     args,
-    where: { AND: [{ organizationId }, visibleSpaceWhere(ctx.viewer.userId)] },
+    where: { AND: [{ organizationId }, visibleSpaceWhere(ctx)] },
     order: [["createdAt", "asc"], ["id", "asc"]],
     findMany: (q) => ctx.prisma.space.findMany(q),
     count: (q) => ctx.prisma.space.count(q),
@@ -548,17 +408,6 @@ export async function transferSpace(ctx: Context, spaceId: string, args: { organ
   spaceById(ctx).clear(spaceId).prime(spaceId, updated);
   publishSpaceUpdated(ctx, spaceId);
   return updated;
-}
-
-/** The caller must be an admin of the organization named by the body field `organization`. */
-export async function requireTargetOrganizationAdmin(ctx: Context, organizationId: string, action: string): Promise<void> {
-  const member = await viewerMembership(ctx).load(organizationId);
-  if (!member) throw notFound(`organization "${organizationId}" (the target organization)`);
-  if (member.role !== "admin") {
-    throw forbidden(
-      `Your role in the target organization "${organizationId}" (${member.role ?? "guest"}) does not allow you to ${action}; it needs admin.`,
-    );
-  }
 }
 
 // ─── Maintenance ───────────────────────────────────────────────────────────────────────────────

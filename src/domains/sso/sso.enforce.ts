@@ -1,16 +1,23 @@
-import type { Member } from "../../generated/prisma/client.js";
+import type { Member, Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
+import type { Viewer } from "../../core/auth.js";
 import { byKeys, defineLoader } from "../../core/loaders.js";
-import { forbidden } from "../../core/errors.js";
+import { forbidden, type AppError } from "../../core/errors.js";
 
 /**
  * Organization-wide SSO. When an organization has `sso: true`, its members marked `sso` may reach
  * it only with an API token issued by a SAML sign-in through one of that organization's providers.
- * Such tokens carry the label `sso:<providerId>`; any other token of theirs is refused with 403.
- * Members not marked `sso` (e.g. the admins who set SSO up) are not affected.
+ * Such tokens carry the label `sso:<providerId>` (the viewer's `ssoProvider`); any other token of
+ * theirs is refused with 403. Members not marked `sso` (e.g. the admins who set SSO up) are not
+ * affected. Applied by the membership door (core/access.ts), never called on its own.
  */
 export const SSO_TOKEN_PREFIX = "sso:";
 export const ssoTokenLabel = (providerId: string) => `${SSO_TOKEN_PREFIX}${providerId}`;
+
+/** The SAML provider that issued a token, from its label (null for tokens not issued by SSO). */
+export function ssoProviderOfLabel(label: string | null | undefined): string | null {
+  return label?.startsWith(SSO_TOKEN_PREFIX) ? label.slice(SSO_TOKEN_PREFIX.length) : null;
+}
 
 const organizationRequiresSso = defineLoader<string, boolean>(async (orgIds, ctx) =>
   byKeys(orgIds, await ctx.prisma.organization.findMany({ where: { id: { in: [...orgIds] } }, select: { id: true, sso: true } }), (o) => o.id).map(
@@ -18,25 +25,38 @@ const organizationRequiresSso = defineLoader<string, boolean>(async (orgIds, ctx
   ),
 );
 
-/** The organization whose SAML sign-in issued each token (null for tokens not issued by SSO). */
-const tokenSsoOrganization = defineLoader<string, string | null>(async (tokenIds, ctx) => {
-  const tokens = await ctx.prisma.apiToken.findMany({ where: { id: { in: [...tokenIds] } }, select: { id: true, label: true } });
-  const providerOf = new Map<string, string>();
-  for (const t of tokens) if (t.label?.startsWith(SSO_TOKEN_PREFIX)) providerOf.set(t.id, t.label.slice(SSO_TOKEN_PREFIX.length));
-  const providers = providerOf.size
-    ? await ctx.prisma.samlProvider.findMany({ where: { id: { in: [...new Set(providerOf.values())] } }, select: { id: true, organizationId: true } })
-    : [];
-  const orgOf = new Map(providers.map((p) => [p.id, p.organizationId]));
-  return tokenIds.map((id) => orgOf.get(providerOf.get(id) ?? "") ?? null);
-});
+/** The organization of each SAML provider (null when it is gone). */
+const providerOrganization = defineLoader<string, string | null>(async (providerIds, ctx) =>
+  byKeys(
+    providerIds,
+    await ctx.prisma.samlProvider.findMany({ where: { id: { in: [...providerIds] } }, select: { id: true, organizationId: true } }),
+    (p) => p.id,
+  ).map((p) => p?.organizationId ?? null),
+);
 
-/** Throws 403 when the caller's token may not reach the organization of `member` (see above). */
-export async function requireSsoSignIn(ctx: Context, member: Pick<Member, "organizationId" | "sso">): Promise<void> {
-  if (!member.sso) return;
-  if (!(await organizationRequiresSso(ctx).load(member.organizationId))) return;
-  if ((await tokenSsoOrganization(ctx).load(ctx.viewer.tokenId)) === member.organizationId) return;
-  throw forbidden(
-    `Organization "${member.organizationId}" requires single sign-on: sign in through one of its SAML providers ` +
-      `(their startURL is listed by GET /v1/orgs/${member.organizationId}/sso) and use the API token that sign-in issues.`,
+/** True when the caller's token may not reach the organization of `member` (see above). */
+export async function ssoRefuses(ctx: Context, member: Pick<Member, "organizationId" | "sso">): Promise<boolean> {
+  if (!member.sso) return false;
+  if (!(await organizationRequiresSso(ctx).load(member.organizationId))) return false;
+  const provider = ctx.viewer.ssoProvider;
+  return !provider || (await providerOrganization(ctx).load(provider)) !== member.organizationId;
+}
+
+/** The 403 of a member refused by SSO: where to sign in instead. */
+export function ssoRefusal(organizationId: string): AppError {
+  return forbidden(
+    `Organization "${organizationId}" requires single sign-on: sign in through one of its SAML providers ` +
+      `(their startURL is listed by GET /v1/orgs/${organizationId}/sso) and use the API token that sign-in issues.`,
   );
+}
+
+/** ssoRefuses as a Prisma filter on Member: the memberships the viewer's token may use. */
+export function ssoMembershipWhere(viewer: Viewer): P.MemberWhereInput {
+  return {
+    OR: [
+      { sso: false },
+      { organization: { sso: false } },
+      ...(viewer.ssoProvider ? [{ organization: { samlProviders: { some: { id: viewer.ssoProvider } } } }] : []),
+    ],
+  };
 }

@@ -4,6 +4,7 @@ import { KEEP_NULL, RoleEnum, listOf, pageArgs, urlsOf } from "../../core/shapes
 import { TeamRef } from "../teams/teams.schema.js";
 import { samlProviderUrls, samlServiceUrls } from "./sso.urls.js";
 import * as service from "./sso.service.js";
+import { viewerMemberWhere } from "../../core/access.js";
 
 const SamlProviderStatusEnum = builder.enumType("SamlProviderStatus", {
   values: { active: { description: "The provider can be used to sign in." } } as const,
@@ -66,7 +67,7 @@ builder.prismaObjectFields("Organization", (t) => ({
     totalCount: true,
     description: "The organization's SAML providers, oldest first; visible to its admins only.",
     query: (_args, ctx) => ({
-      where: { organization: { members: { some: { userId: ctx.viewer.userId, disabled: false, role: "admin" } } } },
+      where: { organization: { members: { some: { ...viewerMemberWhere(ctx), role: "admin" } } } },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     }),
   }),

@@ -1,6 +1,6 @@
 import type { Prisma as P, PrismaClient, SamlProvider, Team } from "../../generated/prisma/client.js";
 import type { Context, Services } from "../../core/context.js";
-import { requireOrgRole, viewerMembership } from "../../core/access.js";
+import { membershipAccess, requireOrgRole } from "../../core/access.js";
 import { byKeys, defineLoader } from "../../core/loaders.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { AppError, badInput, forbidden, notFound } from "../../core/errors.js";
@@ -124,7 +124,7 @@ export async function deleteProvider(ctx: Context, organizationId: string, samlP
  * can find where to sign in.
  */
 export async function loginInfo(ctx: Context, organizationId: string) {
-  if (!(await viewerMembership(ctx).load(organizationId))) throw notFound(`Organization "${organizationId}"`);
+  if (!(await membershipAccess(ctx, organizationId)).member) throw notFound(`Organization "${organizationId}"`);
   const providers = await ctx.prisma.samlProvider.findMany({
     where: { organizationId, status: "active" },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],

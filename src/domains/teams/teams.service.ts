@@ -1,6 +1,6 @@
 import type { Member, Prisma as P, Team, TeamMember } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { requireMembership, requireOrgRole, viewerMembership } from "../../core/access.js";
+import { requireMembership, requireOrgRole, viewerMembership, viewerMemberWhere } from "../../core/access.js";
 import { byKeys, countsByKeys, defineLoader } from "../../core/loaders.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { badInput, forbidden, notFound } from "../../core/errors.js";
@@ -43,7 +43,7 @@ export const teamSpaceCount = defineLoader<string, number>(async (teamIds, ctx) 
 });
 
 export async function permissionsOfTeam(ctx: Context, team: Pick<Team, "id" | "organizationId">) {
-  const [viewer, role] = await Promise.all([viewerMembership(ctx).load(team.organizationId), viewerTeamRole(ctx).load(team.id)]);
+  const [viewer, role] = await Promise.all([viewerMembership(ctx, team.organizationId), viewerTeamRole(ctx).load(team.id)]);
   return teamPermissions(viewer, role);
 }
 
@@ -294,7 +294,7 @@ export function visibleTeamsWhere(ctx: Context): P.TeamWhereInput {
   return {
     OR: [
       { members: { some: { userId: ctx.viewer.userId } } },
-      { organization: { members: { some: { userId: ctx.viewer.userId, disabled: false, role: { not: null } } } } },
+      { organization: { members: { some: { ...viewerMemberWhere(ctx), role: { not: null } } } } },
     ],
   };
 }

@@ -1,6 +1,6 @@
 import { builder } from "../../core/builder.js";
 import { argsWithNulls } from "../../core/context.js";
-import { viewerMembership } from "../../core/access.js";
+import { viewerMembership, viewerMemberWhere } from "../../core/access.js";
 import { listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
 import { TRANSLATION_PERMISSIONS, translationPermissions } from "./translations.policy.js";
 import { translationUrls } from "./translations.urls.js";
@@ -21,7 +21,7 @@ export const TranslationSettingsRef = builder.prismaNode("TranslationSettings", 
     permissions: t.field({
       type: TranslationSettingsPermissions,
       select: { organizationId: true },
-      resolve: async (s, _a, ctx) => translationPermissions(await viewerMembership(ctx).load(s.organizationId)),
+      resolve: async (s, _a, ctx) => translationPermissions(await viewerMembership(ctx, s.organizationId)),
     }),
     urls: t.field({
       type: TranslationSettingsUrls,
@@ -40,7 +40,7 @@ builder.prismaObjectFields("Organization", (t) => ({
     totalCount: true,
     description: "The organization's translation settings, oldest first.",
     query: (_args, ctx) => ({
-      where: { organization: { members: { some: { userId: ctx.viewer.userId, disabled: false } } } },
+      where: { organization: { members: { some: viewerMemberWhere(ctx) } } },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     }),
   }),
