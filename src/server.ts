@@ -6,7 +6,7 @@ import { useServer } from "graphql-ws/use/ws";
 import { GraphQLError } from "graphql";
 import type { Config } from "./config.js";
 import { schema } from "./schema.js";
-import { routeTable } from "./rest/table.js";
+import { rawRouteTable, routeTable } from "./rest/table.js";
 import { createRestHandler, errorResponse } from "./rest/handler.js";
 import { openDatabase, type Database } from "./core/db.js";
 import { createPubSubFor } from "./core/pubsub.js";
@@ -21,11 +21,8 @@ import { homeRoutes, useJsonNotFound } from "./rest/home.js";
 import { createRawRouter, rawRoute, type RawRoute } from "./rest/raw-routes.js";
 import { runAdminCommand } from "./cli/commands.js";
 import { startMaintenance } from "./maintenance.js";
-import { samlRoutes } from "./domains/sso/sso.http.js";
+import { useLiveToken } from "./core/live-token.js";
 import { createDispatcher } from "./events/delivery.js";
-import { integrationRoutes } from "./domains/integrations/integrations.http.js";
-import { dashboardRoutes } from "./dashboard/dashboard.js";
-import { contentBinaryRoutes } from "./domains/content/binary.js";
 import type { DataDirLock } from "./core/lock.js";
 import { Redis } from "ioredis";
 import { log, type Logger } from "./core/logger.js";
@@ -100,10 +97,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const rawRouteList: RawRoute[] = [
     ...healthRoutes({ prisma: db.prisma, redis, stopping: () => stopping }),
     rawRoute({ methods: ["GET"], path: "/metrics", auth: "none", handler: (_services, _params, request) => metricsAnswer(metrics, config.metricsToken, request) }),
-    ...contentBinaryRoutes,
-    ...samlRoutes,
-    ...dashboardRoutes,
-    ...integrationRoutes,
+    ...rawRouteTable,
     ...docsRoutes(() => rest.openAPIDocument()),
     ...homeRoutes(config),
     adminRoute,
@@ -147,6 +141,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       useRateLimit({ perMinute: config.rateLimitPerMinute, redis, onLimited: () => metrics.rateLimited.inc() }),
       ...metrics.plugins(),
       routing,
+      useLiveToken(),
       useJsonNotFound(),
       useGraphLimits(),
     ],

@@ -1,4 +1,5 @@
 import type { RouteDef } from "./route.js";
+import type { RawRoute } from "./raw-routes.js";
 import organizations from "../domains/organizations/organizations.routes.js";
 import members from "../domains/members/members.routes.js";
 import teams from "../domains/teams/teams.routes.js";
@@ -12,6 +13,18 @@ import sso from "../domains/sso/sso.routes.js";
 import translations from "../domains/translations/translations.routes.js";
 import openapi from "../domains/openapi/openapi.routes.js";
 import integrations from "../domains/integrations/integrations.routes.js";
+import { contentBinaryRoutes } from "../domains/content/binary.js";
+import { samlRoutes } from "../domains/sso/sso.http.js";
+import { integrationRoutes } from "../domains/integrations/integrations.http.js";
+import { dashboardRoutes } from "../dashboard/dashboard.js";
+
+/*
+ * The registry of HTTP routes: each area declares its rows here, once. The gateway
+ * (src/server.ts) mounts both tables and knows no area by name.
+ */
 
 /** Every /v1 operation, each mapped to the graph field that serves it. */
 export const routeTable: RouteDef[] = [...organizations, ...members, ...teams, ...collections, ...spaces, ...content, ...changeRequests, ...comments, ...sites, ...sso, ...translations, ...openapi, ...integrations];
+
+/** Every raw route of the areas (bytes, pages, redirects, SAML, forwarded requests): see rest/raw-routes.ts. */
+export const rawRouteTable: RawRoute[] = [...contentBinaryRoutes, ...samlRoutes, ...dashboardRoutes, ...integrationRoutes];
