@@ -60,6 +60,17 @@ export interface Config {
   trustProxy: boolean;
   /** On SIGTERM, how long requests under way may take to finish before their connections are closed (ms). */
   shutdownTimeoutMs: number;
+  /** Largest request body accepted on any route but file uploads (bytes, MAX_BODY_BYTES): past it, 413 before parsing or authentication. */
+  maxBodyBytes: number;
+  /** Largest uploaded file (bytes, MAX_FILE_BYTES); the upload route's body may be `uploadBodyBytes(config)` long. */
+  maxFileBytes: number;
+  /** Deepest nesting of free-form JSON values in request bodies (objects and arrays, MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
+}
+
+/** Largest body of the file upload route: the file's bytes base64-encoded, plus MAX_BODY_BYTES for the other fields. */
+export function uploadBodyBytes(config: Pick<Config, "maxBodyBytes" | "maxFileBytes">): number {
+  return Math.ceil(config.maxFileBytes / 3) * 4 + config.maxBodyBytes;
 }
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
@@ -96,6 +107,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     openApiMaxBytes: intFrom(env.OPENAPI_MAX_BYTES, 5 * 1024 * 1024, "OPENAPI_MAX_BYTES"),
     samlClockSkewMs: intFrom(env.SAML_CLOCK_SKEW_MS, 60_000, "SAML_CLOCK_SKEW_MS"),
     outboundAllowedNetworks: parseAllowedNetworks(env.OUTBOUND_ALLOWED_NETWORKS),
+    maxBodyBytes: Math.max(1024, intFrom(env.MAX_BODY_BYTES, 1024 * 1024, "MAX_BODY_BYTES")),
+    maxFileBytes: Math.max(1, intFrom(env.MAX_FILE_BYTES, 10 * 1024 * 1024, "MAX_FILE_BYTES")),
+    maxJsonDepth: Math.max(2, intFrom(env.MAX_JSON_DEPTH, 32, "MAX_JSON_DEPTH")),
     ...integrationDelivery(env),
     ...operations(env),
   };

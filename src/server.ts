@@ -19,6 +19,7 @@ import { graphqlWsOperations } from "./graphql/ws.js";
 import { docsRoutes } from "./rest/docs-page.js";
 import { homeRoutes, useJsonNotFound } from "./rest/home.js";
 import { createRawRouter, rawRoute, type RawRoute } from "./rest/raw-routes.js";
+import { bodyLimits, withBodyLimit } from "./rest/body-limit.js";
 import { runAdminCommand } from "./cli/commands.js";
 import { startMaintenance } from "./maintenance.js";
 import { useLiveToken } from "./core/live-token.js";
@@ -86,6 +87,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     schema,
     table: routeTable,
     publicUrl: config.publicUrl,
+    bodyLimit: bodyLimits(config, routeTable),
     context: (request, explicitNulls, allowAnonymous) => authenticateRequest(services, request, allowAnonymous ? "optional" : "required", explicitNulls),
   });
 
@@ -136,6 +138,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       const header = (connectionParams?.authorization ?? connectionParams?.Authorization) as string | undefined;
       return authenticate(header ?? request.headers.get("authorization"), request);
     },
+    // Bodies are bounded before they get here (rest/body-limit.ts); yoga's own bound is the same.
+    maxRequestBodySize: config.maxBodyBytes,
     plugins: [
       useRequestNotes(createRouteNamer(rawRouteList, routeTable)),
       useRateLimit({ perMinute: config.rateLimitPerMinute, redis, onLimited: () => metrics.rateLimited.inc() }),
@@ -147,7 +151,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     ],
   });
 
-  const front = createHttpFront({ app: yoga, logger: opts.logger ?? log, metrics, trustProxy: config.trustProxy });
+  // Every body is read within its bound before the request goes on (rest/body-limit.ts).
+  const app = withBodyLimit(yoga, { limitFor: bodyLimits(config, routeTable), lingerBytes: config.maxBodyBytes, lingerMs: 2_000 });
+  const front = createHttpFront({ app, logger: opts.logger ?? log, metrics, trustProxy: config.trustProxy });
   const httpServer = http.createServer((req, res) => front.handle(req, res));
   // Clients (and proxies) reuse connections for longer than Node's 5 s default.
   httpServer.keepAliveTimeout = 65_000;

@@ -5,6 +5,7 @@ import { projectRestSchema } from "./project.js";
 import { shapeForRest } from "./shape.js";
 import { finishOpenAPI } from "./openapi.js";
 import { createInputValidator } from "./input.js";
+import { readBodyLimited } from "./body-limit.js";
 import { pickError, reportError, type ErrorBody } from "../core/error-report.js";
 import { badInput } from "../core/errors.js";
 import type { Context } from "../core/context.js";
@@ -20,6 +21,8 @@ export interface RestOptions {
    * unless the route takes anonymous callers (then the viewer is anonymous).
    */
   context: (request: Request, explicitNulls: Set<string>, allowAnonymous: boolean) => Promise<Context>;
+  /** The body bound of a request (rest/body-limit.ts `bodyLimits`). */
+  bodyLimit: (method: string, pathname: string) => number;
 }
 
 export function errorResponse(body: ErrorBody, headers: Record<string, string> = {}): Response {
@@ -39,9 +42,9 @@ export function errorAnswer(err: unknown, bearer = true): Response {
   return errorResponse(body, bearer && body.error.code === 401 ? { "www-authenticate": "Bearer" } : {});
 }
 
-/** Reads a JSON request body once: malformed JSON or a non-object is a 400. */
-async function readBody(request: Request): Promise<{ text: string; nulls: Set<string>; json: Record<string, unknown> | null }> {
-  const text = await request.text();
+/** Reads a JSON request body once, at most `maxBytes` of it (else 413): malformed JSON or a non-object is a 400. */
+async function readBody(request: Request, maxBytes: number): Promise<{ text: string; nulls: Set<string>; json: Record<string, unknown> | null }> {
+  const text = (await readBodyLimited(request, maxBytes)).toString("utf8");
   const nulls = new Set<string>();
   if (!text.trim()) return { text: "", nulls, json: null };
   let parsed: unknown;
@@ -116,7 +119,7 @@ export function createRestHandler(opts: RestOptions) {
       const { text, nulls, json } =
         request.method === "GET" || request.method === "HEAD" || request.method === "DELETE"
           ? { text: "", nulls: new Set<string>(), json: null }
-          : await readBody(request);
+          : await readBody(request, opts.bodyLimit(request.method, url.pathname));
       validator ??= createInputValidator(openAPIDocument(), opts.table);
       const route = validator.route(request.method, url.pathname);
       if (!route) {

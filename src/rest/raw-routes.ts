@@ -1,6 +1,7 @@
 import type { Context, Services } from "../core/context.js";
 import { authenticateRequest } from "../core/auth.js";
-import { AppError, badInput } from "../core/errors.js";
+import { badInput } from "../core/errors.js";
+import { readBodyLimited } from "./body-limit.js";
 import { errorAnswer, errorResponse } from "./handler.js";
 
 /**
@@ -161,22 +162,11 @@ export function createRawRouter(services: Services, routes: readonly RawRoute[])
   };
 }
 
-/** Reads a raw route's request body, at most `maxBytes` of it (else 413, without reading the rest). */
+/**
+ * Reads a raw route's request body, at most `maxBytes` of it (else 413, without reading the
+ * rest). The gateway already bounds every body by MAX_BODY_BYTES (rest/body-limit.ts); a route
+ * may bound its own lower.
+ */
 export async function readBodyBytes(request: Request, maxBytes: number): Promise<Buffer> {
-  const tooLarge = () => new AppError(413, `The request body is larger than ${maxBytes} bytes.`);
-  const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  if (!request.body) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (let part = await reader.read(); !part.done; part = await reader.read()) {
-    size += part.value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(part.value);
-  }
-  return Buffer.concat(chunks);
+  return readBodyLimited(request, maxBytes);
 }

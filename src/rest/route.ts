@@ -16,6 +16,8 @@ export interface RouteDef {
   summary?: string;
   /** "optional": anonymous callers are served too (published content for visitors). */
   auth?: "required" | "optional";
+  /** A file upload: its body may be as large as the upload bound instead of MAX_BODY_BYTES (rest/body-limit.ts). */
+  upload?: true;
 }
 
 export function routes(tag: string, defs: Omit<RouteDef, "tag">[]): RouteDef[] {

@@ -17,7 +17,7 @@ export default [
     { method: "POST", path: `${content}/pages`, field: "Mutation.pageCreate", status: 201, summary: "Create a page" },
     { method: "PATCH", path: `${content}/page/{pageId}`, field: "Mutation.pageUpdate", summary: "Update or move a page" },
     { method: "DELETE", path: `${content}/page/{pageId}`, field: "Mutation.pageDelete", status: 204, summary: "Delete a page and its sub-pages" },
-    { method: "POST", path: `${content}/files`, field: "Mutation.fileUpload", status: 201, summary: "Upload a file (base64 JSON body)" },
+    { method: "POST", path: `${content}/files`, field: "Mutation.fileUpload", status: 201, upload: true, summary: "Upload a file (base64 JSON body)" },
   ]),
   ...routes("Spaces", [
     { method: "GET", path: "/spaces/{spaceId}/links", field: "Query.spaceLinks", summary: "List the links of the space's content" },

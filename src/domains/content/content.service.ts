@@ -356,7 +356,7 @@ const CONTENT_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function maxFileBytes(ctx: Context): number {
-  return (ctx.config as { maxFileBytes?: number }).maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  return ctx.config.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
 }
 
 export async function uploadFile(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, input: FileInput): Promise<FileView> {

@@ -1,5 +1,6 @@
 import type { Context } from "../../core/context.js";
 import { badInput } from "../../core/errors.js";
+import { checkLength, codePointLength, sliceCodePoints } from "../../core/validate.js";
 import { requireMembership } from "../../core/access.js";
 import { paginateArray, type PageArgs } from "../../core/pagination.js";
 import { requireSpace, visibleSpaceWhere } from "../spaces/spaces.access.js";
@@ -40,7 +41,7 @@ export interface SearchSpaceView {
 export function checkQuery(query: string | null | undefined): string {
   const text = (query ?? "").trim();
   if (!text) throw badInput("query is required: the text to search for.");
-  if ([...text].length > SEARCH_QUERY_MAX) throw badInput(`query must be at most ${SEARCH_QUERY_MAX} characters long (got ${[...text].length}).`);
+  checkLength("query", text, 1, SEARCH_QUERY_MAX);
   return text;
 }
 
@@ -77,8 +78,7 @@ async function searchPages(ctx: Context, spaceIds: string[], query: string): Pro
 }
 
 function truncate(text: string, max: number): string {
-  const chars = [...text];
-  return chars.length <= max ? text : `${chars.slice(0, max - 1).join("").trimEnd()}…`;
+  return codePointLength(text, max) <= max ? text : `${sliceCodePoints(text, max - 1).trimEnd()}…`;
 }
 
 function pageResult(ctx: Context, row: Row): SearchPageView {

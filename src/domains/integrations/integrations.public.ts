@@ -15,7 +15,7 @@ import { scopedInstallationExists } from "./integrations.service.js";
  *   /integrations/{name}/installations/{installationId}/spaces/{spaceId}/public{/rest}
  *   /integrations/{name}/installations/{installationId}/sites/{siteId}/public{/rest}
  *
- * The request (any method, its headers, query and body up to MAX_BODY bytes) is forwarded to the
+ * The request (any method, its headers, query and body up to MAX_BODY_BYTES) is forwarded to the
  * integration's endpoint — its development tunnel, with `{/rest}` and the query appended to the
  * tunnel URL — signed like every request the gateway sends (x-signature over the exact body bytes),
  * with `x-integration-event-type: script_fetch`, the event id, the integration name, the
@@ -30,7 +30,6 @@ import { scopedInstallationExists } from "./integrations.service.js";
  */
 /** What lies between the integration name and `/public` (the route's `scope` parameter, as sent). */
 const SCOPE = /^(?:\/installations\/([^/]+)(?:\/(spaces|sites)\/([^/]+))?)?$/;
-export const MAX_BODY = 1024 * 1024;
 
 /** Request headers that belong to the hop, or that only the gateway may set. */
 const DROPPED_REQUEST = new Set(["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "content-length", "expect"]);
@@ -97,7 +96,7 @@ export async function forwardPublicRequest(services: Services, request: Request,
     );
   }
 
-  const body = await readBodyBytes(request, MAX_BODY);
+  const body = await readBodyBytes(request, services.config.maxBodyBytes);
   const forwardUrl = new URL(destination.url);
   forwardUrl.pathname = forwardUrl.pathname.replace(/\/$/, "") + target.rest;
   forwardUrl.search = url.search;

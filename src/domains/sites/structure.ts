@@ -2,7 +2,7 @@ import type { Prisma as P, Site, SiteSection, SiteSectionGroup, SiteSpace } from
 import type { Context } from "../../core/context.js";
 import { paginateArray, type PageArgs } from "../../core/pagination.js";
 import { badInput, conflict, notFound } from "../../core/errors.js";
-import { checkLength } from "../../core/validate.js";
+import { checkLength, codePointLength, sliceCodePoints } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
 import { checkCondition } from "./adaptive.js";
 import {
@@ -144,8 +144,8 @@ function notNull<T>(field: string, value: T | null | undefined): T | undefined {
 }
 
 function defaultSectionTitle(spaceTitle: string): string {
-  const title = [...spaceTitle.trim()].slice(0, SECTION_TITLE.max).join("");
-  return [...title].length >= SECTION_TITLE.min ? title : `Section ${title}`.trim();
+  const title = sliceCodePoints(spaceTitle.trim(), SECTION_TITLE.max);
+  return codePointLength(title) >= SECTION_TITLE.min ? title : `Section ${title}`.trim();
 }
 
 function nextPosition(rows: { position: number }[]): number {

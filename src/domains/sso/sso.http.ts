@@ -16,10 +16,8 @@ import { signInWithSaml } from "./sso.service.js";
  *
  * Errors use the API's body `{ error: { code, message } }`; another method answers 405.
  */
-const MAX_BODY = 1024 * 1024;
-
-async function readSamlResponse(request: Request): Promise<string> {
-  const text = (await readBodyBytes(request, MAX_BODY)).toString("utf8");
+async function readSamlResponse(services: Services, request: Request): Promise<string> {
+  const text = (await readBodyBytes(request, services.config.maxBodyBytes)).toString("utf8");
   let value: unknown;
   if ((request.headers.get("content-type") ?? "").includes("application/json")) {
     try {
@@ -57,7 +55,7 @@ export const samlRoutes: RawRoute[] = [
     auth: "none",
     async handler(services, { providerId }, request) {
       const provider = await activeProvider(services, providerId);
-      const identity = await verifySamlResponse(provider, services.config, await readSamlResponse(request));
+      const identity = await verifySamlResponse(provider, services.config, await readSamlResponse(services, request));
       const session = await signInWithSaml(services, provider, identity);
       return new Response(JSON.stringify(session), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
     },

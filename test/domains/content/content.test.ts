@@ -395,12 +395,12 @@ describe("files", () => {
       [{ name: "a.png", contentType: "image/png", data: "%%%not base64" }, "data"],
     ];
     for (const [body, field] of cases) expectError(await admin.post(`/v1/spaces/${spaceId}/content/files`, body), 400, field);
-    const config = t.config as unknown as { maxFileBytes?: number };
-    config.maxFileBytes = 10;
+    const before = t.config.maxFileBytes;
+    t.config.maxFileBytes = 10;
     try {
       expectError(await admin.post(`/v1/spaces/${spaceId}/content/files`, { name: "big.bin", contentType: "application/octet-stream", data: Buffer.alloc(64).toString("base64") }), 400, "at most 10 bytes");
     } finally {
-      delete config.maxFileBytes;
+      t.config.maxFileBytes = before;
     }
     expect((await admin.get(`/v1/spaces/${spaceId}/content/files`)).body.count).toBe(0);
     expect(await t.gateway.db.prisma.fileBlob.count({ where: { spaceId } })).toBe(0);

@@ -1,0 +1,146 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { AsyncResource } from "node:async_hooks";
+import { uploadBodyBytes, type Config } from "../config.js";
+import { AppError, badInput } from "../core/errors.js";
+import type { RouteDef } from "./route.js";
+
+/**
+ * One bound for every request body, whatever answers it (/v1, /graphql, raw routes, SAML, the
+ * integrations' public endpoints, the admin channel): `MAX_BODY_BYTES`, or the larger
+ * upload bound on the routes marked `upload` (the file's bytes travel base64-encoded in JSON).
+ *
+ * The HTTP server reads each body before anything else runs — before routing, parsing and
+ * authentication — counting bytes as they arrive (`withBodyLimit`): a declared Content-Length
+ * past the bound is answered 413 at once without reading, a streamed body as soon as the count
+ * passes it. Readers further on (`readBodyLimited`: the REST handler, raw routes) bound what
+ * they read too, so requests given to the Fetch entry point directly are bounded the same way.
+ */
+
+export class BodyTooLarge extends AppError {
+  constructor(readonly limit: number) {
+    super(413, `The request body is larger than ${limit} bytes, the most this route accepts (MAX_BODY_BYTES${limit > 1 << 20 ? " or the upload bound" : ""}).`);
+  }
+}
+
+const DIGITS = /^\d+$/;
+
+/**
+ * Reads a request's body, at most `maxBytes` of it: throws BodyTooLarge (413) as soon as more
+ * arrives, or at once when the declared Content-Length is larger, and a 400 for a malformed
+ * Content-Length.
+ */
+export async function readBodyLimited(request: Request, maxBytes: number): Promise<Buffer> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null) {
+    if (!DIGITS.test(declared.trim())) throw badInput("The Content-Length header must be a single non-negative integer.");
+    if (Number(declared) > maxBytes) throw new BodyTooLarge(maxBytes);
+  }
+  if (!request.body) return Buffer.alloc(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  try {
+    for (let part = await reader.read(); !part.done; part = await reader.read()) {
+      size += part.value.byteLength;
+      if (size > maxBytes) throw new BodyTooLarge(maxBytes);
+      chunks.push(part.value);
+    }
+  } catch (err) {
+    await reader.cancel().catch(() => undefined);
+    throw err;
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** The body bound of a request: the upload bound on upload routes, MAX_BODY_BYTES elsewhere. */
+export function bodyLimits(config: Config, table: readonly RouteDef[]) {
+  const uploads = table
+    .filter((r) => r.upload)
+    .map((r) => ({ method: r.method, regex: new RegExp("^/v1" + r.path.replace(/\{[^}]+\}/g, "[^/]+") + "/?$") }));
+  return (method: string, pathname: string): number =>
+    uploads.some((u) => u.method === method && u.regex.test(pathname)) ? uploadBodyBytes(config) : config.maxBodyBytes;
+}
+
+const NO_BODY = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Wraps the Node request listener (the gateway's HTTP face) so that a request reaches it only
+ * with its whole body read, within the bound `limitFor` gives its method and path. The bytes are
+ * handed on as the request's body (`req.body`, which the Fetch adapter under yoga takes as is).
+ *
+ * Past the bound, the answer is 413 at once, with `connection: close`; then up to `lingerBytes`
+ * more of what the client is still sending are read and dropped, so that it gets to read the
+ * answer (closing at once would reset the connection under it), and the connection is closed
+ * when the body ends or `lingerMs` after the answer.
+ */
+export function withBodyLimit(
+  listener: (req: IncomingMessage, res: ServerResponse) => void,
+  opts: { limitFor: (method: string, pathname: string) => number; lingerBytes: number; lingerMs: number },
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const method = req.method ?? "GET";
+    if (NO_BODY.has(method)) return listener(req, res);
+    // Go on in the caller's async context (request-scoped logging), not the socket's.
+    const proceed = AsyncResource.bind(() => listener(req, res));
+    let pathname = "/";
+    try {
+      pathname = new URL(req.url ?? "/", "http://gateway").pathname;
+    } catch {
+      /* the listener answers a bad URL */
+    }
+    const limit = opts.limitFor(method, pathname);
+    const declared = req.headers["content-length"];
+    if (declared !== undefined && Number(declared) > limit) return refuse(req, res, new BodyTooLarge(limit), opts);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        stop();
+        chunks.length = 0;
+        return refuse(req, res, new BodyTooLarge(limit), opts);
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      if (size) (req as IncomingMessage & { body?: Buffer }).body = Buffer.concat(chunks, size);
+      proceed();
+    };
+    const onError = () => stop();
+    const stop = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+  };
+}
+
+function refuse(req: IncomingMessage, res: ServerResponse, err: AppError, opts: { lingerBytes: number; lingerMs: number }): void {
+  req.pause();
+  const complete = req.complete;
+  if (!complete) {
+    // The connection is not reused (the client is told so), but it is only half-closed after the
+    // answer: Node would close it whole, and unread bytes would reset it before the client read
+    // the answer. The rest is read and dropped, within `lingerBytes` and `lingerMs`.
+    const socket = req.socket;
+    socket.destroySoon = () => void socket.end();
+    let dropped = 0;
+    const timer = setTimeout(() => socket.destroy(), opts.lingerMs);
+    timer.unref();
+    req.once("end", () => {
+      clearTimeout(timer);
+      socket.destroy();
+    });
+    req.on("data", (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > opts.lingerBytes) req.pause();
+    });
+  }
+  res.writeHead(err.status, { "content-type": "application/json; charset=utf-8", ...(complete ? {} : { connection: "close" }) });
+  res.end(JSON.stringify({ error: { code: err.status, message: err.message } }));
+  if (!complete) req.resume();
+}
