@@ -33,7 +33,7 @@ export async function startServerProcess(env: Record<string, string | undefined>
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start within ${timeoutMs} ms:\n${out}`)), timeoutMs);
     const check = () => {
-      const m = /listening on http:\/\/localhost:(\d+)/.exec(out);
+      const m = /listening on http:\/\/(?:localhost|127\.0\.0\.1):(\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(Number(m[1]));
