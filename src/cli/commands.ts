@@ -16,11 +16,12 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 async function userByEmail(prisma: PrismaClient, email: string, name?: string) {
   const normalized = email.trim().toLowerCase();
   if (!EMAIL.test(normalized)) throw new Error(`--email must be an email address (got "${email}")`);
-  return prisma.user.upsert({
-    where: { email: normalized },
-    update: {},
-    create: { id: newId("User"), email: normalized, displayName: name?.trim() || normalized.split("@")[0]! },
+  // Insert-if-absent in one statement (an upsert with an empty update races with itself).
+  await prisma.user.createMany({
+    data: [{ id: newId("User"), email: normalized, displayName: name?.trim() || normalized.split("@")[0]! }],
+    skipDuplicates: true,
   });
+  return prisma.user.findUniqueOrThrow({ where: { email: normalized } });
 }
 
 async function orgByIdOrTitle(prisma: PrismaClient, org: string) {

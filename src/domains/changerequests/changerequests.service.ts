@@ -13,13 +13,13 @@ import {
   CHANGE_REQUEST_STATUSES,
   EDITABLE_STATUSES,
   Moved,
-  TX_OPTIONS,
-  ensureSpaceRevision,
   findChangeRequest,
   indexSpaceRevision,
+  lockedSpaceHead,
   readScope,
   retryWhenMoved,
   scopeRevision,
+  withSpaceLock,
   type ChangeRequestStatus,
 } from "../content/revisions.js";
 
@@ -117,43 +117,34 @@ function checkSubject(value: string | null | undefined): string | null | undefin
   return subject || null;
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: string })?.code === "P2002" || /Unique constraint/i.test(String((err as Error)?.message));
-}
-
 export async function createChangeRequest(ctx: Context, spaceId: string, input: { subject?: string | null; agentTaskId?: string | null }) {
   const { space, role } = await requireSpace(ctx, spaceId);
   requireSpaceRole(role, "edit", "create change requests");
   requireNotDeleted(space);
   const subject = checkSubject(input.subject) ?? null;
   if (input.agentTaskId !== undefined && input.agentTaskId !== null) checkLength("agentTaskId", input.agentTaskId, 1, 200);
-  const base = await ensureSpaceRevision(ctx, space);
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const last = await ctx.prisma.changeRequest.aggregate({ where: { spaceId }, _max: { number: true } });
-    try {
-      const cr = await ctx.prisma.changeRequest.create({
-        data: {
-          id: newId("ChangeRequest"),
-          spaceId,
-          number: (last._max.number ?? 0) + 1,
-          status: "draft",
-          subject,
-          agentTaskId: input.agentTaskId ?? null,
-          createdById: ctx.viewer.userId,
-          revisionId: base,
-          revisionInitial: base,
-          contributors: { create: { userId: ctx.viewer.userId } },
-        },
-      });
-      await recordSpaceActivity(ctx, { type: "change_request_opened", spaceId, changeRequestId: cr.id });
-      publishSpaceUpdated(ctx, spaceId);
-      return cr;
-    } catch (err) {
-      if (isUniqueViolation(err)) continue; // another change request took the number: take the next
-      throw err;
-    }
-  }
-  throw conflict("Too many change requests were created at the same time in this space; retry.");
+  // Numbers are taken under the space's lock: change requests created at once get 1, 2, 3 … in turn.
+  const cr = await withSpaceLock(ctx, spaceId, async (tx, locked) => {
+    const base = await lockedSpaceHead(tx, locked, ctx.viewer.userId);
+    const last = await tx.changeRequest.aggregate({ where: { spaceId }, _max: { number: true } });
+    return tx.changeRequest.create({
+      data: {
+        id: newId("ChangeRequest"),
+        spaceId,
+        number: (last._max.number ?? 0) + 1,
+        status: "draft",
+        subject,
+        agentTaskId: input.agentTaskId ?? null,
+        createdById: ctx.viewer.userId,
+        revisionId: base,
+        revisionInitial: base,
+        contributors: { create: { userId: ctx.viewer.userId } },
+      },
+    });
+  });
+  await recordSpaceActivity(ctx, { type: "change_request_opened", spaceId, changeRequestId: cr.id });
+  publishSpaceUpdated(ctx, spaceId);
+  return cr;
 }
 
 const TRANSITIONS: Record<ChangeRequestStatus, ChangeRequestStatus[]> = {
@@ -174,31 +165,35 @@ export async function updateChangeRequest(
   if (patch.subject !== undefined && cr.createdById !== ctx.viewer.userId) requireSpaceRole(role, "edit", "change the subject of change requests");
   if (patch.status !== undefined) requireSpaceRole(role, "edit", "change the status of change requests");
   requireNotDeleted(space);
-  const data: P.ChangeRequestUpdateInput = {};
-  if (patch.subject !== undefined) data.subject = checkSubject(patch.subject);
-  let statusChanged = false;
+  const subject = patch.subject === undefined ? undefined : checkSubject(patch.subject);
   if (patch.status !== undefined) {
     if (patch.status === null) throw badInput("status cannot be null: use draft, open or archived.");
     if (!CHANGE_REQUEST_STATUSES.includes(patch.status)) throw badInput(`status must be one of draft, open, archived (got "${patch.status}").`);
-    const from = cr.status as ChangeRequestStatus;
-    if (patch.status !== from) {
+    if (patch.status === "merged" && cr.status !== "merged") throw badInput("status cannot be set to merged: merge the change request with POST …/merge.");
+  }
+  // Decided on the change request as it is under the space's lock: a merge or status change sent
+  // at the same time lands first or after this one, never in between; the same PATCH twice is fine.
+  const outcome = await withSpaceLock(ctx, spaceId, async (tx) => {
+    const current = await tx.changeRequest.findUniqueOrThrow({ where: { id: cr.id } });
+    const data: P.ChangeRequestUpdateInput = {};
+    if (subject !== undefined) data.subject = subject;
+    let statusChanged = false;
+    if (patch.status !== undefined && patch.status !== null && patch.status !== current.status) {
+      const from = current.status as ChangeRequestStatus;
       if (patch.status === "merged") throw badInput("status cannot be set to merged: merge the change request with POST …/merge.");
-      if (!TRANSITIONS[from].includes(patch.status)) throw conflict(`Change request #${cr.number} is ${from}: its status can no longer change.`);
+      if (!TRANSITIONS[from].includes(patch.status)) throw conflict(`Change request #${current.number} is ${from}: its status can no longer change.`);
       data.status = patch.status;
       statusChanged = true;
     }
-  }
-  if (cr.status === "merged" && patch.subject !== undefined) throw conflict(`Change request #${cr.number} is merged: it can no longer change.`);
-  if (!Object.keys(data).length) return cr;
-  // Only from the status it was read in: a concurrent merge or status change wins.
-  const { count } = await ctx.prisma.changeRequest.updateMany({ where: { id: cr.id, status: cr.status }, data: data as P.ChangeRequestUpdateManyMutationInput });
-  if (count === 0) throw conflict(`Change request #${cr.number} changed meanwhile; read it again and retry.`);
-  const updated = await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: cr.id } });
-  if (statusChanged) {
-    await recordSpaceActivity(ctx, { type: "change_request_status_updated", spaceId, changeRequestId: cr.id, status: updated.status });
+    if (current.status === "merged" && subject !== undefined) throw conflict(`Change request #${current.number} is merged: it can no longer change.`);
+    if (!Object.keys(data).length) return { updated: current, statusChanged };
+    return { updated: await tx.changeRequest.update({ where: { id: cr.id }, data }), statusChanged };
+  });
+  if (outcome.statusChanged) {
+    await recordSpaceActivity(ctx, { type: "change_request_status_updated", spaceId, changeRequestId: cr.id, status: outcome.updated.status });
     publishSpaceUpdated(ctx, spaceId);
   }
-  return updated;
+  return outcome.updated;
 }
 
 // ─── Merge and update ────────────────────────────────────────────────────────────────────────
@@ -224,8 +219,8 @@ export function describeConflicts(conflicts: MergeConflict[], labels: { ours: st
     .join("; ");
 }
 
-async function contentsOf(ctx: Context, ids: string[]) {
-  const rows = await ctx.prisma.revision.findMany({ where: { id: { in: ids } } });
+async function contentsOf(tx: P.TransactionClient, ids: string[]) {
+  const rows = await tx.revision.findMany({ where: { id: { in: ids } } });
   const byId = new Map(rows.map((r) => [r.id, readContent(r.content)]));
   return ids.map((id) => {
     const content = byId.get(id);
@@ -251,26 +246,28 @@ export async function mergeChangeRequest(ctx: Context, spaceId: string, changeRe
   if (space.editMode === "locked") {
     throw forbidden(`Space "${spaceId}" is locked (editMode locked): change requests cannot be merged until an admin sets editMode to live.`);
   }
+  const { id: changeRequestRowId } = await findChangeRequest(ctx, spaceId, changeRequestId);
   return retryWhenMoved("The space or the change request changed too often during the merge; retry.", async () => {
-    const cr = await findChangeRequest(ctx, spaceId, changeRequestId);
-    if (!EDITABLE_STATUSES.includes(cr.status as ChangeRequestStatus)) {
-      throw conflict(`Change request #${cr.number} is ${cr.status}: only draft and open change requests can be merged.`);
-    }
-    const fresh = await ctx.prisma.space.findUniqueOrThrow({ where: { id: spaceId } });
-    if (fresh.editMode === "locked") throw forbidden(`Space "${spaceId}" is locked (editMode locked): change requests cannot be merged.`);
-    const mainId = await ensureSpaceRevision(ctx, fresh);
-    const baseId = cr.revisionMergedAncestor ?? cr.revisionInitial;
-    const [base, main, head] = await contentsOf(ctx, [baseId, mainId, cr.revisionId]);
-    const merged = mergeContents(base!, main!, head!);
-    if (merged.conflicts.length) {
-      throw conflict(
-        `Change request #${cr.number} cannot be merged: it conflicts with the space's content — ` +
-          `${describeConflicts(merged.conflicts, { ours: "the space", theirs: "the change request" })}. ` +
-          `Bring the space's changes into it (POST /v1/spaces/${spaceId}/change-requests/${cr.number}/update), resolve the conflicts in the change request, then merge again.`,
-      );
-    }
-    const id = newId("Revision");
-    await ctx.prisma.$transaction(async (tx) => {
+    // Under the space's lock: merges, content edits and updates of this space land one after the
+    // other, each on the result of the one before; only a true conflict of content answers 409.
+    const { id, cr } = await withSpaceLock(ctx, spaceId, async (tx, fresh) => {
+      const cr = await tx.changeRequest.findUniqueOrThrow({ where: { id: changeRequestRowId } });
+      if (!EDITABLE_STATUSES.includes(cr.status as ChangeRequestStatus)) {
+        throw conflict(`Change request #${cr.number} is ${cr.status}: only draft and open change requests can be merged.`);
+      }
+      if (fresh.editMode === "locked") throw forbidden(`Space "${spaceId}" is locked (editMode locked): change requests cannot be merged.`);
+      const mainId = await lockedSpaceHead(tx, fresh, ctx.viewer.userId);
+      const baseId = cr.revisionMergedAncestor ?? cr.revisionInitial;
+      const [base, main, head] = await contentsOf(tx, [baseId, mainId, cr.revisionId]);
+      const merged = mergeContents(base!, main!, head!);
+      if (merged.conflicts.length) {
+        throw conflict(
+          `Change request #${cr.number} cannot be merged: it conflicts with the space's content — ` +
+            `${describeConflicts(merged.conflicts, { ours: "the space", theirs: "the change request" })}. ` +
+            `Bring the space's changes into it (POST /v1/spaces/${spaceId}/change-requests/${cr.number}/update), resolve the conflicts in the change request, then merge again.`,
+        );
+      }
+      const id = newId("Revision");
       await tx.revision.create({
         data: { id, spaceId, parents: [mainId, cr.revisionId], type: "merge", message: `Merge change request #${cr.number}`, content: merged.content as any, createdById: ctx.viewer.userId },
       });
@@ -282,8 +279,8 @@ export async function mergeChangeRequest(ctx: Context, spaceId: string, changeRe
       });
       if (movedCr.count === 0) throw new Moved();
       await indexSpaceRevision(tx, spaceId, id, merged.content);
-    }, TX_OPTIONS);
-    spaceById(ctx).clear(spaceId);
+      return { id, cr };
+    });
     await recordSpaceActivity(ctx, { type: "change_request_merged", spaceId, changeRequestId: cr.id, revisionId: id });
     await recordSpaceActivity(ctx, { type: "space_content_updated", spaceId, revisionId: id });
     publishSpaceUpdated(ctx, spaceId);
@@ -301,24 +298,24 @@ export async function updateChangeRequestFromMain(ctx: Context, spaceId: string,
   const { space, role } = await requireSpace(ctx, spaceId);
   requireSpaceRole(role, "edit", "update change requests");
   requireNotDeleted(space);
+  const { id: changeRequestRowId } = await findChangeRequest(ctx, spaceId, changeRequestId);
   return retryWhenMoved("The change request changed too often during the update; retry.", async () => {
-    const cr = await findChangeRequest(ctx, spaceId, changeRequestId);
-    if (cr.status === "merged") throw conflict(`Change request #${cr.number} is merged: it can no longer be updated.`);
-    const fresh = await ctx.prisma.space.findUniqueOrThrow({ where: { id: spaceId } });
-    const mainId = await ensureSpaceRevision(ctx, fresh);
-    const baseId = cr.revisionMergedAncestor ?? cr.revisionInitial;
-    if (mainId === baseId) return { revision: cr.revisionId, result: "update" as const };
-    const [base, head, main] = await contentsOf(ctx, [baseId, cr.revisionId, mainId]);
-    const merged = mergeContents(base!, head!, main!);
-    if (merged.conflicts.length) {
-      throw conflict(
-        `Change request #${cr.number} cannot be updated: the space's changes conflict with it — ` +
-          `${describeConflicts(merged.conflicts, { ours: "the change request", theirs: "the space" })}. ` +
-          `Edit the change request so that these lines match the space's content (or no longer overlap), then update again.`,
-      );
-    }
-    const id = newId("Revision");
-    await ctx.prisma.$transaction(async (tx) => {
+    const outcome = await withSpaceLock(ctx, spaceId, async (tx, fresh) => {
+      const cr = await tx.changeRequest.findUniqueOrThrow({ where: { id: changeRequestRowId } });
+      if (cr.status === "merged") throw conflict(`Change request #${cr.number} is merged: it can no longer be updated.`);
+      const mainId = await lockedSpaceHead(tx, fresh, ctx.viewer.userId);
+      const baseId = cr.revisionMergedAncestor ?? cr.revisionInitial;
+      if (mainId === baseId) return { id: cr.revisionId, cr, written: false };
+      const [base, head, main] = await contentsOf(tx, [baseId, cr.revisionId, mainId]);
+      const merged = mergeContents(base!, head!, main!);
+      if (merged.conflicts.length) {
+        throw conflict(
+          `Change request #${cr.number} cannot be updated: the space's changes conflict with it — ` +
+            `${describeConflicts(merged.conflicts, { ours: "the change request", theirs: "the space" })}. ` +
+            `Edit the change request so that these lines match the space's content (or no longer overlap), then update again.`,
+        );
+      }
+      const id = newId("Revision");
       await tx.revision.create({
         data: {
           id,
@@ -336,9 +333,10 @@ export async function updateChangeRequestFromMain(ctx: Context, spaceId: string,
         data: { revisionId: id, revisionMergedAncestor: mainId },
       });
       if (moved.count === 0) throw new Moved();
-    }, TX_OPTIONS);
-    await recordSpaceActivity(ctx, { type: "space_content_updated", spaceId, revisionId: id, changeRequestId: cr.id });
-    return { revision: id, result: "update" as const };
+      return { id, cr, written: true };
+    });
+    if (outcome.written) await recordSpaceActivity(ctx, { type: "space_content_updated", spaceId, revisionId: outcome.id, changeRequestId: outcome.cr.id });
+    return { revision: outcome.id, result: "update" as const };
   });
 }
 

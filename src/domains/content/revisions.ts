@@ -13,8 +13,12 @@ import { plainText, sectionsOf } from "./markdown.js";
  *
  * A space's active revision is Space.revisionId, a change request's is ChangeRequest.revisionId.
  * Every change writes a new Revision whose parents are the revision it started from and moves
- * the pointer in the same transaction, on the condition that the pointer did not move meanwhile
- * (optimistic concurrency: the change is replayed on the new head a few times, then 409).
+ * the pointer in the same transaction. Writes to a space's content, to its change requests'
+ * content, its change request numbers and its merges hold the space's row lock (withSpaceLock)
+ * from reading the head to moving it: concurrent compatible writes wait for each other and all
+ * land; only a true content conflict (a merge whose sides changed the same lines) answers 409.
+ * The pointer moves on the condition that it did not move meanwhile all the same, and a write
+ * that finds it moved is replayed (retryWhenMoved), so a writer that skipped the lock cannot be lost.
  */
 
 /** What a revision was made by. */
@@ -135,12 +139,44 @@ export async function ensureSpaceRevision(ctx: Context, space: Pick<Space, "id" 
   return fresh.revisionId!;
 }
 
+/**
+ * The head of a space read under its lock (withSpaceLock), creating the initial, empty revision
+ * when the space has none yet.
+ */
+export async function lockedSpaceHead(tx: Prisma.TransactionClient, space: Pick<Space, "id" | "revisionId">, userId: string): Promise<string> {
+  if (space.revisionId) return space.revisionId;
+  const id = newId("Revision");
+  await tx.revision.create({ data: { id, spaceId: space.id, parents: [], type: "initial", content: emptyContent() as any, createdById: userId } });
+  await tx.space.update({ where: { id: space.id }, data: { revisionId: id } });
+  return id;
+}
+
+// ─── Serializing the writes of a space ───────────────────────────────────────────────────────
+
+/**
+ * Runs `write` in a transaction that first takes the space's row lock (`FOR NO KEY UPDATE`: rows
+ * that merely reference the space, such as comments, are not held up) and hands it the space as
+ * the lock found it. Every statement of `write` must go through `tx`: the embedded database has
+ * one connection, which the transaction holds until it ends. 404 when the space is gone.
+ */
+export async function withSpaceLock<T>(ctx: Context, spaceId: string, write: (tx: Prisma.TransactionClient, space: Space) => Promise<T>): Promise<T> {
+  const result = await ctx.prisma.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "Space" WHERE "id" = ${spaceId} FOR NO KEY UPDATE`;
+    const space = locked.length ? await tx.space.findUnique({ where: { id: spaceId } }) : null;
+    if (!space) throw notFound(`Space "${spaceId}"`);
+    return write(tx, space);
+  }, TX_OPTIONS);
+  spaceById(ctx).clear(spaceId);
+  return result;
+}
+
 // ─── Writing a change ────────────────────────────────────────────────────────────────────────
 
 /** Thrown inside a write's transaction when a compare-and-set finds that a head moved meanwhile. */
 export class Moved extends Error {}
 
-export const TX_OPTIONS = { maxWait: 15_000, timeout: 20_000 };
+/** Writes of one space queue on its lock inside their transaction: the timeout bounds the wait too. */
+export const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
 export const ATTEMPTS = 8;
 
 /** A short, growing, randomized pause before replaying a change that lost a race. */
@@ -188,15 +224,20 @@ export async function commitChange<T>(
 ): Promise<ChangeResult<T>> {
   return retryWhenMoved(
     "The content changed too often while this change was being applied; retry it.",
-    async () => {
-      const head = scope.changeRequest
-        ? (await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: scope.changeRequest.id }, select: { revisionId: true } })).revisionId
-        : await ensureSpaceRevision(ctx, await ctx.prisma.space.findUniqueOrThrow({ where: { id: scope.space.id }, select: { id: true, revisionId: true } }));
-      const base = await ctx.prisma.revision.findUniqueOrThrow({ where: { id: head } });
-      const draft = structuredClone(readContent(base.content));
-      const value = change(draft);
-      const id = newId("Revision");
-      await ctx.prisma.$transaction(async (tx) => {
+    () =>
+      withSpaceLock(ctx, scope.space.id, async (tx, space) => {
+        let head: string;
+        if (scope.changeRequest) {
+          const cr = await tx.changeRequest.findUniqueOrThrow({ where: { id: scope.changeRequest.id } });
+          requireEditableChangeRequest(cr); // merged or archived meanwhile: no more edits
+          head = cr.revisionId;
+        } else {
+          head = await lockedSpaceHead(tx, space, ctx.viewer.userId);
+        }
+        const base = await tx.revision.findUniqueOrThrow({ where: { id: head } });
+        const draft = structuredClone(readContent(base.content));
+        const value = change(draft);
+        const id = newId("Revision");
         await tx.revision.create({
           data: {
             id,
@@ -224,10 +265,8 @@ export async function commitChange<T>(
           if (count === 0) throw new Moved();
           await indexSpaceRevision(tx, scope.space.id, id, draft);
         }
-      }, TX_OPTIONS);
-      spaceById(ctx).clear(scope.space.id);
-      return { revisionId: id, previousRevisionId: head, content: draft, value };
-    },
+        return { revisionId: id, previousRevisionId: head, content: draft, value };
+      }),
     // A change request that was merged or closed meanwhile takes no more edits.
     async () => {
       if (scope.changeRequest) requireEditableChangeRequest(await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: scope.changeRequest.id } }));

@@ -532,6 +532,11 @@ const SCOPES: Record<InstallationScope, ScopeDef> = {
   },
 };
 
+/** Holds the installation's row for the rest of the transaction: its space and site installations change one request at a time. */
+async function lockInstallation(tx: P.TransactionClient, installationId: string): Promise<void> {
+  await tx.$queryRaw`SELECT "id" FROM "IntegrationInstallation" WHERE "id" = ${installationId} FOR NO KEY UPDATE`;
+}
+
 function asRow(def: ScopeDef, row: Record<string, any>): ScopedInstallationRow {
   return {
     installationId: row.installationId,
@@ -566,37 +571,39 @@ export async function installScoped(
     throw notFound(`${def.noun === "space" ? "Space" : "Site"} "${targetId}" in organization "${installation.organizationId}"`);
   }
   const unique = def.unique(installationId, targetId);
-  const existing = await def.table(ctx.prisma).findUnique({ where: unique });
-  const configuration =
-    input.configuration === undefined || input.configuration === null
-      ? ((existing?.configuration as Record<string, unknown> | undefined) ?? {})
-      : v.checkConfiguration("configuration", input.configuration, accountSchema(integration, scope));
-  const externalIds = input.externalIds == null ? (existing?.externalIds ?? []) : v.checkExternalIds(input.externalIds);
-  const changed = !existing || JSON.stringify(existing.configuration) !== JSON.stringify(configuration) || existing.status !== "active";
-  const prepared = prepareEvents(
-    changed
-      ? [
-          {
-            integration,
-            installation: { id: installation.id, organizationId: installation.organizationId },
-            type: def.events.setup,
-            fields: {
-              [def.idField]: targetId,
-              status: "active",
-              ...(existing ? { previous: { status: existing.status, configuration: existing.configuration } } : {}),
+  const given = input.configuration === undefined || input.configuration === null ? null : v.checkConfiguration("configuration", input.configuration, accountSchema(integration, scope));
+  const givenIds = input.externalIds == null ? null : v.checkExternalIds(input.externalIds);
+  const { row, prepared } = await ctx.prisma.$transaction(async (tx) => {
+    // One change of the installation's spaces and sites at a time: identical PUTs sent at once
+    // all succeed, and only the first records an event.
+    await lockInstallation(tx, installationId);
+    const existing = await def.table(tx).findUnique({ where: unique });
+    const configuration = given ?? ((existing?.configuration as Record<string, unknown> | undefined) ?? {});
+    const externalIds = givenIds ?? existing?.externalIds ?? [];
+    const changed = !existing || JSON.stringify(existing.configuration) !== JSON.stringify(configuration) || existing.status !== "active";
+    const prepared = prepareEvents(
+      changed
+        ? [
+            {
+              integration,
+              installation: { id: installation.id, organizationId: installation.organizationId },
+              type: def.events.setup,
+              fields: {
+                [def.idField]: targetId,
+                status: "active",
+                ...(existing ? { previous: { status: existing.status, configuration: existing.configuration } } : {}),
+              },
             },
-          },
-        ]
-      : [],
-  );
-  const row = await ctx.prisma.$transaction(async (tx) => {
+          ]
+        : [],
+    );
     const saved = await def.table(tx).upsert({
       where: unique,
       create: { installationId, [def.idField]: targetId, configuration: configuration as P.InputJsonValue, externalIds },
       update: { configuration: configuration as P.InputJsonValue, externalIds, status: "active" },
     });
     await writeEvents(tx, prepared);
-    return saved;
+    return { row: saved, prepared };
   });
   announceEvents(ctx, prepared);
   return { scope, row: asRow(def, row), integrationName: integration.name, organizationId: installation.organizationId, expand: false };
@@ -614,21 +621,23 @@ export async function uninstallScoped(ctx: Context, scope: InstallationScope, in
   }
   const { integration, installation } = found;
   const unique = def.unique(installationId, targetId);
-  const existing = await def.table(ctx.prisma).findUnique({ where: unique });
-  if (!existing) return true;
-  const prepared = prepareEvents([
-    {
-      integration,
-      installation: { id: installation.id, organizationId: installation.organizationId },
-      type: def.events.deleted,
-      fields: { [def.idField]: targetId, status: existing.status, previous: { status: existing.status, configuration: existing.configuration } },
-    },
-  ]);
-  await ctx.prisma.$transaction(async (tx) => {
+  const prepared = await ctx.prisma.$transaction(async (tx) => {
+    await lockInstallation(tx, installationId);
+    const existing = await def.table(tx).findUnique({ where: unique });
+    if (!existing) return null; // not installed there, or removed by a request sent at the same time
+    const prepared = prepareEvents([
+      {
+        integration,
+        installation: { id: installation.id, organizationId: installation.organizationId },
+        type: def.events.deleted,
+        fields: { [def.idField]: targetId, status: existing.status, previous: { status: existing.status, configuration: existing.configuration } },
+      },
+    ]);
     await def.table(tx).deleteMany({ where: { installationId, [def.idField]: targetId } });
     await writeEvents(tx, prepared);
+    return prepared;
   });
-  announceEvents(ctx, prepared);
+  if (prepared) announceEvents(ctx, prepared);
   return true;
 }
 

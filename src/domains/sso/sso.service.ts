@@ -166,13 +166,14 @@ export async function signInWithSaml(services: Pick<Services, "prisma" | "urls">
   if (member?.disabled) throw forbidden(`Your membership of organization "${organization.id}" is disabled: ask an administrator.`);
   await rememberAssertion(prisma, provider.id, identity);
 
-  const user =
-    existing ??
-    (await prisma.user.upsert({
-      where: { email: identity.email },
-      update: {},
-      create: { id: newId("User"), email: identity.email, displayName: identity.displayName ?? identity.email.split("@")[0]! },
-    }));
+  // Insert-if-absent in one statement: two first logins of one person at once both succeed.
+  if (!existing) {
+    await prisma.user.createMany({
+      data: [{ id: newId("User"), email: identity.email, displayName: identity.displayName ?? identity.email.split("@")[0]! }],
+      skipDuplicates: true,
+    });
+  }
+  const user = existing ?? (await prisma.user.findUniqueOrThrow({ where: { email: identity.email } }));
   if (member) {
     if (!member.sso) {
       await prisma.member.update({ where: { organizationId_userId: { organizationId: organization.id, userId: user.id } }, data: { sso: true } });
@@ -187,11 +188,7 @@ export async function signInWithSaml(services: Pick<Services, "prisma" | "urls">
       ? await prisma.team.findFirst({ where: { id: provider.defaultTeamId, organizationId: organization.id }, select: { id: true } })
       : null;
     if (team) {
-      await prisma.teamMember.upsert({
-        where: { teamId_userId: { teamId: team.id, userId: user.id } },
-        update: {},
-        create: { teamId: team.id, userId: user.id, role: "member" },
-      });
+      await prisma.teamMember.createMany({ data: [{ teamId: team.id, userId: user.id, role: "member" }], skipDuplicates: true });
     }
   }
   const { token } = await createApiToken(prisma, user.id, ssoTokenLabel(provider.id));

@@ -271,11 +271,17 @@ export async function setTeamMember(ctx: Context, organizationId: string, teamId
   const team = await requireManageableTeam(ctx, organizationId, teamId, "change this team's members");
   const member = await memberByKey(ctx).load({ organizationId, userId });
   if (!member) throw badInput(`userId ${JSON.stringify(userId)} is not a member of this organization.`);
-  await ctx.prisma.teamMember.upsert({
-    where: { teamId_userId: { teamId: team.id, userId } },
-    create: { teamId: team.id, userId, role: input.role ?? "member" },
-    update: input.role ? { role: input.role } : {},
-  });
+  // Both forms are single statements (INSERT … ON CONFLICT), so identical concurrent PUTs all
+  // succeed: Prisma runs an upsert with an empty update as a read then an insert, which races.
+  if (input.role) {
+    await ctx.prisma.teamMember.upsert({
+      where: { teamId_userId: { teamId: team.id, userId } },
+      create: { teamId: team.id, userId, role: input.role },
+      update: { role: input.role },
+    });
+  } else {
+    await ctx.prisma.teamMember.createMany({ data: [{ teamId: team.id, userId, role: "member" }], skipDuplicates: true });
+  }
   return true;
 }
 
