@@ -141,6 +141,7 @@
     const totals = {};
     for (const s of STATUSES) totals[s] = counts[s].reduce((a, b) => a + b, 0);
     box.dataset.counts = JSON.stringify(totals);
+    box.setAttribute("aria-label", "Events in the last hour: " + STATUSES.map((s) => totals[s] + " " + s).join(", ") + ".");
     if (typeof uPlot === "undefined") return;
     const data = [xs].concat(series);
     if (chart) return chart.setData(data);

@@ -166,6 +166,7 @@ describe("GET /dashboard", () => {
     });
     expect(painted).toBeGreaterThan(0);
     expect(await page.textContent("#chart")).toContain("success");
+    expect(await page.getAttribute("#chart", "aria-label")).toContain(`${counts.success} success`);
     expect(errors).toEqual([]);
     await page.context().close();
   });
