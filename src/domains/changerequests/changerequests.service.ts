@@ -7,7 +7,7 @@ import { checkLength } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
 import { recordSpaceActivity } from "../../events/activity.js";
 import { publishSpaceUpdated } from "../spaces/spaces.service.js";
-import { requireNotDeleted, requireSpace, requireSpaceRole, spaceById } from "../spaces/spaces.access.js";
+import { requireNotDeleted, requireSpace, requireSpaceAction, spaceById } from "../spaces/spaces.access.js";
 import { mergeContents, readContent, type MergeConflict } from "../content/model.js";
 import {
   CHANGE_REQUEST_STATUSES,
@@ -119,7 +119,7 @@ function checkSubject(value: string | null | undefined): string | null | undefin
 
 export async function createChangeRequest(ctx: Context, spaceId: string, input: { subject?: string | null; agentTaskId?: string | null }) {
   const { space, role } = await requireSpace(ctx, spaceId);
-  requireSpaceRole(role, "edit", "create change requests");
+  requireSpaceAction(space, role, "proposeChanges", "create change requests");
   requireNotDeleted(space);
   const subject = checkSubject(input.subject) ?? null;
   if (input.agentTaskId !== undefined && input.agentTaskId !== null) checkLength("agentTaskId", input.agentTaskId, 1, 200);
@@ -162,8 +162,8 @@ export async function updateChangeRequest(
 ) {
   const { space, role } = await requireSpace(ctx, spaceId);
   const cr = await findChangeRequest(ctx, spaceId, changeRequestId);
-  if (patch.subject !== undefined && cr.createdById !== ctx.viewer.userId) requireSpaceRole(role, "edit", "change the subject of change requests");
-  if (patch.status !== undefined) requireSpaceRole(role, "edit", "change the status of change requests");
+  if (patch.subject !== undefined && cr.createdById !== ctx.viewer.userId) requireSpaceAction(space, role, "proposeChanges", "change the subject of change requests");
+  if (patch.status !== undefined) requireSpaceAction(space, role, "proposeChanges", "change the status of change requests");
   requireNotDeleted(space);
   const subject = patch.subject === undefined ? undefined : checkSubject(patch.subject);
   if (patch.status !== undefined) {
@@ -241,11 +241,8 @@ export interface MergeOutcome {
  */
 export async function mergeChangeRequest(ctx: Context, spaceId: string, changeRequestId: string): Promise<MergeOutcome> {
   const { space, role } = await requireSpace(ctx, spaceId);
-  requireSpaceRole(role, "review", "merge change requests");
+  requireSpaceAction(space, role, "merge", "merge change requests");
   requireNotDeleted(space);
-  if (space.editMode === "locked") {
-    throw forbidden(`Space "${spaceId}" is locked (editMode locked): change requests cannot be merged until an admin sets editMode to live.`);
-  }
   const { id: changeRequestRowId } = await findChangeRequest(ctx, spaceId, changeRequestId);
   return retryWhenMoved("The space or the change request changed too often during the merge; retry.", async () => {
     // Under the space's lock: merges, content edits and updates of this space land one after the
@@ -296,7 +293,7 @@ export async function mergeChangeRequest(ctx: Context, spaceId: string, changeRe
  */
 export async function updateChangeRequestFromMain(ctx: Context, spaceId: string, changeRequestId: string): Promise<MergeOutcome> {
   const { space, role } = await requireSpace(ctx, spaceId);
-  requireSpaceRole(role, "edit", "update change requests");
+  requireSpaceAction(space, role, "proposeChanges", "update change requests");
   requireNotDeleted(space);
   const { id: changeRequestRowId } = await findChangeRequest(ctx, spaceId, changeRequestId);
   return retryWhenMoved("The change request changed too often during the update; retry.", async () => {

@@ -7,7 +7,7 @@ import { checkLength } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
 import type { Role } from "../../core/roles.js";
 import { recordSpaceActivity } from "../../events/activity.js";
-import { requireNotDeleted, requireSpace, requireSpaceRole, spaceById } from "../spaces/spaces.access.js";
+import { requireNotDeleted, requireSpace, requireSpaceAction, spaceById } from "../spaces/spaces.access.js";
 import { flattenTree, pageTree, readContent, type StoredPage } from "../content/model.js";
 import { canDelete, canEditBody } from "./comments.policy.js";
 
@@ -332,7 +332,7 @@ export async function listCommenters(ctx: Context, scope: CommentScope, args: Pa
 // ─── Writes ────────────────────────────────────────────────────────────────────────────────────
 
 function requireCommenting(scope: CommentScope, action: string): void {
-  requireSpaceRole(scope.role, "comment", action);
+  requireSpaceAction(scope.space, scope.role, "comment", action);
   requireNotDeleted(scope.space);
 }
 

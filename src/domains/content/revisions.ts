@@ -4,7 +4,8 @@ import { byKeys, defineLoader } from "../../core/loaders.js";
 import { conflict, forbidden, notFound } from "../../core/errors.js";
 import { newId } from "../../core/ids.js";
 import type { Role } from "../../core/roles.js";
-import { requireNotDeleted, requireSpace, requireSpaceRole, spaceById } from "../spaces/spaces.access.js";
+import { requireNotDeleted, requireSpace, requireSpaceAction, spaceById } from "../spaces/spaces.access.js";
+import { canOnSpace, type EditMode } from "../spaces/spaces.policy.js";
 import { emptyContent, flattenTree, pageTree, readContent, type RevisionContent } from "./model.js";
 import { plainText, sectionsOf } from "./markdown.js";
 
@@ -82,10 +83,10 @@ export async function readScope(ctx: Context, spaceId: string, changeRequestId?:
  */
 export async function editScope(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, action: string): Promise<ContentScope> {
   const scope = await readScope(ctx, spaceId, changeRequestId);
-  requireSpaceRole(scope.role, "edit", action);
+  requireSpaceAction(scope.space, scope.role, "proposeChanges", action);
   requireNotDeleted(scope.space);
   if (scope.changeRequest) requireEditableChangeRequest(scope.changeRequest);
-  else if (scope.space.editMode === "locked") {
+  else if (!canOnSpace(scope.role, scope.space.editMode as EditMode, "edit")) {
     throw forbidden(
       `Space "${spaceId}" is locked (editMode locked): its content cannot be edited directly. ` +
         `Propose the change in a change request, or ask an admin to set editMode to live.`,

@@ -3,13 +3,13 @@ import type { Context } from "../../core/context.js";
 import { membershipAccess, membershipRefusal, viewerMemberWhere, viewerMembership, viewerMemberships } from "../../core/access.js";
 import { byKeys, defineLoader } from "../../core/loaders.js";
 import { badInput, conflict, forbidden, notFound } from "../../core/errors.js";
-import { atLeast, type Role } from "../../core/roles.js";
-import { collectionPermissions, effectiveCollectionRole, effectiveSpaceRole } from "./spaces.policy.js";
+import { type Role } from "../../core/roles.js";
+import { collectionPermissions, effectiveCollectionRole, effectiveSpaceRole, spaceRefusal, type EditMode, type SpaceAction } from "./spaces.policy.js";
 
 /**
  * Who reaches which space, for every domain: the space loaders, the caller's role on a space
  * (organization membership through the door of core/access.ts, parent collection, grants), the
- * guards (`requireSpace`, `requireSpaceRole`, `requireSpaceAction`, …) and the SQL filters of
+ * guards (`requireSpace`, `requireSpaceAction`, …) and the SQL filters of
  * visible spaces and collections. The rules themselves are the predicates of spaces.policy.ts.
  * This module imports no other domain's service, so every domain can import it.
  */
@@ -114,10 +114,13 @@ export async function requireSpace(ctx: Context, spaceId: string): Promise<{ spa
   return { space, role };
 }
 
-export function requireSpaceRole(role: Role, needed: Role, action: string): void {
-  if (!atLeast(role, needed)) {
-    throw forbidden(`Your role on this space (${role}) does not allow you to ${action}; it needs ${needed}.`);
-  }
+/**
+ * The guard of an action on a space: 403 naming the role it needs or the lock, from the same rule
+ * (spaces.policy.ts SPACE_RULES) that fills the space's `permissions`. `what` names the action.
+ */
+export function requireSpaceAction(space: Pick<Space, "id" | "editMode">, role: Role | null, action: SpaceAction, what: string): void {
+  const refusal = spaceRefusal(role, space.editMode as EditMode, action, what);
+  if (refusal) throw forbidden(refusal.replace("This space", `Space "${space.id}"`));
 }
 
 /** Writes other than restore and delete are refused on a deleted space. */

@@ -37,21 +37,53 @@ export function effectiveCollectionRole(input: {
 }
 
 export const SPACE_PERMISSIONS = ["view", "access", "admin", "viewInviteLinks", "edit", "triggerGitSync", "comment", "merge", "review"] as const;
+export type SpacePermission = (typeof SPACE_PERMISSIONS)[number];
+export type EditMode = "live" | "locked";
 
-/** The Space `permissions` object for a role; edits are off while the space is locked. */
-export function spacePermissions(role: Role | null, editMode: "live" | "locked") {
-  const live = editMode === "live";
-  return {
-    view: atLeast(role, "read"),
-    access: atLeast(role, "read"),
-    admin: atLeast(role, "admin"),
-    viewInviteLinks: atLeast(role, "admin"),
-    edit: live && atLeast(role, "edit"),
-    triggerGitSync: live && atLeast(role, "edit"),
-    comment: atLeast(role, "comment"),
-    merge: live && atLeast(role, "review"),
-    review: atLeast(role, "review"),
-  };
+/**
+ * What each action on a space needs: a role, and whether the space must be live (`editMode`
+ * locked means "all edits are locked": its own content, title and emoji, merges). The actions
+ * named like the `permissions` fields fill that object; the others are guards only. A guard and
+ * the `permissions` field of the same action read the same rule, so they cannot disagree.
+ */
+export const SPACE_RULES = {
+  view: { role: "read", live: false },
+  access: { role: "read", live: false },
+  admin: { role: "admin", live: false },
+  viewInviteLinks: { role: "admin", live: false },
+  /** Direct edits: the space's own content, its title and emoji. */
+  edit: { role: "edit", live: true },
+  triggerGitSync: { role: "edit", live: true },
+  comment: { role: "comment", live: false },
+  merge: { role: "review", live: true },
+  review: { role: "review", live: false },
+  /** Change requests stay writable while the space is locked: that is how locked content changes. */
+  proposeChanges: { role: "edit", live: false },
+  /** editMode, defaultLevel, delete, restore, move, transfer, grants: what admins keep while the space is locked. */
+  administer: { role: "admin", live: false },
+} as const satisfies Record<string, { role: Role; live: boolean }>;
+export type SpaceAction = keyof typeof SPACE_RULES;
+
+/** True when a caller with `role` on a space in `editMode` may do `action`. */
+export function canOnSpace(role: Role | null | undefined, editMode: EditMode, action: SpaceAction): boolean {
+  const rule = SPACE_RULES[action];
+  return atLeast(role, rule.role) && (!rule.live || editMode === "live");
+}
+
+/**
+ * Why `action` is refused, in words for a 403 (null when it is allowed): first the role it
+ * needs, then the lock. `what` names the action ("change its title").
+ */
+export function spaceRefusal(role: Role | null | undefined, editMode: EditMode, action: SpaceAction, what: string): string | null {
+  const rule = SPACE_RULES[action];
+  if (!atLeast(role, rule.role)) return `Your role on this space (${role ?? "none"}) does not allow you to ${what}; it needs ${rule.role}.`;
+  if (rule.live && editMode !== "live") return `This space is locked (editMode locked): nobody can ${what} until an admin sets editMode to live.`;
+  return null;
+}
+
+/** The Space `permissions` object: one canOnSpace per field. */
+export function spacePermissions(role: Role | null, editMode: EditMode): Record<SpacePermission, boolean> {
+  return Object.fromEntries(SPACE_PERMISSIONS.map((p) => [p, canOnSpace(role, editMode, p)])) as Record<SpacePermission, boolean>;
 }
 
 export const COLLECTION_PERMISSIONS = ["view", "admin", "viewInviteLinks", "create"] as const;

@@ -11,7 +11,7 @@ import {
   isExpired,
   requireNotDeleted,
   requireSpace,
-  requireSpaceRole,
+  requireSpaceAction,
   requireTargetCollection,
   requireTargetOrganizationAdmin,
   spaceById,
@@ -269,14 +269,14 @@ export interface SpacePatch {
 
 export async function updateSpace(ctx: Context, spaceId: string, patch: SpacePatch) {
   const { space, role } = await requireSpace(ctx, spaceId);
-  if (patch.title !== undefined) requireSpaceRole(role, "edit", "change its title");
-  if (patch.emoji !== undefined) requireSpaceRole(role, "edit", "change its emoji");
-  if (patch.editMode !== undefined) requireSpaceRole(role, "admin", "change its editMode");
-  if (patch.defaultLevel !== undefined) requireSpaceRole(role, "admin", "change its defaultLevel");
+  if (patch.editMode !== undefined) requireSpaceAction(space, role, "administer", "change its editMode");
+  if (patch.defaultLevel !== undefined) requireSpaceAction(space, role, "administer", "change its defaultLevel");
+  // Title and emoji are edits: refused while the space is locked, to admins too (unlock first,
+  // in the same request: a PATCH setting editMode live is checked against the new mode).
+  const mode = (patch.editMode ?? space.editMode) as EditMode;
+  if (patch.title !== undefined) requireSpaceAction({ ...space, editMode: mode }, role, "edit", "change its title");
+  if (patch.emoji !== undefined) requireSpaceAction({ ...space, editMode: mode }, role, "edit", "change its emoji");
   requireNotDeleted(space);
-  if (space.editMode === "locked" && role !== "admin" && (patch.title !== undefined || patch.emoji !== undefined)) {
-    throw forbidden(`Space "${spaceId}" is locked (editMode locked): only its admins can change its title or emoji.`);
-  }
   const data: P.SpaceUpdateInput = {};
   if (patch.title !== undefined) data.title = checkSpaceTitle(patch.title);
   if (patch.emoji !== undefined) data.emoji = checkEmoji(patch.emoji);
@@ -296,7 +296,7 @@ export async function deleteSpace(ctx: Context, spaceId: string): Promise<boolea
   const space = await spaceById(ctx).load(spaceId);
   if (!space || isExpired(ctx, space)) return true; // did not exist (any more)
   const { role } = await requireSpace(ctx, spaceId);
-  requireSpaceRole(role, "admin", "delete it");
+  requireSpaceAction(space, role, "administer", "delete it");
   if (space.deletedAt) return true; // already deleted: the retention period keeps its first start
   const updated = await ctx.prisma.space.update({ where: { id: spaceId }, data: { deletedAt: new Date() } });
   spaceById(ctx).clear(spaceId).prime(spaceId, updated);
@@ -306,7 +306,7 @@ export async function deleteSpace(ctx: Context, spaceId: string): Promise<boolea
 
 export async function restoreSpace(ctx: Context, spaceId: string) {
   const { space, role } = await requireSpace(ctx, spaceId); // 404 once past the retention period
-  requireSpaceRole(role, "admin", "restore it");
+  requireSpaceAction(space, role, "administer", "restore it");
   if (!space.deletedAt) return space; // nothing to restore: restoring twice is harmless
   const updated = await ctx.prisma.space.update({ where: { id: spaceId }, data: { deletedAt: null } });
   spaceById(ctx).clear(spaceId).prime(spaceId, updated);
@@ -352,7 +352,7 @@ export async function duplicateSpace(ctx: Context, spaceId: string) {
 
 export async function moveSpace(ctx: Context, spaceId: string, args: { parent?: string | null; position?: PositionInput | null }) {
   const { space, role } = await requireSpace(ctx, spaceId);
-  requireSpaceRole(role, "admin", "move it");
+  requireSpaceAction(space, role, "administer", "move it");
   requireNotDeleted(space);
   const parentId = args.parent === undefined ? space.parentId : args.parent;
   if (parentId && parentId !== space.parentId) await requireTargetCollection(ctx, space.organizationId, parentId, "parent");
@@ -384,7 +384,7 @@ export async function moveSpace(ctx: Context, spaceId: string, args: { parent?: 
  */
 export async function transferSpace(ctx: Context, spaceId: string, args: { organization: string; collection?: string | null }) {
   const { space, role } = await requireSpace(ctx, spaceId);
-  requireSpaceRole(role, "admin", "transfer it");
+  requireSpaceAction(space, role, "administer", "transfer it");
   requireNotDeleted(space);
   const target = args.organization.trim();
   const crossOrg = target !== space.organizationId;
