@@ -1,5 +1,6 @@
 import { lexicographicSortSchema } from "graphql";
 import { builder } from "./core/builder.js";
+import { graphSchema } from "./rest/project.js";
 import "./domains/users/users.schema.js";
 import "./domains/organizations/organizations.schema.js";
 import "./domains/members/members.schema.js";
@@ -15,7 +16,12 @@ import "./domains/translations/translations.schema.js";
 import "./domains/openapi/openapi.schema.js";
 import "./domains/integrations/integrations.schema.js";
 
-/** The one graph: every domain's types, queries, mutations and subscriptions. */
+/**
+ * Every domain's types, queries, mutations and subscriptions, with the fields kept for the /v1
+ * shapes only (`restOnly`): the source of the REST projection (src/rest/project.ts).
+ */
 // Definition order is kept so REST answers read like the spec (`object`, `id` first).
-export const schema = builder.toSchema({ sortSchema: false });
+export const completeSchema = builder.toSchema({ sortSchema: false });
+/** The one graph, as served at /graphql and over subscriptions. */
+export const schema = graphSchema(completeSchema);
 export const sortedSchema = () => lexicographicSortSchema(schema);

@@ -5,7 +5,7 @@ import { WebSocketServer } from "ws";
 import { useServer } from "graphql-ws/use/ws";
 import { GraphQLError } from "graphql";
 import type { Config } from "./config.js";
-import { schema } from "./schema.js";
+import { completeSchema, schema } from "./schema.js";
 import { rawRouteTable, routeTable } from "./rest/table.js";
 import { createRestHandler, errorResponse } from "./rest/handler.js";
 import { openDatabase, type Database } from "./core/db.js";
@@ -84,7 +84,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   }
 
   const rest = createRestHandler({
-    schema,
+    schema: completeSchema,
     table: routeTable,
     publicUrl: config.publicUrl,
     bodyLimit: bodyLimits(config, routeTable),

@@ -5,10 +5,18 @@ import type { ListPage } from "./pagination.js";
 /**
  * Field extensions read by the REST layer:
  * - `keepNull`: the documented value may be null (a guest's `role`), so null is sent, not omitted;
- * - `graphOnly`: a field for walking the graph (connections, related objects), left out of /v1 shapes.
+ * - `graphOnly`: a field for walking the graph (connections, related objects), left out of /v1 shapes;
+ * - `restName`: the documented name of the field in /v1 shapes, when the graph's naming rule
+ *   names it otherwise (`commentsCount` is `comments` on /v1);
+ * - `restOnly`: a field of the documented shapes that the graph serves otherwise (a raw id beside
+ *   the related object, an embedded list beside its connection): left out of /graphql.
  */
 export const KEEP_NULL = { keepNull: true } as const;
 export const GRAPH_ONLY = { graphOnly: true } as const;
+/** A field named by the graph's rule, served on /v1 under its documented name. */
+export const restName = (name: string) => ({ restName: name }) as const;
+/** A field of the /v1 shapes only, under its documented name (see `restName`). */
+export const restOnly = (name: string) => ({ restOnly: true, restName: name }) as const;
 
 export const ListNext = builder.objectRef<{ page: string }>("ListNext").implement({
   description: "Where the next page of a list starts.",

@@ -1,4 +1,4 @@
-import { GraphQLNonNull, GraphQLSchema, getNamedType, isNonNullType, isObjectType, isScalarType, parse, printType, type GraphQLFieldConfig } from "graphql";
+import { GraphQLBoolean, GraphQLNonNull, GraphQLSchema, defaultFieldResolver, getNamedType, isNonNullType, isObjectType, isScalarType, parse, printType, type GraphQLFieldConfig } from "graphql";
 import { mapSchema, MapperKind, pruneSchema } from "@graphql-tools/utils";
 import type { RouteDef } from "./route.js";
 
@@ -24,12 +24,34 @@ function withRestType(schema: GraphQLSchema, config: GraphQLFieldConfig<any, any
 }
 
 /**
+ * A field the graph names by its own rule (`commentsCount`) is served under its documented name
+ * (`comments`); the resolver still reads the value it read under the graph's name.
+ */
+function withRestName(fieldName: string, config: GraphQLFieldConfig<any, any>): GraphQLFieldConfig<any, any> | [string, GraphQLFieldConfig<any, any>] {
+  const name = config.extensions?.restName;
+  if (typeof name !== "string" || name === fieldName) return config;
+  const resolve = config.resolve ?? defaultFieldResolver;
+  return [name, { ...config, resolve: (source, args, ctx, info) => resolve(source, args, ctx, { ...info, fieldName }) }];
+}
+
+/**
+ * The graph served at /graphql: every field but those kept only for the documented /v1 shapes
+ * (`restOnly`), which the graph serves as related objects and connections instead.
+ */
+export function graphSchema(schema: GraphQLSchema): GraphQLSchema {
+  return mapSchema(schema, {
+    [MapperKind.OBJECT_FIELD]: (config) => (config.extensions?.restOnly ? null : config),
+  });
+}
+
+/**
  * The REST face of the graph: the same types and resolvers, keeping only the root fields named
  * in the route table and, on objects, only the fields of the documented shapes. sofa-api builds
  * each route's operation from this projection, selecting every field it keeps.
  */
 export function projectRestSchema(schema: GraphQLSchema, table: RouteDef[]): GraphQLSchema {
   const wanted = new Set(table.map((r) => r.field));
+  const empty = new Set(table.filter((r) => r.status === 204).map((r) => r.field));
   const rootNames = new Map<string, string>([
     [schema.getQueryType()?.name ?? "Query", "Query"],
     [schema.getMutationType()?.name ?? "Mutation", "Mutation"],
@@ -37,12 +59,19 @@ export function projectRestSchema(schema: GraphQLSchema, table: RouteDef[]): Gra
   const projected = mapSchema(schema, {
     [MapperKind.ROOT_FIELD]: (config, fieldName, typeName) => {
       const root = rootNames.get(typeName);
-      return root && wanted.has(`${root}.${fieldName}` as RouteDef["field"]) ? config : null;
+      const field = `${root}.${fieldName}` as RouteDef["field"];
+      if (!root || !wanted.has(field)) return null;
+      // A route answering 204 has no body: its field's graph payload is served as a Boolean.
+      if (empty.has(field) && !isScalarType(getNamedType(config.type))) {
+        const resolve = config.resolve ?? defaultFieldResolver;
+        return { ...config, type: new GraphQLNonNull(GraphQLBoolean), resolve: async (...a: Parameters<typeof resolve>) => (await resolve(...a), true) };
+      }
+      return config;
     },
-    [MapperKind.OBJECT_FIELD]: (config, _fieldName, typeName) => {
+    [MapperKind.OBJECT_FIELD]: (config, fieldName, typeName) => {
       if (rootNames.has(typeName) || typeName === "Subscription") return config;
       if (isGraphOnly(config)) return null;
-      return withRestType(schema, config);
+      return withRestName(fieldName, withRestType(schema, config));
     },
     [MapperKind.SUBSCRIPTION_ROOT_FIELD]: () => null,
   });

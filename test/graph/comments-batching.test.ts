@@ -92,24 +92,24 @@ afterAll(() => t?.close());
 // As much as the graph's cost limit lets one query ask for 20 comments with 20 replies each.
 const graphQuery = `query($space: String!, $n: Int!) {
   space(spaceId: $space) {
-    commentsConnection(first: $n) {
+    comments(first: $n) {
       totalCount
       edges { node {
-        id object replies status postedAt
+        id object repliesCount status postedAt
         postedBy { id displayName }
         resolvedBy { id }
         reactions { emoji count users { user { id } reactedAt } }
         body { markdown }
         permissions { edit delete }
         target { page { id path outdated } }
-        repliesConnection(first: $n) { totalCount edges { node { id postedBy { id } reactions { emoji count } permissions { delete } } } }
+        replies(first: $n) { totalCount edges { node { id postedBy { id } reactions { emoji count } permissions { delete } } } }
       } }
     }
   }
 }`;
 
 describe("statements per nested comment read", () => {
-  it("Space → commentsConnection → repliesConnection → postedBy, reactions: the same for 5 and 20 rows", async () => {
+  it("Space → comments → replies → postedBy, reactions: the same for 5 and 20 rows", async () => {
     // Warm up: the token's first use is recorded once, off the request's path.
     await admin.graphql(graphQuery, { space: spaceId, n: 1 });
     await new Promise((r) => setTimeout(r, 200));
@@ -121,13 +121,13 @@ describe("statements per nested comment read", () => {
         expect(res.errors).toBeUndefined();
         data = res.data;
       });
-      const conn = data.space.commentsConnection;
+      const conn = data.space.comments;
       expect(conn.totalCount).toBe(COMMENTS);
       expect(conn.edges).toHaveLength(n);
       for (const { node } of conn.edges) {
-        expect(node.repliesConnection.totalCount).toBe(REPLIES);
-        expect(node.repliesConnection.edges).toHaveLength(REPLIES);
-        expect(node.replies).toBe(REPLIES);
+        expect(node.replies.totalCount).toBe(REPLIES);
+        expect(node.replies.edges).toHaveLength(REPLIES);
+        expect(node.repliesCount).toBe(REPLIES);
         expect(node.reactions.reduce((sum: number, r: any) => sum + r.count, 0)).toBe(2);
         expect(node.postedBy.displayName).toEqual(expect.any(String));
         expect(node.target.page.path).toMatch(/^guide/);
@@ -137,15 +137,15 @@ describe("statements per nested comment read", () => {
     expect(counts[20]).toBe(counts[5]);
   });
 
-  it("Space → changeRequestsConnection → commentsConnection → repliesConnection: the same for 5 and 20 rows", async () => {
+  it("Space → changeRequests → comments → replies: the same for 5 and 20 rows", async () => {
     // Replies are asked two per comment here: 20 × 20 × 20 would pass the graph's cost limit.
     const query = `query($space: String!, $n: Int!) {
       space(spaceId: $space) {
-        changeRequestsConnection(first: $n) { edges { node { id number
-          commentsConnection(first: $n) { totalCount edges { node {
-            id replies postedBy { id } reactions { emoji count }
+        changeRequests(first: $n) { edges { node { id number
+          comments(first: $n) { totalCount edges { node {
+            id repliesCount postedBy { id } reactions { emoji count }
             target { changeRequest page { id outdated } } permissions { edit }
-            repliesConnection(first: ${REPLIES}) { totalCount edges { node { id postedBy { id } } } }
+            replies(first: ${REPLIES}) { totalCount edges { node { id postedBy { id } } } }
           } } }
         } } }
       }
@@ -159,14 +159,14 @@ describe("statements per nested comment read", () => {
         expect(res.errors).toBeUndefined();
         data = res.data;
       });
-      const crs = data.space.changeRequestsConnection.edges;
+      const crs = data.space.changeRequests.edges;
       expect(crs).toHaveLength(n);
       for (const { node: cr } of crs) {
-        expect(cr.commentsConnection.totalCount).toBe(COMMENTS);
-        expect(cr.commentsConnection.edges).toHaveLength(n);
-        for (const { node } of cr.commentsConnection.edges) {
+        expect(cr.comments.totalCount).toBe(COMMENTS);
+        expect(cr.comments.edges).toHaveLength(n);
+        for (const { node } of cr.comments.edges) {
           expect(node.target.changeRequest).toBe(cr.id);
-          expect(node.repliesConnection.edges).toHaveLength(REPLIES);
+          expect(node.replies.edges).toHaveLength(REPLIES);
           expect(node.reactions.reduce((sum: number, r: any) => sum + r.count, 0)).toBe(2);
         }
       }

@@ -11,10 +11,10 @@ let spaceId: string;
 const QUERY = `query($s: String!, $n: Int!) {
   space(spaceId: $s) {
     id
-    changeRequestsConnection(first: $n) {
+    changeRequests(first: $n) {
       totalCount
       edges { node {
-        id number status subject outdated comments revision revisionInitial
+        id number status subject outdated commentsCount revision revisionInitial
         urls { app location }
         createdBy { id displayName email urls { location } }
         content { id type pages { id title path } files { id } }
@@ -53,7 +53,7 @@ afterAll(() => t?.close());
 async function statementsFor(first: number) {
   const { count, result: res } = await fewestStatements(t, () => reader.graphql(QUERY, { s: spaceId, n: first }));
   expect(res.errors).toBeUndefined();
-  expect(res.data.space.changeRequestsConnection.edges).toHaveLength(first);
+  expect(res.data.space.changeRequests.edges).toHaveLength(first);
   return { count, data: res.data };
 }
 
@@ -62,11 +62,11 @@ describe("GraphQL Space → change requests", () => {
     await statementsFor(1); // warm-up: the token's last-use stamp is written on its first call
     const five = await statementsFor(5);
     const twenty = await statementsFor(20);
-    const nodes = twenty.data.space.changeRequestsConnection.edges.map((e: any) => e.node);
-    expect(twenty.data.space.changeRequestsConnection.totalCount).toBe(20);
+    const nodes = twenty.data.space.changeRequests.edges.map((e: any) => e.node);
+    expect(twenty.data.space.changeRequests.totalCount).toBe(20);
     expect(nodes.map((n: any) => n.number)).toEqual(Array.from({ length: 20 }, (_, i) => 20 - i));
     expect(new Set(nodes.map((n: any) => n.createdBy.email))).toEqual(new Set(["ada@acme.test", "eddie@acme.test"]));
-    expect(nodes.every((n: any) => n.outdated === true && n.comments === 0 && n.status === "draft")).toBe(true);
+    expect(nodes.every((n: any) => n.outdated === true && n.commentsCount === 0 && n.status === "draft")).toBe(true);
     expect(nodes.find((n: any) => n.number === 1).content.pages.map((p: any) => p.title)).toEqual(["Page 0"]);
     console.log(`statements: first 5 → ${five.count}, first 20 → ${twenty.count}`);
     expect(twenty.count).toBe(five.count);

@@ -12,9 +12,9 @@ export const NESTED_QUERY = /* GraphQL */ `
         title
         spaces(first: 10) { edges { node {
           title
-          changeRequestsConnection(first: 10) { edges { node {
+          changeRequests(first: 10) { edges { node {
             number subject
-            commentsConnection(first: 10) { edges { node { body { markdown } postedBy { displayName } } } }
+            comments(first: 10) { edges { node { body { markdown } postedBy { displayName } } } }
           } } }
         } } }
       } } }
@@ -56,7 +56,7 @@ describe("depth counts the graph's real levels", () => {
     const res = await admin.graphql(NESTED_QUERY, { org: admin.organization });
     expect(res.errors).toBeUndefined();
     const space = res.data.organization.collections.edges[0].node.spaces.edges[0].node;
-    const comment = space.changeRequestsConnection.edges[0].node.commentsConnection.edges[0].node;
+    const comment = space.changeRequests.edges[0].node.comments.edges[0].node;
     expect(comment.body.markdown).toBe("Looks good");
   });
 
@@ -133,7 +133,7 @@ describe("the other limits name themselves and by how much", () => {
 
   it("cost, with literal sizes and variables alike", async () => {
     const query = (size: string) => `query($id: String!${size === "$n" ? ", $n: Int" : ""}) { organization(organizationId: $id) {
-      collections(first: ${size}) { nodes { title spaces(first: ${size}) { nodes { id title changeRequestsConnection(first: ${size}) { nodes { id } } } } } } } }`;
+      collections(first: ${size}) { nodes { title spaces(first: ${size}) { nodes { id title changeRequests(first: ${size}) { nodes { id } } } } } } } }`;
     const cheap = await admin.graphql(query("10"), { id: admin.organization });
     expect(cheap.errors).toBeUndefined();
     await expectRefused(query("100"), "cost", { id: admin.organization });

@@ -22,18 +22,18 @@ const QUERY = /* GraphQL */ `
         totalCount
         edges {
           node {
-            id title defaultLevel parent organization
+            id title defaultLevel parent { id } organization { id }
             urls { location app }
             permissions { view admin viewInviteLinks create }
             spaces(first: $spaces) {
               totalCount
               edges {
                 node {
-                  id title emoji visibility editMode defaultLevel parent organization deletedAt
+                  id title emoji visibility editMode defaultLevel organization { id } deletedAt
                   urls { location app published public icon }
-                  comments changeRequests changeRequestsOpen changeRequestsDraft
+                  commentsCount changeRequestsCount openChangeRequestsCount draftChangeRequestsCount
                   permissions { view access admin viewInviteLinks edit triggerGitSync comment merge review }
-                  parentCollection { id title }
+                  parent { id title }
                 }
               }
             }
@@ -135,10 +135,10 @@ describe("nested batching", () => {
       const cols = large.data.organization.collections;
       expect(cols.totalCount).toBe(20);
       expect(cols.edges).toHaveLength(20);
-      const spaces = cols.edges.flatMap((e: any) => e.node.spaces.edges.map((x: any) => x.node));
+      const spaces = cols.edges.flatMap((e: any) => e.node.spaces.edges.map((x: any) => ({ ...x.node, collection: e.node.id })));
       expect(spaces).toHaveLength(400);
       expect(cols.edges.every((e: any) => e.node.spaces.totalCount === 20)).toBe(true);
-      expect(spaces.every((s: any) => s.deletedAt === null && s.parentCollection.id === s.parent)).toBe(true);
+      expect(spaces.every((s: any) => s.deletedAt === null && s.parent.id === s.collection && s.organization.id === big)).toBe(true);
       expect(little.data.organization.collections.edges.flatMap((e: any) => e.node.spaces.edges)).toHaveLength(25);
 
       if (who === "editor") {

@@ -25,7 +25,7 @@ const QUERY = /* GraphQL */ `
         totalCount
         edges {
           node {
-            id object type title visibility published siteSpaces createdAt agentsContext
+            id object type title visibility published siteSpacesCount createdAt agentsContext
             adaptiveContent { enabled }
             urls { location app published }
             proxy { origin target }
@@ -35,13 +35,13 @@ const QUERY = /* GraphQL */ `
               totalCount
               edges {
                 node {
-                  id object title path default condition sectionGroup icon
+                  id object title path default condition group { id } icon
                   urls { published }
-                  siteSpacesConnection(first: $variants) {
+                  siteSpaces(first: $variants) {
                     totalCount
                     edges {
                       node {
-                        id path section title default condition hasAdvancedCustomizationFeature
+                        id path section { id } title default condition hasAdvancedCustomizationFeature
                         urls { published }
                         space { id title visibility }
                       }
@@ -57,7 +57,7 @@ const QUERY = /* GraphQL */ `
   }
 `;
 
-/** The plain lists the REST shapes use: a section's siteSpaces, a group's sections, a site's features. */
+/** The `nodes` shortcut of connections: a section's siteSpaces, a group's sections; and a site's features (a plain list). */
 const LIST_QUERY = /* GraphQL */ `
   query SiteLists($org: String!, $sites: Int = 20, $sections: Int = 20) {
     organization(organizationId: $org) {
@@ -66,8 +66,8 @@ const LIST_QUERY = /* GraphQL */ `
           node {
             id
             features { id }
-            sectionGroups(first: 1) { edges { node { sections { id } } } }
-            sections(first: $sections) { edges { node { siteSpaces { default space { permissions { admin } } } } } }
+            sectionGroups(first: 1) { edges { node { sections(first: 10) { nodes { id } } } } }
+            sections(first: $sections) { edges { node { siteSpaces(first: 2) { nodes { default space { permissions { admin } } } } } } }
           }
         }
       }
@@ -168,31 +168,31 @@ describe("sites batching", () => {
       expect(sites.edges).toHaveLength(20);
       const sections = sites.edges.flatMap((e: any) => e.node.sections.edges.map((x: any) => x.node));
       expect(sections).toHaveLength(400);
-      const siteSpaces = sections.flatMap((s: any) => s.siteSpacesConnection.edges.map((e: any) => e.node));
+      const siteSpaces = sections.flatMap((s: any) => s.siteSpaces.edges.map((e: any) => e.node));
       expect(siteSpaces).toHaveLength(800);
-      expect(sections.every((s: any) => s.siteSpacesConnection.totalCount === 2)).toBe(true);
-      expect(sites.edges.every((e: any) => e.node.sections.totalCount === 20 && e.node.siteSpaces === 40)).toBe(true);
+      expect(sections.every((s: any) => s.siteSpaces.totalCount === 2)).toBe(true);
+      expect(sites.edges.every((e: any) => e.node.sections.totalCount === 20 && e.node.siteSpacesCount === 40)).toBe(true);
       // Computed per row: defaults, titles, URLs, groups, permissions.
       const first = sites.edges[0].node;
       expect(first).toMatchObject({ type: "ultimate", published: true, subdomain: { subdomain: "bigorg" }, proxy: { origin: "https://proxy0.example.com/docs" } });
       expect(first.sectionGroups.totalCount).toBe(1);
       expect(first.sections.edges[0].node).toMatchObject({ default: true, condition: "visitor.claims.beta === true", urls: { published: "https://proxy0.example.com/docs/section-0" } });
       expect(first.sections.edges[1].node.default).toBe(false);
-      expect(first.sections.edges[1].node.sectionGroup).toBe(`sitesg_${first.id}`);
-      expect(sections.every((s: any) => s.siteSpacesConnection.edges.map((e: any) => e.node.default).join() === "false,true")).toBe(true);
+      expect(first.sections.edges[1].node.group.id).toBe(`sitesg_${first.id}`);
+      expect(sections.every((s: any) => s.siteSpaces.edges.map((e: any) => e.node.default).join() === "false,true")).toBe(true);
       expect(siteSpaces.every((s: any) => s.title === s.space.title && s.section && s.urls.published.endsWith(`/${s.path}`))).toBe(true);
-      expect(first.sections.edges[0].node.siteSpacesConnection.edges[0].node.hasAdvancedCustomizationFeature).toBe(true);
+      expect(first.sections.edges[0].node.siteSpaces.edges[0].node.hasAdvancedCustomizationFeature).toBe(true);
       expect(little.data.organization.sites.edges.flatMap((e: any) => e.node.sections.edges)).toHaveLength(25);
 
       const largeLists = await measure(caller, big, LIST_QUERY);
       const littleLists = await measure(caller, small, LIST_QUERY);
-      console.log(`[sites-batching] ${who} (plain lists): 20×20 rows → ${largeLists.statements} statements; 5×5 rows → ${littleLists.statements} statements`);
+      console.log(`[sites-batching] ${who} (nodes): 20×20 rows → ${largeLists.statements} statements; 5×5 rows → ${littleLists.statements} statements`);
       const listed = largeLists.data.organization.sites.edges.flatMap((e: any) => e.node.sections.edges.map((x: any) => x.node));
       expect(listed).toHaveLength(400);
-      expect(listed.every((s: any) => s.siteSpaces.length === 2 && !s.siteSpaces[0].default && s.siteSpaces[1].default)).toBe(true);
-      const listedSpaces = listed.flatMap((s: any) => s.siteSpaces.map((x: any) => x.space));
+      expect(listed.every((s: any) => s.siteSpaces.nodes.length === 2 && !s.siteSpaces.nodes[0].default && s.siteSpaces.nodes[1].default)).toBe(true);
+      const listedSpaces = listed.flatMap((s: any) => s.siteSpaces.nodes.map((x: any) => x.space));
       expect(listedSpaces.every((x: any) => x.permissions.admin === (who === "admin"))).toBe(true);
-      expect(largeLists.data.organization.sites.edges[0].node.sectionGroups.edges[0].node.sections).toHaveLength(5);
+      expect(largeLists.data.organization.sites.edges[0].node.sectionGroups.edges[0].node.sections.nodes).toHaveLength(5);
       expect(largeLists.data.organization.sites.edges[0].node.features.map((f: any) => f.id)).toEqual(["sites-adaptive-content", "sites-proxy"]);
       expect(largeLists.statements).toBe(littleLists.statements);
 

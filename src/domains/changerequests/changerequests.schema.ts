@@ -1,7 +1,9 @@
 import { builder } from "../../core/builder.js";
+import { deleted, deletionPayload } from "../../core/payloads.js";
+import { spaceParent } from "../spaces/spaces.schema.js";
 import { openChangeRequestCommentCounts } from "../comments/comments.service.js";
 import { argsWithNulls } from "../../core/context.js";
-import { GRAPH_ONLY, listOf, pageArgs, urlsOf } from "../../core/shapes.js";
+import { GRAPH_ONLY, listOf, pageArgs, restName, urlsOf } from "../../core/shapes.js";
 import { UserRef } from "../users/users.schema.js";
 import { userById } from "../content/loaders.js";
 import {
@@ -57,7 +59,7 @@ export const ChangeRequestRef = builder.prismaNode("ChangeRequest", {
       description: "The space's revision it was last updated from (POST …/update); absent before the first update.",
     }),
     revisionMerged: t.exposeString("revisionMerged", { nullable: true, description: "The space's revision made by merging it; absent until merged." }),
-    comments: t.int({ description: "Number of open comments.", resolve: (cr, _a, ctx) => openChangeRequestCommentCounts(ctx).load(cr.id) }),
+    commentsCount: t.int({ extensions: restName("comments"), description: "Number of open comments.", resolve: (cr, _a, ctx) => openChangeRequestCommentCounts(ctx).load(cr.id) }),
     outdated: t.boolean({
       description: "True while the space's content changed since the change request's base (draft and open change requests).",
       resolve: (cr, _a, ctx) => service.isOutdated(ctx, cr),
@@ -92,21 +94,23 @@ const PdfResult = builder.objectRef<{ url: string }>("ChangeRequestPdf").impleme
 
 // ─── Graph fields on Space ───────────────────────────────────────────────────────────────────
 
-// Named changeRequestsConnection: Space.changeRequests is the documented count (a number).
 builder.prismaObjectFields("Space", (t) => ({
-  changeRequests: t.int({
+  changeRequestsCount: t.int({
+    extensions: restName("changeRequests"),
     description: "Number of change requests.",
     resolve: async (s, _a, ctx) => (await service.changeRequestCounts(ctx).load(s.id)).changeRequests,
   }),
-  changeRequestsOpen: t.int({
+  openChangeRequestsCount: t.int({
+    extensions: restName("changeRequestsOpen"),
     description: "Number of open change requests.",
     resolve: async (s, _a, ctx) => (await service.changeRequestCounts(ctx).load(s.id)).changeRequestsOpen,
   }),
-  changeRequestsDraft: t.int({
+  draftChangeRequestsCount: t.int({
+    extensions: restName("changeRequestsDraft"),
     description: "Number of draft change requests.",
     resolve: async (s, _a, ctx) => (await service.changeRequestCounts(ctx).load(s.id)).changeRequestsDraft,
   }),
-  changeRequestsConnection: t.relatedConnection("changeRequests", {
+  changeRequests: t.relatedConnection("changeRequests", {
     description: "Change requests of the space, newest first; all statuses unless `status` is given.",
     cursor: "id",
     totalCount: true,
@@ -188,6 +192,8 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const ChangeRequestPageDeletePayload = deletionPayload("ChangeRequestPageDeletePayload", "page", spaceParent);
+
 builder.mutationFields((t) => ({
   changeRequestCreate: t.prismaField({
     type: "ChangeRequest",
@@ -247,9 +253,10 @@ builder.mutationFields((t) => ({
       return content.updatePage(ctx, spaceId, changeRequestId, pageId, input);
     },
   }),
-  changeRequestPageDelete: t.boolean({
+  changeRequestPageDelete: t.field({
+    type: ChangeRequestPageDeletePayload,
     args: { ...crArgs, pageId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => content.deletePage(ctx, args.spaceId, args.changeRequestId, args.pageId),
+    resolve: async (_r, args, ctx) => deleted(content.deletePage(ctx, args.spaceId, args.changeRequestId, args.pageId), args.pageId, args.spaceId),
   }),
   changeRequestFileUpload: t.field({
     type: FileRef,

@@ -1,6 +1,7 @@
 import { builder } from "../../core/builder.js";
+import { deleted, deletionPayload } from "../../core/payloads.js";
 import { argsWithNulls } from "../../core/context.js";
-import { GRAPH_ONLY, KEEP_NULL, RoleEnum, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
+import { GRAPH_ONLY, KEEP_NULL, RoleEnum, listOf, pageArgs, permissionsOf, restOnly, urlsOf } from "../../core/shapes.js";
 import { COLLECTION_PERMISSIONS, collectionPermissions } from "../spaces/spaces.policy.js";
 import { collectionById, visibleCollectionWhere, visibleSpaceWhere } from "../spaces/spaces.access.js";
 import { PositionInput, SpaceList, SpaceRef } from "../spaces/spaces.schema.js";
@@ -19,8 +20,13 @@ export const CollectionRef = builder.prismaNode("Collection", {
       nullable: true,
       description: `At most ${service.COLLECTION_DESCRIPTION_MAX} characters; absent when empty.`,
     }),
-    organization: t.string({ description: "Id of the owning organization.", resolve: (c) => c.organizationId }),
-    parent: t.string({ nullable: true, description: "Id of the parent collection; absent at the top level.", resolve: (c) => c.parentId }),
+    organizationId: t.string({ extensions: restOnly("organization"), description: "Id of the owning organization.", resolve: (c) => c.organizationId }),
+    parentId: t.string({
+      nullable: true,
+      extensions: restOnly("parent"),
+      description: "Id of the parent collection; absent at the top level.",
+      resolve: (c) => c.parentId,
+    }),
     defaultLevel: t.field({
       type: RoleEnum,
       nullable: true,
@@ -45,8 +51,8 @@ export const CollectionRef = builder.prismaNode("Collection", {
       totalCount: true,
       query: (_args, ctx) => ({ where: visibleCollectionWhere(ctx), orderBy: [{ position: "asc" }, { id: "asc" }] }),
     }),
-    parentCollection: t.relation("parent", { nullable: true, extensions: GRAPH_ONLY, description: "The parent collection." }),
-    owningOrganization: t.relation("organization", { extensions: GRAPH_ONLY, description: "The organization the collection belongs to." }),
+    parent: t.relation("parent", { nullable: true, extensions: GRAPH_ONLY, description: "The parent collection; absent at the top level." }),
+    organization: t.relation("organization", { extensions: GRAPH_ONLY, description: "The organization the collection belongs to." }),
   }),
 });
 
@@ -66,7 +72,7 @@ builder.prismaObjectFields("Organization", (t) => ({
 }));
 
 // The parent collection of a space, when the caller can see it (guests see no collection).
-builder.objectField(SpaceRef, "parentCollection", (t) =>
+builder.objectField(SpaceRef, "parent", (t) =>
   t.field({
     type: CollectionRef,
     nullable: true,
@@ -106,6 +112,8 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const CollectionDeletePayload = deletionPayload("CollectionDeletePayload", "collection");
+
 builder.mutationFields((t) => ({
   collectionCreate: t.prismaField({
     type: "Collection",
@@ -131,12 +139,13 @@ builder.mutationFields((t) => ({
       return service.updateCollection(ctx, collectionId, patch as service.CollectionPatch);
     },
   }),
-  collectionDelete: t.boolean({
+  collectionDelete: t.field({
+    type: CollectionDeletePayload,
     description:
       "Deletes a collection (needs admin on it) and every collection below it. Their spaces are not deleted: they move to the " +
-      'top level of the organization, after its current items ("in-collection" visibility becomes "private"). True also when it did not exist.',
+      'top level of the organization, after its current items ("in-collection" visibility becomes "private"). Succeeds also when it did not exist.',
     args: { collectionId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => service.deleteCollection(ctx, args.collectionId),
+    resolve: async (_r, args, ctx) => deleted(service.deleteCollection(ctx, args.collectionId), args.collectionId),
   }),
   collectionMove: t.prismaField({
     type: "Collection",

@@ -1,7 +1,9 @@
 import type { Comment } from "../../generated/prisma/client.js";
 import { builder } from "../../core/builder.js";
+import { deleted, deletionPayload } from "../../core/payloads.js";
+import { spaceParent } from "../spaces/spaces.schema.js";
 import { argsWithNulls, type Context } from "../../core/context.js";
-import { OrderEnum, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
+import { OrderEnum, listOf, pageArgs, permissionsOf, restName, urlsOf } from "../../core/shapes.js";
 import { UserRef } from "../users/users.schema.js";
 import { MemberRef } from "../members/members.schema.js";
 import { userById } from "../members/members.service.js";
@@ -151,7 +153,7 @@ export const CommentRef = builder.prismaNode("Comment", {
   fields: (t) => ({
     object: t.string({ resolve: () => "comment" }),
     ...sharedFields(t),
-    replies: t.int({ description: "Number of replies.", resolve: (c, _a, ctx) => service.replyCount(ctx).load(c.id) }),
+    repliesCount: t.int({ extensions: restName("replies"), description: "Number of replies.", resolve: (c, _a, ctx) => service.replyCount(ctx).load(c.id) }),
     target: t.field({ type: CommentTarget, resolve: (c) => c }),
     status: t.field({ type: CommentStatusEnum, resolve: (c) => c.status }),
     resolvedAt: t.expose("resolvedAt", { type: "DateTime", nullable: true, description: "When it was resolved; absent while open." }),
@@ -161,7 +163,7 @@ export const CommentRef = builder.prismaNode("Comment", {
       description: "Who resolved it; absent while open.",
       resolve: async (c, _a, ctx) => (c.resolvedById ? userById(ctx).load(c.resolvedById) : null),
     }),
-    repliesConnection: t.relatedConnection("replies", {
+    replies: t.relatedConnection("replies", {
       type: CommentReplyRef,
       cursor: "id",
       totalCount: true,
@@ -196,15 +198,16 @@ function commentConnectionQuery(args: { status?: service.CommentStatusFilter | n
 }
 
 builder.prismaObjectFields("Space", (t) => ({
-  comments: t.int({
+  commentsCount: t.int({
+    extensions: restName("comments"),
     description: "Number of open comments.",
     resolve: (s, _a, ctx) => service.openSpaceCommentCounts(ctx).load(s.id),
   }),
-  commentsConnection: t.relatedConnection("comments", {
+  comments: t.relatedConnection("comments", {
     type: CommentRef,
     cursor: "id",
     totalCount: true,
-    description: "Comments on the space itself (not those of its change requests), newest first. Each has its replies as `repliesConnection`.",
+    description: "Comments on the space itself (not those of its change requests), newest first. Each has its replies as `replies`.",
     args: commentConnectionArgs,
     query: (args) => commentConnectionQuery(args, false),
   }),
@@ -212,11 +215,11 @@ builder.prismaObjectFields("Space", (t) => ({
 
 // ChangeRequest is the prisma object of the change requests area (imported before this file).
 builder.prismaObjectFields("ChangeRequest", (t) => ({
-  commentsConnection: t.relatedConnection("comments", {
+  comments: t.relatedConnection("comments", {
     type: CommentRef,
     cursor: "id",
     totalCount: true,
-    description: "Comments on the change request, newest first. Each has its replies as `repliesConnection`.",
+    description: "Comments on the change request, newest first. Each has its replies as `replies`.",
     args: commentConnectionArgs,
     query: (args) => commentConnectionQuery(args, true),
   }),
@@ -324,6 +327,11 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const SpaceCommentDeletePayload = deletionPayload("SpaceCommentDeletePayload", "comment", spaceParent);
+const SpaceCommentReplyDeletePayload = deletionPayload("SpaceCommentReplyDeletePayload", "reply", spaceParent);
+const ChangeRequestCommentDeletePayload = deletionPayload("ChangeRequestCommentDeletePayload", "comment", spaceParent);
+const ChangeRequestCommentReplyDeletePayload = deletionPayload("ChangeRequestCommentReplyDeletePayload", "reply", spaceParent);
+
 builder.mutationFields((t) => ({
   spaceCommentCreate: t.field({
     type: CommentRef,
@@ -340,10 +348,11 @@ builder.mutationFields((t) => ({
       return service.updateComment(ctx, await service.spaceScope(ctx, spaceId), commentId, patch);
     },
   }),
-  spaceCommentDelete: t.boolean({
-    description: "Deletes a comment and its replies (its author or a space admin). True also when it did not exist.",
+  spaceCommentDelete: t.field({
+    type: SpaceCommentDeletePayload,
+    description: "Deletes a comment and its replies (its author or a space admin). Succeeds also when it did not exist.",
     args: { ...spaceIdArgs, commentId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => service.deleteComment(ctx, await service.spaceScope(ctx, args.spaceId), args.commentId),
+    resolve: async (_r, args, ctx) => deleted(service.deleteComment(ctx, await service.spaceScope(ctx, args.spaceId), args.commentId), args.commentId, args.spaceId),
   }),
   spaceCommentReplyCreate: t.field({
     type: CommentReplyRef,
@@ -366,11 +375,11 @@ builder.mutationFields((t) => ({
       return service.updateReply(ctx, await service.spaceScope(ctx, spaceId), commentId, commentReplyId, patch);
     },
   }),
-  spaceCommentReplyDelete: t.boolean({
-    description: "Deletes a reply (its author or a space admin). True also when it did not exist.",
+  spaceCommentReplyDelete: t.field({
+    type: SpaceCommentReplyDeletePayload,
+    description: "Deletes a reply (its author or a space admin). Succeeds also when it did not exist.",
     args: { ...spaceIdArgs, commentId: t.arg.string({ required: true }), commentReplyId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) =>
-      service.deleteReply(ctx, await service.spaceScope(ctx, args.spaceId), args.commentId, args.commentReplyId),
+    resolve: async (_r, args, ctx) => deleted(service.deleteReply(ctx, await service.spaceScope(ctx, args.spaceId), args.commentId, args.commentReplyId), args.commentReplyId, args.spaceId),
   }),
   changeRequestCommentCreate: t.field({
     type: CommentRef,
@@ -388,11 +397,11 @@ builder.mutationFields((t) => ({
       return service.updateComment(ctx, await service.changeRequestScope(ctx, spaceId, changeRequestId), commentId, patch);
     },
   }),
-  changeRequestCommentDelete: t.boolean({
-    description: "Deletes a comment and its replies (its author or a space admin). True also when it did not exist.",
+  changeRequestCommentDelete: t.field({
+    type: ChangeRequestCommentDeletePayload,
+    description: "Deletes a comment and its replies (its author or a space admin). Succeeds also when it did not exist.",
     args: { ...changeRequestArgs, commentId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) =>
-      service.deleteComment(ctx, await service.changeRequestScope(ctx, args.spaceId, args.changeRequestId), args.commentId),
+    resolve: async (_r, args, ctx) => deleted(service.deleteComment(ctx, await service.changeRequestScope(ctx, args.spaceId, args.changeRequestId), args.commentId), args.commentId, args.spaceId),
   }),
   changeRequestCommentReplyCreate: t.field({
     type: CommentReplyRef,
@@ -422,15 +431,15 @@ builder.mutationFields((t) => ({
       return service.updateReply(ctx, await service.changeRequestScope(ctx, spaceId, changeRequestId), commentId, commentReplyId, patch);
     },
   }),
-  changeRequestCommentReplyDelete: t.boolean({
-    description: "Deletes a reply (its author or a space admin). True also when it did not exist.",
+  changeRequestCommentReplyDelete: t.field({
+    type: ChangeRequestCommentReplyDeletePayload,
+    description: "Deletes a reply (its author or a space admin). Succeeds also when it did not exist.",
     args: { ...changeRequestArgs, commentId: t.arg.string({ required: true }), commentReplyId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) =>
-      service.deleteReply(
+    resolve: async (_r, args, ctx) => deleted(service.deleteReply(
         ctx,
         await service.changeRequestScope(ctx, args.spaceId, args.changeRequestId),
         args.commentId,
         args.commentReplyId,
-      ),
+      ), args.commentReplyId, args.spaceId),
   }),
 }));

@@ -1,4 +1,6 @@
 import { builder } from "../../core/builder.js";
+import { deleted, deletionPayload } from "../../core/payloads.js";
+import { spaceParent } from "../spaces/spaces.schema.js";
 import { argsWithNulls } from "../../core/context.js";
 import { GRAPH_ONLY, ListNext, listOf, pageArgs, urlsOf } from "../../core/shapes.js";
 import { OrganizationRef } from "../organizations/organizations.schema.js";
@@ -465,6 +467,8 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const PageDeletePayload = deletionPayload("PageDeletePayload", "page", spaceParent);
+
 builder.mutationFields((t) => ({
   spaceContentImport: t.field({
     type: ImportResult,
@@ -487,10 +491,11 @@ builder.mutationFields((t) => ({
       return service.updatePage(ctx, id, null, pageId, input);
     },
   }),
-  pageDelete: t.boolean({
+  pageDelete: t.field({
+    type: PageDeletePayload,
     description: "Deletes a page and its sub-pages from the space's content (edit role; the space must be live).",
     args: { spaceId: t.arg.string({ required: true }), pageId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => service.deletePage(ctx, args.spaceId, null, args.pageId),
+    resolve: async (_r, args, ctx) => deleted(service.deletePage(ctx, args.spaceId, null, args.pageId), args.pageId, args.spaceId),
   }),
   fileUpload: t.field({
     type: FileRef,

@@ -2,10 +2,11 @@ import { execute, parse, getNamedType, type DocumentNode, isObjectType, type Gra
 import { filter, pipe } from "graphql-yoga";
 import type { Integration, IntegrationEvent, IntegrationInstallation, Organization } from "../../generated/prisma/client.js";
 import { builder } from "../../core/builder.js";
+import { deleted, deletionPayload } from "../../core/payloads.js";
 import type { Context } from "../../core/context.js";
 import { argsWithNulls } from "../../core/context.js";
 import { byKeys, defineLoader } from "../../core/loaders.js";
-import { listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
+import { listOf, pageArgs, permissionsOf, restName, urlsOf } from "../../core/shapes.js";
 import { isGraphOnly } from "../../rest/project.js";
 import { shapeForRest } from "../../rest/shape.js";
 import { OrganizationRef } from "../organizations/organizations.schema.js";
@@ -251,9 +252,10 @@ export const InstallationRef = builder.prismaObject("IntegrationInstallation", {
   fields: (t) => ({
     id: t.exposeString("id"),
     status: t.exposeString("status", { description: "active." }),
-    space_selection: t.field({ type: SelectionEnum, resolve: (i) => i.spaceSelection as any }),
-    site_selection: t.field({ type: SelectionEnum, resolve: (i) => i.siteSelection as any }),
-    spaces: t.int({
+    spaceSelection: t.field({ type: SelectionEnum, extensions: restName("space_selection"), resolve: (i) => i.spaceSelection as any }),
+    siteSelection: t.field({ type: SelectionEnum, extensions: restName("site_selection"), resolve: (i) => i.siteSelection as any }),
+    spacesCount: t.int({
+      extensions: restName("spaces"),
       description: "Number of spaces the installation covers (every live space of the organization when space_selection is all).",
       resolve: (i, _a, ctx) => service.installationSpaceCount(ctx).load(i),
     }),
@@ -620,6 +622,11 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const IntegrationSpaceUninstallPayload = deletionPayload("IntegrationSpaceUninstallPayload", "space installation (the space's id)");
+const IntegrationSiteUninstallPayload = deletionPayload("IntegrationSiteUninstallPayload", "site installation (the site's id)");
+const IntegrationDeletePayload = deletionPayload("IntegrationDeletePayload", "integration");
+const IntegrationUninstallPayload = deletionPayload("IntegrationUninstallPayload", "installation");
+
 builder.mutationFields((t) => ({
   integrationPublish: t.prismaField({
     type: "Integration",
@@ -652,10 +659,11 @@ builder.mutationFields((t) => ({
       return service.publishIntegration(ctx, integrationName, input as service.PublishInput);
     },
   }),
-  integrationDelete: t.boolean({
-    description: "Deletes an integration with its installations and events (admins of the owner). True also when it did not exist.",
+  integrationDelete: t.field({
+    type: IntegrationDeletePayload,
+    description: "Deletes an integration with its installations and events (admins of the owner). Succeeds also when it did not exist.",
     args: { integrationName: t.arg.string(NAME_ARG) },
-    resolve: (_r, args, ctx) => service.deleteIntegration(ctx, args.integrationName),
+    resolve: async (_r, args, ctx) => deleted(service.deleteIntegration(ctx, args.integrationName), args.integrationName),
   }),
   integrationInstall: t.prismaField({
     type: "IntegrationInstallation",
@@ -679,24 +687,35 @@ builder.mutationFields((t) => ({
       return service.updateInstallation(ctx, integrationName, installationId, patch as service.InstallationPatch);
     },
   }),
-  integrationUninstall: t.boolean({
-    description: "Removes an installation and its space and site installations (admins of its organization); records installation_deleted. True also when it did not exist.",
+  integrationUninstall: t.field({
+    type: IntegrationUninstallPayload,
+    description: "Removes an installation and its space and site installations (admins of its organization); records installation_deleted. Succeeds also when it did not exist.",
     args: { integrationName: t.arg.string(NAME_ARG), installationId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => service.uninstall(ctx, args.integrationName, args.installationId),
+    resolve: async (_r, args, ctx) => deleted(service.uninstall(ctx, args.integrationName, args.installationId), args.installationId),
   }),
-  integrationDevSet: t.boolean({
+  integrationDevSet: t.field({
+    type: IntegrationRef,
+    nullable: true,
     description: "Turns development mode on: events are dispatched to tunnelUrl (signed POSTs). all: forward every organization's events, not only the owner's.",
     args: {
       integrationName: t.arg.string(NAME_ARG),
       tunnelUrl: t.arg.string({ required: true, description: "http(s) URL receiving the integration's events and render requests." }),
       all: t.arg.boolean({ description: "Default false: only events of the owner organization's installations are forwarded." }),
     },
-    resolve: (_r, args, ctx) => service.setDevelopmentMode(ctx, args.integrationName, args.tunnelUrl, args.all),
+    resolve: async (_r, args, ctx) => {
+      await service.setDevelopmentMode(ctx, args.integrationName, args.tunnelUrl, args.all);
+      return ctx.prisma.integration.findUnique({ where: { name: args.integrationName } });
+    },
   }),
-  integrationDevDelete: t.boolean({
-    description: "Turns development mode off. True also when the integration did not exist.",
+  integrationDevDelete: t.field({
+    type: IntegrationRef,
+    nullable: true,
+    description: "Turns development mode off; answers the integration (null when it did not exist).",
     args: { integrationName: t.arg.string(NAME_ARG) },
-    resolve: (_r, args, ctx) => service.disableDevelopmentMode(ctx, args.integrationName),
+    resolve: async (_r, args, ctx) => {
+      await service.disableDevelopmentMode(ctx, args.integrationName);
+      return ctx.prisma.integration.findUnique({ where: { name: args.integrationName } });
+    },
   }),
   integrationRenderPost: t.field({
     type: RenderOutput,
@@ -762,10 +781,11 @@ function scopedInstallationOperations(scope: service.InstallationScope, item: ty
       },
       resolve: (_r, args: any, ctx) => service.installScoped(ctx, scope, args.integrationName, args.installationId, args[idArg], args),
     }),
-    [`integration${Noun}Uninstall`]: t.boolean({
-      description: `Removes the integration from a ${scope}; records ${scope}_installation_deleted. True also when it was not installed there.`,
+    [`integration${Noun}Uninstall`]: t.field({
+      type: scope === "space" ? IntegrationSpaceUninstallPayload : IntegrationSiteUninstallPayload,
+      description: `Removes the integration from a ${scope}; records ${scope}_installation_deleted. Succeeds also when it was not installed there.`,
       args: { integrationName: t.arg.string(NAME_ARG), installationId: t.arg.string({ required: true }), [idArg]: t.arg.string({ required: true }) },
-      resolve: (_r, args: any, ctx) => service.uninstallScoped(ctx, scope, args.integrationName, args.installationId, args[idArg]),
+      resolve: (_r, args: any, ctx) => deleted(service.uninstallScoped(ctx, scope, args.integrationName, args.installationId, args[idArg]), args[idArg]),
     }),
   }));
 }

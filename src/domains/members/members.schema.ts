@@ -1,7 +1,9 @@
 import type { Space, Team } from "../../generated/prisma/client.js";
 import { builder } from "../../core/builder.js";
+import { deleted, deletionPayload } from "../../core/payloads.js";
+import { organizationParent } from "../organizations/organizations.schema.js";
 import { argsWithNulls } from "../../core/context.js";
-import { KEEP_NULL, OrderEnum, RoleEnum, TeamRoleEnum, listOf, pageArgs } from "../../core/shapes.js";
+import { KEEP_NULL, OrderEnum, RoleEnum, TeamRoleEnum, listOf, pageArgs, restName } from "../../core/shapes.js";
 import type { Role, TeamRole } from "../../core/roles.js";
 import { UserRef } from "../users/users.schema.js";
 import * as service from "./members.service.js";
@@ -26,11 +28,13 @@ export const MemberRef = builder.prismaObject("Member", {
     joinedAt: t.expose("joinedAt", { type: "DateTime" }),
     lastSeenAt: t.expose("lastSeenAt", { type: "DateTime", nullable: true, description: "Absent when never seen." }),
     sso: t.exposeBoolean("sso", { description: "Whether the user is an SSO member." }),
-    spaces: t.int({
+    spacesCount: t.int({
+      extensions: restName("spaces"),
       description: "Number of spaces the member can access.",
       resolve: (m, _a, ctx) => service.memberSpaceCount(ctx).load(m),
     }),
-    teams: t.int({
+    teamsCount: t.int({
+      extensions: restName("teams"),
       description: "Number of the organization's teams the member belongs to.",
       resolve: (m, _a, ctx) => service.memberTeamCount(ctx).load(m),
     }),
@@ -136,6 +140,8 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const OrganizationMemberDeletePayload = deletionPayload("OrganizationMemberDeletePayload", "member (its user id)", organizationParent);
+
 builder.mutationFields((t) => ({
   organizationMemberUpdate: t.field({
     type: MemberRef,
@@ -150,10 +156,11 @@ builder.mutationFields((t) => ({
       return service.updateMember(ctx, organizationId, userId, { role: role as Role | null | undefined });
     },
   }),
-  organizationMemberDelete: t.boolean({
-    description: "Removes a member from the organization (true also when they were not a member).",
+  organizationMemberDelete: t.field({
+    type: OrganizationMemberDeletePayload,
+    description: "Removes a member from the organization (succeeds also when they were not a member).",
     args: { organizationId: t.arg.string({ required: true }), userId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => service.removeMember(ctx, args.organizationId, args.userId),
+    resolve: async (_r, args, ctx) => deleted(service.removeMember(ctx, args.organizationId, args.userId), args.userId, args.organizationId),
   }),
   organizationPing: t.field({
     type: OrganizationPingRef,

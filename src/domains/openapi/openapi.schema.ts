@@ -1,6 +1,8 @@
 import { GraphQLScalarType } from "graphql";
 import type { ScalarRef } from "@pothos/core";
 import { builder } from "../../core/builder.js";
+import { deleted, deletionPayload } from "../../core/payloads.js";
+import { organizationParent } from "../organizations/organizations.schema.js";
 import { argsWithNulls } from "../../core/context.js";
 import { viewerMembership, viewerMemberWhere } from "../../core/access.js";
 import { GRAPH_ONLY, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
@@ -175,6 +177,8 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const OpenAPISpecDeletePayload = deletionPayload("OpenAPISpecDeletePayload", "specification (its slug)", organizationParent);
+
 builder.mutationFields((t) => ({
   openAPISpecCreate: t.field({
     type: OpenApiSpecRef,
@@ -201,9 +205,10 @@ builder.mutationFields((t) => ({
       return service.updateSpecVisibility(ctx, args.organizationId, args.specSlug, args.visibility);
     },
   }),
-  openAPISpecDelete: t.boolean({
-    description: "Deletes a spec and its versions (true also when it did not exist).",
+  openAPISpecDelete: t.field({
+    type: OpenAPISpecDeletePayload,
+    description: "Deletes a spec and its versions (succeeds also when it did not exist).",
     args: specArgs,
-    resolve: (_r, args, ctx) => service.deleteSpec(ctx, args.organizationId, args.specSlug),
+    resolve: async (_r, args, ctx) => deleted(service.deleteSpec(ctx, args.organizationId, args.specSlug), args.specSlug, args.organizationId),
   }),
 }));

@@ -1,4 +1,5 @@
 import { builder } from "../../core/builder.js";
+import { deleted, deletionPayload, type PayloadParent } from "../../core/payloads.js";
 import { argsWithNulls } from "../../core/context.js";
 import { viewerMembership } from "../../core/access.js";
 import { KEEP_NULL, RoleEnum, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
@@ -85,6 +86,16 @@ builder.queryFields((t) => ({
   }),
 }));
 
+/** The organization a deletion happened in, for deletion payloads. */
+export const organizationParent: PayloadParent = {
+  field: "organization",
+  type: OrganizationRef,
+  description: "The organization it was deleted from.",
+  load: (ctx, id) => ctx.prisma.organization.findUnique({ where: { id } }),
+};
+
+const OrganizationInviteLinkDeletePayload = deletionPayload("OrganizationInviteLinkDeletePayload", "invite link", organizationParent);
+
 builder.mutationFields((t) => ({
   organizationUpdate: t.prismaField({
     type: "Organization",
@@ -105,8 +116,9 @@ builder.mutationFields((t) => ({
       return service.updateOrganization(ctx, organizationId, patch as service.OrganizationPatch);
     },
   }),
-  organizationInviteLinkDelete: t.boolean({
+  organizationInviteLinkDelete: t.field({
+    type: OrganizationInviteLinkDeletePayload,
     args: { organizationId: t.arg.string({ required: true }), inviteId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => service.deleteInviteLink(ctx, args.organizationId, args.inviteId),
+    resolve: async (_r, args, ctx) => deleted(service.deleteInviteLink(ctx, args.organizationId, args.inviteId), args.inviteId, args.organizationId),
   }),
 }));

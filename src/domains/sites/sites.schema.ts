@@ -1,7 +1,11 @@
 import type { Site, SiteSection, SiteSpace } from "../../generated/prisma/client.js";
+import { resolveArrayConnection } from "@pothos/plugin-relay";
 import { builder } from "../../core/builder.js";
+import { deleted, deletionPayload, type PayloadParent } from "../../core/payloads.js";
+import { organizationParent } from "../organizations/organizations.schema.js";
+import type { Context } from "../../core/context.js";
 import { argsWithNulls } from "../../core/context.js";
-import { GRAPH_ONLY, listOf, pageArgs, urlsOf } from "../../core/shapes.js";
+import { GRAPH_ONLY, listOf, pageArgs, restName, restOnly, urlsOf } from "../../core/shapes.js";
 import { SpaceRef } from "../spaces/spaces.schema.js";
 import { spaceById } from "../spaces/spaces.access.js";
 import type { JsonObject } from "./adaptive.js";
@@ -223,7 +227,7 @@ export const SiteRef = builder.prismaNode("Site", {
     }),
     visibility: t.field({ type: SiteVisibilityScalar, resolve: (s) => service.siteVisibility(s) }),
     published: t.exposeBoolean("published", { description: "True when visitors can reach the site (with the audience `visibility` sets)." }),
-    siteSpaces: t.int({ description: "Number of site spaces (at the root or in sections).", resolve: (s, _a, ctx) => service.siteSpaceCount(ctx).load(s.id) }),
+    siteSpacesCount: t.int({ extensions: restName("siteSpaces"), description: "Number of site spaces (at the root or in sections).", resolve: (s, _a, ctx) => service.siteSpaceCount(ctx).load(s.id) }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     adaptiveContent: t.field({ type: AdaptiveContent, resolve: (s) => ({ enabled: s.adaptiveEnabled }) }),
     ads: t.field({ type: SiteAds, nullable: true, resolve: () => null }),
@@ -245,13 +249,13 @@ export const SiteRef = builder.prismaNode("Site", {
       totalCount: true,
       query: () => ({ orderBy: [{ position: "asc" }, { createdAt: "asc" }, { id: "asc" }] }),
     }),
-    siteSpacesConnection: t.relatedConnection("siteSpaces", {
+    siteSpaces: t.relatedConnection("siteSpaces", {
       description: "Every site space of the site (at the root or in sections), by position.",
       cursor: "id",
       totalCount: true,
       query: () => ({ orderBy: [{ position: "asc" }, { createdAt: "asc" }, { id: "asc" }] }),
     }),
-    owningOrganization: t.relation("organization", { extensions: GRAPH_ONLY, description: "The organization the site belongs to." }),
+    organization: t.relation("organization", { extensions: GRAPH_ONLY, description: "The organization the site belongs to." }),
     subdomain: t.field({
       type: SubdomainRef,
       nullable: true,
@@ -279,7 +283,12 @@ export const SiteSpaceRef = builder.prismaNode("SiteSpace", {
   fields: (t) => ({
     object: t.string({ resolve: () => "site-space" }),
     path: t.exposeString("path", { description: `${service.PATH.min} to ${service.PATH.max} characters; unique in its section (or the root).` }),
-    section: t.string({ nullable: true, description: "Id of the section holding it; absent at the root.", resolve: (s) => s.sectionId }),
+    sectionId: t.string({
+      nullable: true,
+      extensions: restOnly("section"),
+      description: "Id of the section holding it; absent at the root.",
+      resolve: (s) => s.sectionId,
+    }),
     space: t.field({
       type: SpaceRef,
       description: "The space it shows.",
@@ -313,9 +322,17 @@ export const SiteSpaceRef = builder.prismaNode("SiteSpace", {
       },
     }),
     site: t.relation("site", { extensions: GRAPH_ONLY, description: "The site." }),
-    siteSection: t.relation("section", { nullable: true, extensions: GRAPH_ONLY, description: "The section holding it." }),
+    section: t.relation("section", { nullable: true, extensions: GRAPH_ONLY, description: "The section holding it." }),
   }),
 });
+
+/** A section's site spaces in order: those of its published view when it is one, with the view's share key. */
+async function sectionSiteSpaces(ctx: Context, s: Viewed<SiteSection>): Promise<Viewed<SiteSpace>[]> {
+  if (s.view?.siteSpaces) return s.view.siteSpaces;
+  const rows = await service.siteSpacesOfSection(ctx).load(s.id);
+  const shareKey = s.view?.shareKey;
+  return shareKey ? rows.map((r) => ({ ...r, view: { shareKey } })) : rows;
+}
 
 export const SiteSectionRef = builder.prismaNode("SiteSection", {
   id: { field: "id" },
@@ -333,17 +350,18 @@ export const SiteSectionRef = builder.prismaNode("SiteSection", {
     }),
     path: t.exposeString("path", { description: `${service.PATH.min} to ${service.PATH.max} characters; unique in the site.` }),
     condition: t.exposeString("condition", { nullable: true, description: "Expression over visitor.claims deciding whether visitors see it; absent: always shown." }),
-    sectionGroup: t.string({ nullable: true, description: "Id of the group holding it; absent when ungrouped.", resolve: (s) => s.groupId }),
+    sectionGroupId: t.string({
+      nullable: true,
+      extensions: restOnly("sectionGroup"),
+      description: "Id of the group holding it; absent when ungrouped.",
+      resolve: (s) => s.groupId,
+    }),
     icon: t.exposeString("icon", { nullable: true, description: `Icon name, at most ${service.ICON_MAX} characters.` }),
-    siteSpaces: t.field({
+    siteSpacesList: t.field({
       type: [SiteSpaceRef],
+      extensions: restOnly("siteSpaces"),
       description: "Its site spaces, in order.",
-      resolve: async (s: Viewed<SiteSection>, _a, ctx) => {
-        if (s.view?.siteSpaces) return s.view.siteSpaces;
-        const rows = await service.siteSpacesOfSection(ctx).load(s.id);
-        const shareKey = s.view?.shareKey;
-        return shareKey ? rows.map((r) => ({ ...r, view: { shareKey } })) : rows;
-      },
+      resolve: (s: Viewed<SiteSection>, _a, ctx) => sectionSiteSpaces(ctx, s),
     }),
     urls: t.field({
       type: PublishedUrls,
@@ -352,12 +370,18 @@ export const SiteSectionRef = builder.prismaNode("SiteSection", {
         return base ? { published: service.withShareKey(`${base.url}/${s.path}`, base.site, s.view?.shareKey) } : {};
       },
     }),
-    siteSpacesConnection: t.relatedConnection("siteSpaces", {
-      description: "Its site spaces, in order.",
-      cursor: "id",
-      totalCount: true,
-      query: () => ({ orderBy: [{ position: "asc" }, { createdAt: "asc" }, { id: "asc" }] }),
-    }),
+    // From the same list as its REST shape: in a published view, only the variants the visitor sees.
+    siteSpaces: t.connection(
+      {
+        type: SiteSpaceRef,
+        description: "Its site spaces, in order (in a published view, those the visitor sees).",
+        resolve: async (s: Viewed<SiteSection>, args, ctx) => {
+          const all = await sectionSiteSpaces(ctx, s);
+          return { ...resolveArrayConnection({ args }, all), totalCount: all.length };
+        },
+      },
+      { fields: (c) => ({ totalCount: c.int({ resolve: (conn) => (conn as unknown as { totalCount: number }).totalCount }) }) },
+    ),
     group: t.relation("group", { nullable: true, extensions: GRAPH_ONLY, description: "The group holding it." }),
     site: t.relation("site", { extensions: GRAPH_ONLY, description: "The site." }),
   }),
@@ -370,12 +394,13 @@ export const SiteSectionGroupRef = builder.prismaNode("SiteSectionGroup", {
     object: t.string({ resolve: () => "site-section-group" }),
     title: t.exposeString("title", { description: `${service.GROUP_TITLE.min} to ${service.GROUP_TITLE.max} characters.` }),
     icon: t.exposeString("icon", { nullable: true, description: `Icon name, at most ${service.ICON_MAX} characters.` }),
-    sections: t.field({
+    sectionsList: t.field({
       type: [SiteSectionRef],
+      extensions: restOnly("sections"),
       description: "Its sections, in order.",
       resolve: (g, _a, ctx) => service.sectionsOfGroup(ctx).load(g.id),
     }),
-    sectionsConnection: t.relatedConnection("sections", {
+    sections: t.relatedConnection("sections", {
       description: "Its sections, in order.",
       cursor: "id",
       totalCount: true,
@@ -586,6 +611,20 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const SiteDeletePayload = deletionPayload("SiteDeletePayload", "site", organizationParent);
+/** The site a deletion happened in, for deletion payloads. */
+const siteParent: PayloadParent = {
+  field: "site",
+  type: SiteRef,
+  description: "The site it was deleted from.",
+  load: (ctx, id) => ctx.prisma.site.findUnique({ where: { id } }),
+};
+const SiteSectionDeletePayload = deletionPayload("SiteSectionDeletePayload", "section", siteParent);
+const SiteSectionGroupDeletePayload = deletionPayload("SiteSectionGroupDeletePayload", "section group", siteParent);
+const SiteSectionGroupSectionRemovePayload = deletionPayload("SiteSectionGroupSectionRemovePayload", "section from the group (the section stays in the site)", siteParent);
+const SiteSpaceDeletePayload = deletionPayload("SiteSpaceDeletePayload", "site space", siteParent);
+const SiteShareLinkRevokePayload = deletionPayload("SiteShareLinkRevokePayload", "share link", siteParent);
+
 builder.mutationFields((t) => ({
   siteCreate: t.field({
     type: SiteRef,
@@ -622,10 +661,11 @@ builder.mutationFields((t) => ({
       return service.updateSite(ctx, organizationId, siteId, patch as service.SitePatch);
     },
   }),
-  siteDelete: t.boolean({
-    description: "Deletes a site with its structure (needs admin); true also when it did not exist.",
+  siteDelete: t.field({
+    type: SiteDeletePayload,
+    description: "Deletes a site with its structure (needs admin); succeeds also when it did not exist.",
     args: { ...siteArgs },
-    resolve: (_r, args, ctx) => service.deleteSite(ctx, args.organizationId, args.siteId),
+    resolve: async (_r, args, ctx) => deleted(service.deleteSite(ctx, args.organizationId, args.siteId), args.siteId, args.organizationId),
   }),
   sitePublish: t.field({
     type: SiteRef,
@@ -683,10 +723,11 @@ builder.mutationFields((t) => ({
       return structure.updateSection(ctx, organizationId, siteId, siteSectionId, patch);
     },
   }),
-  siteSectionDelete: t.boolean({
-    description: "Deletes a section and its site spaces; true also when it did not exist.",
+  siteSectionDelete: t.field({
+    type: SiteSectionDeletePayload,
+    description: "Deletes a section and its site spaces; succeeds also when it did not exist.",
     args: { ...siteArgs, siteSectionId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => structure.deleteSection(ctx, args.organizationId, args.siteId, args.siteSectionId),
+    resolve: async (_r, args, ctx) => deleted(structure.deleteSection(ctx, args.organizationId, args.siteId, args.siteSectionId), args.siteSectionId, args.siteId),
   }),
   siteSectionMove: t.field({
     type: SiteSectionRef,
@@ -720,10 +761,11 @@ builder.mutationFields((t) => ({
       return structure.updateGroup(ctx, organizationId, siteId, siteSectionGroupId, patch);
     },
   }),
-  siteSectionGroupDelete: t.boolean({
-    description: "Deletes a group; its sections stay, ungrouped, where it was. True also when it did not exist.",
+  siteSectionGroupDelete: t.field({
+    type: SiteSectionGroupDeletePayload,
+    description: "Deletes a group; its sections stay, ungrouped, where it was. Succeeds also when it did not exist.",
     args: { ...siteArgs, siteSectionGroupId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => structure.deleteGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId),
+    resolve: async (_r, args, ctx) => deleted(structure.deleteGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId), args.siteSectionGroupId, args.siteId),
   }),
   siteSectionGroupSectionAdd: t.field({
     type: SiteSectionGroupRef,
@@ -731,10 +773,11 @@ builder.mutationFields((t) => ({
     args: { ...siteArgs, siteSectionGroupId: t.arg.string({ required: true }), sectionId: t.arg.string({ required: true }) },
     resolve: (_r, args, ctx) => structure.addSectionToGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId, args.sectionId),
   }),
-  siteSectionGroupSectionRemove: t.boolean({
-    description: "Takes a section out of the group, right after it at the top level; true also when it was not part of the group.",
+  siteSectionGroupSectionRemove: t.field({
+    type: SiteSectionGroupSectionRemovePayload,
+    description: "Takes a section out of the group, right after it at the top level; succeeds also when it was not part of the group.",
     args: { ...siteArgs, siteSectionGroupId: t.arg.string({ required: true }), siteSectionId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => structure.removeSectionFromGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId, args.siteSectionId),
+    resolve: async (_r, args, ctx) => deleted(structure.removeSectionFromGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId, args.siteSectionId), args.siteSectionId, args.siteId),
   }),
   siteSectionGroupMove: t.field({
     type: SiteSectionGroupRef,
@@ -768,10 +811,11 @@ builder.mutationFields((t) => ({
       return structure.updateSiteSpace(ctx, organizationId, siteId, siteSpaceId, patch);
     },
   }),
-  siteSpaceDelete: t.boolean({
-    description: "Deletes a site space (not its space); true also when it did not exist.",
+  siteSpaceDelete: t.field({
+    type: SiteSpaceDeletePayload,
+    description: "Deletes a site space (not its space); succeeds also when it did not exist.",
     args: { ...siteArgs, siteSpaceId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => structure.deleteSiteSpace(ctx, args.organizationId, args.siteId, args.siteSpaceId),
+    resolve: async (_r, args, ctx) => deleted(structure.deleteSiteSpace(ctx, args.organizationId, args.siteId, args.siteSpaceId), args.siteSpaceId, args.siteId),
   }),
   siteSpaceMove: t.field({
     type: SiteSpaceRef,
@@ -787,9 +831,10 @@ builder.mutationFields((t) => ({
     args: { ...siteArgs, name: t.arg.string({ description: `A label, at most ${service.SHARE_LINK_NAME_MAX} characters.` }) },
     resolve: (_r, args, ctx) => service.createShareLink(ctx, args.organizationId, args.siteId, args),
   }),
-  siteShareLinkRevoke: t.boolean({
-    description: "Revokes a share link: its key stops working (needs admin). True also when it did not exist or was revoked already.",
+  siteShareLinkRevoke: t.field({
+    type: SiteShareLinkRevokePayload,
+    description: "Revokes a share link: its key stops working (needs admin). Succeeds also when it did not exist or was revoked already.",
     args: { ...siteArgs, shareLinkId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => service.revokeShareLink(ctx, args.organizationId, args.siteId, args.shareLinkId),
+    resolve: async (_r, args, ctx) => deleted(service.revokeShareLink(ctx, args.organizationId, args.siteId, args.shareLinkId), args.shareLinkId, args.siteId),
   }),
 }));

@@ -1,6 +1,7 @@
 import { builder } from "../../core/builder.js";
+import { deleted, deletionPayload, type PayloadParent } from "../../core/payloads.js";
 import { argsWithNulls } from "../../core/context.js";
-import { GRAPH_ONLY, RoleEnum, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
+import { GRAPH_ONLY, RoleEnum, listOf, pageArgs, permissionsOf, restOnly, urlsOf } from "../../core/shapes.js";
 import { SPACE_PERMISSIONS, spacePermissions } from "./spaces.policy.js";
 import * as service from "./spaces.service.js";
 import { requireSpace, viewerSpaceRole, visibleSpaceWhere } from "./spaces.access.js";
@@ -107,8 +108,13 @@ export const SpaceRef = builder.prismaNode("Space", {
     }),
     editMode: t.field({ type: EditModeEnum, resolve: (s) => s.editMode }),
     urls: t.field({ type: SpaceUrls, resolve: (s, _a, ctx) => service.spaceUrls(ctx, s) }),
-    organization: t.string({ description: "Id of the owning organization.", resolve: (s) => s.organizationId }),
-    parent: t.string({ nullable: true, description: "Id of the parent collection; absent at the top level.", resolve: (s) => s.parentId }),
+    organizationId: t.string({ extensions: restOnly("organization"), description: "Id of the owning organization.", resolve: (s) => s.organizationId }),
+    parentId: t.string({
+      nullable: true,
+      extensions: restOnly("parent"),
+      description: "Id of the parent collection; absent at the top level.",
+      resolve: (s) => s.parentId,
+    }),
     gitSync: t.field({ type: SpaceGitSync, nullable: true, resolve: () => null }),
     visitorAuth: t.field({ type: SpaceVisitorAuth, nullable: true, resolve: () => null }),
     revision: t.string({ nullable: true, description: "Id of the active revision; absent until the space has content.", resolve: (s) => s.revisionId }),
@@ -118,12 +124,12 @@ export const SpaceRef = builder.prismaNode("Space", {
       description: "Default role on the space's content; absent when it inherits (from its collection, else the member's role).",
       resolve: (s) => s.defaultLevel,
     }),
-    // The count fields (comments, changeRequests…) are added by the comments and change-requests areas.
+    // The counts (commentsCount, changeRequestsCount…) are added by the comments and change-requests areas.
     permissions: t.field({
       type: SpacePermissions,
       resolve: async (s, _a, ctx) => spacePermissions(await viewerSpaceRole(ctx).load(s), s.editMode),
     }),
-    owningOrganization: t.relation("organization", { extensions: GRAPH_ONLY, description: "The organization the space belongs to." }),
+    organization: t.relation("organization", { extensions: GRAPH_ONLY, description: "The organization the space belongs to." }),
   }),
 });
 
@@ -159,6 +165,8 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const SpaceDeletePayload = deletionPayload("SpaceDeletePayload", "space");
+
 builder.mutationFields((t) => ({
   spaceCreate: t.prismaField({
     type: "Space",
@@ -190,12 +198,13 @@ builder.mutationFields((t) => ({
       return service.updateSpace(ctx, id, patch as service.SpacePatch);
     },
   }),
-  spaceDelete: t.boolean({
+  spaceDelete: t.field({
+    type: SpaceDeletePayload,
     description:
       "Deletes a space (needs admin). It stays readable and restorable for 7 days, then it is removed for good. " +
-      "True also when the space did not exist or was already deleted.",
+      "Succeeds also when the space did not exist or was already deleted.",
     args: { spaceId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => service.deleteSpace(ctx, args.spaceId),
+    resolve: async (_r, args, ctx) => deleted(service.deleteSpace(ctx, args.spaceId), args.spaceId),
   }),
   spaceDuplicate: t.prismaField({
     type: "Space",
@@ -252,3 +261,11 @@ builder.subscriptionFields((t) => ({
     },
   }),
 }));
+
+/** The space a deletion happened in, for deletion payloads. */
+export const spaceParent: PayloadParent = {
+  field: "space",
+  type: SpaceRef,
+  description: "The space it was deleted from.",
+  load: (ctx, id) => ctx.prisma.space.findUnique({ where: { id } }),
+};

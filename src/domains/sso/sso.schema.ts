@@ -1,4 +1,6 @@
 import { builder } from "../../core/builder.js";
+import { deleted, deletionPayload } from "../../core/payloads.js";
+import { organizationParent } from "../organizations/organizations.schema.js";
 import { argsWithNulls } from "../../core/context.js";
 import { KEEP_NULL, RoleEnum, listOf, pageArgs, urlsOf } from "../../core/shapes.js";
 import { TeamRef } from "../teams/teams.schema.js";
@@ -102,6 +104,8 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const SamlProviderDeletePayload = deletionPayload("SamlProviderDeletePayload", "SAML provider", organizationParent);
+
 builder.mutationFields((t) => ({
   samlProviderCreate: t.field({
     type: SamlProviderRef,
@@ -130,9 +134,10 @@ builder.mutationFields((t) => ({
       return service.updateProvider(ctx, organizationId, samlProviderId, input);
     },
   }),
-  samlProviderDelete: t.boolean({
-    description: "Removes a SAML provider (true also when it did not exist; admins only).",
+  samlProviderDelete: t.field({
+    type: SamlProviderDeletePayload,
+    description: "Removes a SAML provider (succeeds also when it did not exist; admins only).",
     args: { organizationId: t.arg.string({ required: true }), samlProviderId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => service.deleteProvider(ctx, args.organizationId, args.samlProviderId),
+    resolve: async (_r, args, ctx) => deleted(service.deleteProvider(ctx, args.organizationId, args.samlProviderId), args.samlProviderId, args.organizationId),
   }),
 }));

@@ -1,6 +1,8 @@
 import { builder } from "../../core/builder.js";
+import { deleted, deletionPayload, type PayloadParent } from "../../core/payloads.js";
+import { organizationParent } from "../organizations/organizations.schema.js";
 import { argsWithNulls } from "../../core/context.js";
-import { TeamRoleEnum, listOf, pageArgs, permissionsOf } from "../../core/shapes.js";
+import { TeamRoleEnum, listOf, pageArgs, permissionsOf, restName } from "../../core/shapes.js";
 import type { TeamRole } from "../../core/roles.js";
 import { MemberRef, TeamMembershipRoleRef } from "../members/members.schema.js";
 import { memberByKey } from "../members/members.service.js";
@@ -32,8 +34,9 @@ export const TeamRef = builder.prismaNode("Team", {
   fields: (t) => ({
     object: t.string({ resolve: () => "team" }),
     title: t.exposeString("title"),
-    members: t.int({ description: "Number of members.", resolve: (team, _a, ctx) => service.teamMemberCount(ctx).load(team.id) }),
-    spaces: t.int({
+    membersCount: t.int({ extensions: restName("members"), description: "Number of members.", resolve: (team, _a, ctx) => service.teamMemberCount(ctx).load(team.id) }),
+    spacesCount: t.int({
+      extensions: restName("spaces"),
       description: "Number of spaces the team is granted access to.",
       resolve: (team, _a, ctx) => service.teamSpaceCount(ctx).load(team.id),
     }),
@@ -101,6 +104,16 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const TeamDeletePayload = deletionPayload("TeamDeletePayload", "team", organizationParent);
+/** The team a member left, for its deletion payload. */
+const teamParent: PayloadParent = {
+  field: "team",
+  type: TeamRef,
+  description: "The team the member was removed from.",
+  load: (ctx, id) => ctx.prisma.team.findUnique({ where: { id } }),
+};
+const TeamMemberDeletePayload = deletionPayload("TeamMemberDeletePayload", "team member (its user id)", teamParent);
+
 builder.mutationFields((t) => ({
   teamCreate: t.field({
     type: TeamRef,
@@ -124,13 +137,15 @@ builder.mutationFields((t) => ({
       return service.updateTeam(ctx, organizationId, teamId, { title });
     },
   }),
-  teamDelete: t.boolean({
-    description: "Deletes a team (true also when it did not exist).",
+  teamDelete: t.field({
+    type: TeamDeletePayload,
+    description: "Deletes a team (succeeds also when it did not exist).",
     args: { organizationId: t.arg.string({ required: true }), teamId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => service.deleteTeam(ctx, args.organizationId, args.teamId),
+    resolve: async (_r, args, ctx) => deleted(service.deleteTeam(ctx, args.organizationId, args.teamId), args.teamId, args.organizationId),
   }),
-  teamMembersUpdate: t.boolean({
-    description: "Adds, removes and sets roles of several team members at once; all or nothing.",
+  teamMembersUpdate: t.field({
+    type: TeamRef,
+    description: "Adds, removes and sets roles of several team members at once; all or nothing. Answers the team.",
     args: {
       organizationId: t.arg.string({ required: true }),
       teamId: t.arg.string({ required: true }),
@@ -138,25 +153,33 @@ builder.mutationFields((t) => ({
       remove: t.arg.stringList({ description: "User ids or emails to remove; wins over add." }),
       memberships: t.arg({ type: "JSON", description: "Map of user id (or email) to { role } (owner or member)." }),
     },
-    resolve: (_r, args, ctx) => service.updateTeamMembers(ctx, args.organizationId, args.teamId, args),
+    resolve: async (_r, args, ctx) => {
+      await service.updateTeamMembers(ctx, args.organizationId, args.teamId, args);
+      return ctx.prisma.team.findUniqueOrThrow({ where: { id: args.teamId } });
+    },
   }),
-  teamMemberSet: t.boolean({
-    description: "Adds a member to a team or changes their role.",
+  teamMemberSet: t.field({
+    type: TeamRef,
+    description: "Adds a member to a team or changes their role. Answers the team.",
     args: {
       organizationId: t.arg.string({ required: true }),
       teamId: t.arg.string({ required: true }),
       userId: t.arg.string({ required: true }),
       role: t.arg({ type: TeamRoleEnum, description: "owner or member; new members default to member." }),
     },
-    resolve: (_r, args, ctx) => service.setTeamMember(ctx, args.organizationId, args.teamId, args.userId, args),
+    resolve: async (_r, args, ctx) => {
+      await service.setTeamMember(ctx, args.organizationId, args.teamId, args.userId, args);
+      return ctx.prisma.team.findUniqueOrThrow({ where: { id: args.teamId } });
+    },
   }),
-  teamMemberDelete: t.boolean({
-    description: "Takes a member out of a team (true also when they were not in it).",
+  teamMemberDelete: t.field({
+    type: TeamMemberDeletePayload,
+    description: "Takes a member out of a team (succeeds also when they were not in it).",
     args: {
       organizationId: t.arg.string({ required: true }),
       teamId: t.arg.string({ required: true }),
       userId: t.arg.string({ required: true }),
     },
-    resolve: (_r, args, ctx) => service.removeTeamMember(ctx, args.organizationId, args.teamId, args.userId),
+    resolve: async (_r, args, ctx) => deleted(service.removeTeamMember(ctx, args.organizationId, args.teamId, args.userId), args.userId, args.teamId),
   }),
 }));

@@ -1,4 +1,6 @@
 import { builder } from "../../core/builder.js";
+import { deleted, deletionPayload } from "../../core/payloads.js";
+import { organizationParent } from "../organizations/organizations.schema.js";
 import { argsWithNulls } from "../../core/context.js";
 import { viewerMembership, viewerMemberWhere } from "../../core/access.js";
 import { listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
@@ -62,6 +64,8 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const TranslationSettingsDeletePayload = deletionPayload("TranslationSettingsDeletePayload", "translation settings", organizationParent);
+
 builder.mutationFields((t) => ({
   translationSettingsCreate: t.field({
     type: TranslationSettingsRef,
@@ -90,9 +94,10 @@ builder.mutationFields((t) => ({
       return service.updateTranslations(ctx, organizationId, translationSettingsId, input);
     },
   }),
-  translationSettingsDelete: t.boolean({
-    description: "Deletes translation settings (true also when they did not exist).",
+  translationSettingsDelete: t.field({
+    type: TranslationSettingsDeletePayload,
+    description: "Deletes translation settings (succeeds also when they did not exist).",
     args: { organizationId: t.arg.string({ required: true }), translationSettingsId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => service.deleteTranslations(ctx, args.organizationId, args.translationSettingsId),
+    resolve: async (_r, args, ctx) => deleted(service.deleteTranslations(ctx, args.organizationId, args.translationSettingsId), args.translationSettingsId, args.organizationId),
   }),
 }));

@@ -130,8 +130,8 @@ describe("reading and listing change requests", () => {
   it("lists them on GraphQL as a connection of the space", async () => {
     const res = await reader.graphql(
       `query($s: String!) { space(spaceId: $s) {
-        all: changeRequestsConnection { totalCount edges { node { number createdBy { email } } } }
-        drafts: changeRequestsConnection(status: draft) { totalCount }
+        all: changeRequests { totalCount edges { node { number createdBy { email } } } }
+        drafts: changeRequests(status: draft) { totalCount }
       } }`,
       { s: spaceId },
     );

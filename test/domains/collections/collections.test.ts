@@ -356,9 +356,9 @@ describe("GraphQL", () => {
     const s = await newSpace("Graph space", c.id);
     const res = await admin.graphql(
       `query($id: String!) { collection(collectionId: $id) {
-        id title owningOrganization { id }
-        children(first: 5) { totalCount edges { node { id parentCollection { id } } } }
-        spaces(first: 5) { totalCount edges { node { id parentCollection { id } } } }
+        id title organization { id }
+        children(first: 5) { totalCount edges { node { id parent { id } } } }
+        spaces(first: 5) { totalCount edges { node { id parent { id } } } }
       } }`,
       { id: c.id },
     );
@@ -366,9 +366,9 @@ describe("GraphQL", () => {
     expect(res.data.collection).toEqual({
       id: c.id,
       title: "Graph root",
-      owningOrganization: { id: admin.organization },
-      children: { totalCount: 1, edges: [{ node: { id: child.id, parentCollection: { id: c.id } } }] },
-      spaces: { totalCount: 1, edges: [{ node: { id: s.id, parentCollection: { id: c.id } } }] },
+      organization: { id: admin.organization },
+      children: { totalCount: 1, edges: [{ node: { id: child.id, parent: { id: c.id } } }] },
+      spaces: { totalCount: 1, edges: [{ node: { id: s.id, parent: { id: c.id } } }] },
     });
     const top = await admin.graphql(
       `query($org: String!) { organization(organizationId: $org) { all: collections { totalCount } top: collections(nested: false) { totalCount } } }`,

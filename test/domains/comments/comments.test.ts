@@ -687,7 +687,7 @@ describe("open comment counts (loaders for Space.comments and ChangeRequest.comm
 });
 
 describe("GraphQL", () => {
-  it("walks Space → commentsConnection → repliesConnection and ChangeRequest → commentsConnection with totalCount", async () => {
+  it("walks Space → comments → replies and ChangeRequest → comments with totalCount", async () => {
     const s = (await createSpace(admin, org, { title: "Graph" })).id;
     const c1 = (await admin.post(`/v1/spaces/${s}/comments`, { body: { markdown: "g1" } })).body;
     const c2 = (await commenter.post(`/v1/spaces/${s}/comments`, { body: { markdown: "g2" } })).body;
@@ -697,31 +697,31 @@ describe("GraphQL", () => {
     await admin.put(`/v1/spaces/${s}/comments/${c2.id}`, { resolved: true });
     const res = await reader.graphql(
       `query($id: String!) { space(spaceId: $id) {
-        commentsConnection(first: 10) { totalCount edges { node { id object replies status body { markdown }
-          postedBy { id } repliesConnection(first: 1) { totalCount pageInfo { hasNextPage } edges { node { id object body { markdown } postedBy { id } } } } } } }
-        open: commentsConnection(status: open) { totalCount }
+        comments(first: 10) { totalCount edges { node { id object repliesCount status body { markdown }
+          postedBy { id } replies(first: 1) { totalCount pageInfo { hasNextPage } edges { node { id object body { markdown } postedBy { id } } } } } } }
+        open: comments(status: open) { totalCount }
       } }`,
       { id: s },
     );
     expect(res.errors).toBeUndefined();
-    const conn = res.data.space.commentsConnection;
+    const conn = res.data.space.comments;
     expect(conn.totalCount).toBe(2);
     expect(conn.edges.map((e: any) => e.node.id)).toEqual([c2.id, c1.id]);
     const first = conn.edges[1].node;
-    expect(first).toMatchObject({ object: "comment", replies: 2, status: "open", body: { markdown: "g1" }, postedBy: { id: admin.user } });
-    expect(first.repliesConnection.totalCount).toBe(2);
-    expect(first.repliesConnection.pageInfo.hasNextPage).toBe(true);
-    expect(first.repliesConnection.edges[0].node).toMatchObject({ object: "comment-reply", body: { markdown: "g1 r1" }, postedBy: { id: commenter.user } });
+    expect(first).toMatchObject({ object: "comment", repliesCount: 2, status: "open", body: { markdown: "g1" }, postedBy: { id: admin.user } });
+    expect(first.replies.totalCount).toBe(2);
+    expect(first.replies.pageInfo.hasNextPage).toBe(true);
+    expect(first.replies.edges[0].node).toMatchObject({ object: "comment-reply", body: { markdown: "g1 r1" }, postedBy: { id: commenter.user } });
     expect(res.data.space.open.totalCount).toBe(1);
 
     const cr = await reader.graphql(
-      `query($s: String!) { changeRequest(spaceId: $s, changeRequestId: "1") { commentsConnection(first: 50) { totalCount edges { node { target { changeRequest } } } } } }`,
+      `query($s: String!) { changeRequest(spaceId: $s, changeRequestId: "1") { comments(first: 50) { totalCount edges { node { target { changeRequest } } } } } }`,
       { s: space },
     );
     expect(cr.errors).toBeUndefined();
     const crComments = await t.gateway.db.prisma.comment.count({ where: { changeRequestId: CR_ID, parentId: null } });
-    expect(cr.data.changeRequest.commentsConnection.totalCount).toBe(crComments);
-    expect(cr.data.changeRequest.commentsConnection.edges.every((e: any) => e.node.target.changeRequest === CR_ID)).toBe(true);
+    expect(cr.data.changeRequest.comments.totalCount).toBe(crComments);
+    expect(cr.data.changeRequest.comments.edges.every((e: any) => e.node.target.changeRequest === CR_ID)).toBe(true);
 
     const root = await reader.graphql(
       `query($s: String!, $c: String!) { spaceComment(spaceId: $s, commentId: $c, format: document) { id body { markdown document } target { space } } }`,

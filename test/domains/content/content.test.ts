@@ -315,8 +315,8 @@ describe("pages", () => {
     expect(res.data.space.content).toEqual({ type: "edits", files: [], pages: [{ id: top.id }] });
     const updated = await admin.graphql(`mutation($s: String!, $p: String!) { pageUpdate(spaceId: $s, pageId: $p, title: "Top!") { title } }`, { s: spaceId, p: top.id });
     expect(updated.data.pageUpdate.title).toBe("Top!");
-    const deleted = await admin.graphql(`mutation($s: String!, $p: String!) { pageDelete(spaceId: $s, pageId: $p) }`, { s: spaceId, p: top.id });
-    expect(deleted.data.pageDelete).toBe(true);
+    const deleted = await admin.graphql(`mutation($s: String!, $p: String!) { pageDelete(spaceId: $s, pageId: $p) { deletedId space { id } } }`, { s: spaceId, p: top.id });
+    expect(deleted.data.pageDelete).toEqual({ deletedId: top.id, space: { id: spaceId } });
     const denied = await reader.graphql(`mutation($s: String!) { pageCreate(spaceId: $s, title: "x") { id } }`, { s: spaceId });
     expect(denied.errors[0].extensions.code).toBe(403);
   });

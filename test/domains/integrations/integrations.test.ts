@@ -743,7 +743,7 @@ describe("GraphQL graph", () => {
     const res = await admin.graphql(
       `query($org: String!) { organization(organizationId: $org) {
           integrations(first: 10) { totalCount edges { node { name events(first: 2) { totalCount edges { node { id status payload { type } } } } } } }
-          installations(first: 10) { totalCount edges { node { id spaces integration { name } organization { id } } } }
+          installations(first: 10) { totalCount edges { node { id spacesCount integration { name } organization { id } } } }
       } }`,
       { org: admin.organization },
     );
@@ -781,7 +781,7 @@ describe("batching", () => {
     integrations(first: 50) { totalCount edges { node {
       name version owner { id title permissions { admin } } permissions { admin install } urls { location icon }
       events(first: 5) { totalCount edges { node { id status payload { type } } } }
-      installations(first: 5) { totalCount edges { node { id spaces urls { location } target { organization } integration { name } } } }
+      installations(first: 5) { totalCount edges { node { id spacesCount urls { location } target { organization } integration { name } } } }
     } } }
   } }`;
 

@@ -403,7 +403,7 @@ describe("DELETE /v1/orgs/{organizationId}/members/{userId}", () => {
 });
 
 describe("GraphQL", () => {
-  const query = `query($id: String!) { organization(organizationId: $id) { members(first: 10) { totalCount edges { node { id role spaces teams user { email } } } } } }`;
+  const query = `query($id: String!) { organization(organizationId: $id) { members(first: 10) { totalCount edges { node { id role spacesCount teamsCount user { email } } } } } }`;
 
   it("walks an organization's members as a connection", async () => {
     const res = await admin.graphql(query, { id: org });

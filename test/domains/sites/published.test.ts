@@ -239,7 +239,7 @@ describe("GET /v1/orgs/{organizationId}/sites/{siteId}/published", () => {
             type
             structure {
               __typename
-              ... on SiteSection { title siteSpaces { title space { id } } }
+              ... on SiteSection { title siteSpaces(first: 10) { totalCount nodes { title space { id } } } }
               ... on SiteSpace { title }
             }
           }
@@ -254,7 +254,7 @@ describe("GET /v1/orgs/{organizationId}/sites/{siteId}/published", () => {
       ["SiteSection", "API"],
       ["SiteSection", "Beta"],
     ]);
-    expect(res.data.sitePublished.structure.structure[0].siteSpaces.map((x: any) => x.title)).toEqual(["Guide", "Pro Guide"]);
+    expect(res.data.sitePublished.structure.structure[0].siteSpaces.nodes.map((x: any) => x.title)).toEqual(["Guide", "Pro Guide"]);
     const anon = await t.caller("").graphql(`query { sitePublished(organizationId: "${org}", siteId: "${portal.id}") { object } }`);
     expect(anon.status).toBe(401);
   });

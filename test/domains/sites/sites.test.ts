@@ -482,8 +482,8 @@ describe("GraphQL", () => {
         site(organizationId: $org, siteId: $site) {
           id urls { published }
           subdomain { subdomain }
-          owningOrganization { id }
-          siteSpacesConnection { totalCount edges { node { path space { id title } } } }
+          organization { id }
+          siteSpaces { totalCount edges { node { path space { id title } } } }
         }
       }`,
       { org, site: s.id },
@@ -498,8 +498,8 @@ describe("GraphQL", () => {
     expect(res.data.organization.sites.edges.map((e: any) => e.node.id)).toContain(s.id);
     expect(res.data.site.urls.published).toBe(`${t.url}/sites/acme/${s.id}`);
     expect(res.data.site.subdomain).toEqual({ subdomain: "acme" });
-    expect(res.data.site.owningOrganization.id).toBe(org);
-    expect(res.data.site.siteSpacesConnection.edges[0].node).toEqual({ path: "getting-started", space: { id: guide, title: "Getting Started" } });
+    expect(res.data.site.organization.id).toBe(org);
+    expect(res.data.site.siteSpaces.edges[0].node).toEqual({ path: "getting-started", space: { id: guide, title: "Getting Started" } });
     const hidden = await other.graphql(`query($org: String!, $site: String!) { site(organizationId: $org, siteId: $site) { id } }`, { org, site: s.id });
     expect(hidden.errors[0].extensions.code).toBe(404);
   });

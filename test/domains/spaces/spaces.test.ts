@@ -441,16 +441,16 @@ describe("GraphQL", () => {
     await fresh.delete(`/v1/spaces/${s2.id}`);
     const res = await fresh.graphql(
       `query($org: String!) { organization(organizationId: $org) {
-        spaces(first: 10) { totalCount edges { node { id visibility owningOrganization { id } parentCollection { id title } } } }
+        spaces(first: 10) { totalCount edges { node { id visibility organization { id } parent { id title } } } }
       } }`,
       { org: fresh.organization },
     );
     expect(res.errors).toBeUndefined();
     expect(res.data.organization.spaces).toEqual({
       totalCount: 1,
-      edges: [{ node: { id: s1.id, visibility: "in-collection", owningOrganization: { id: fresh.organization }, parentCollection: { id: c.id, title: "Graph shelf" } } }],
+      edges: [{ node: { id: s1.id, visibility: "in-collection", organization: { id: fresh.organization }, parent: { id: c.id, title: "Graph shelf" } } }],
     });
-    const moved = await fresh.graphql(`mutation($id: String!) { spaceMove(spaceId: $id, parent: null) { id parent visibility } }`, { id: s1.id });
+    const moved = await fresh.graphql(`mutation($id: String!) { spaceMove(spaceId: $id, parent: null) { id parent { id } visibility } }`, { id: s1.id });
     expect(moved.data.spaceMove).toEqual({ id: s1.id, parent: null, visibility: "private" });
   });
 

@@ -444,12 +444,12 @@ describe("GraphQL", () => {
     expect(teams.data.organization.teams.totalCount).toBe(total);
     expect(teams.data.organization.teams.edges).toHaveLength(Math.min(3, total));
     const res = await admin.graphql(
-      `query($o: String!, $t: String!) { team(organizationId: $o, teamId: $t) { id members memberships(first: 5) { totalCount edges { node { role user { email } member { role } } } } } }`,
+      `query($o: String!, $t: String!) { team(organizationId: $o, teamId: $t) { id membersCount memberships(first: 5) { totalCount edges { node { role user { email } member { role } } } } } }`,
       { o: org, t: team },
     );
     expect(res.errors).toBeUndefined();
     const node = res.data.team;
-    expect(node.members).toBe(2);
+    expect(node.membersCount).toBe(2);
     expect(node.memberships.totalCount).toBe(2);
     const entries = node.memberships.edges.map((e: any) => [e.node.user.email, e.node.member.role, e.node.role]);
     expect(entries.sort()).toEqual([
@@ -464,7 +464,7 @@ describe("GraphQL", () => {
   it("serves the team mutations with the same rules", async () => {
     const created = await admin.graphql(`mutation($o: String!) { teamCreate(organizationId: $o, title: "Via graph") { id title permissions { admin } } }`, { o: org });
     expect(created.data.teamCreate).toMatchObject({ title: "Via graph", permissions: { admin: true } });
-    const denied = await reader.graphql(`mutation($o: String!, $t: String!) { teamDelete(organizationId: $o, teamId: $t) }`, { o: org, t: created.data.teamCreate.id });
+    const denied = await reader.graphql(`mutation($o: String!, $t: String!) { teamDelete(organizationId: $o, teamId: $t) { deletedId } }`, { o: org, t: created.data.teamCreate.id });
     expect(denied.errors[0].extensions.code).toBe(403);
   });
 });
