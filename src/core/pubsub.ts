@@ -1,7 +1,7 @@
 import { createPubSub } from "graphql-yoga";
-import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 import { setMaxListeners } from "node:events";
 import { Redis } from "ioredis";
+import { log } from "./logger.js";
 import type { SpaceActivity } from "../events/activity.js";
 import type { IntegrationEventMessage } from "../events/messages.js";
 
@@ -15,6 +15,13 @@ export type Topics = {
 
 export type PubSub = ReturnType<typeof createPubSub<Topics>> & { close(): Promise<void> };
 
+/**
+ * Failures of the Redis pub/sub, for the metrics: publishes that did not reach Redis (the message
+ * is dropped: Redis carries only live notifications, the writes themselves are committed), and
+ * outages (Redis became unreachable while it had been reachable, or at start).
+ */
+export const pubsubFailures = { publish: 0, outages: 0 };
+
 /** In-process pub/sub by default; Redis when a URL is given, so several gateways share events. */
 export function createPubSubFor(redisUrl?: string): PubSub {
   if (!redisUrl) {
@@ -24,13 +31,95 @@ export function createPubSubFor(redisUrl?: string): PubSub {
     const pubsub = createPubSub<Topics>({ eventTarget: eventTarget as any });
     return Object.assign(pubsub, { close: async () => undefined });
   }
-  const publishClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-  const subscribeClient = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-  const pubsub = createPubSub<Topics>({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient }) });
-  return Object.assign(pubsub, {
+  const redis = redisEventTarget(redisUrl);
+  const pubsub = createPubSub<Topics>({ eventTarget: redis.eventTarget as any });
+  return Object.assign(pubsub, { close: redis.close });
+}
+
+type Listener = (event: CustomEvent) => void;
+
+/**
+ * An EventTarget over Redis pub/sub (the shape of @graphql-yoga/redis-event-target) that an
+ * outage cannot bring down: Redis is an accelerator, not a dependency of correctness.
+ *
+ * - Publishing never waits and never throws: while Redis is away a publish fails at once (no
+ *   offline queue), is counted in `pubsubFailures.publish`, and the first failure of an outage is
+ *   logged once; the write that published has committed all the same.
+ * - Subscribing keeps its channels: the subscriber reconnects on its own and subscribes again to
+ *   every channel it follows (ioredis `autoResubscribe`); a subscription made during the outage is
+ *   queued until Redis is back. Live streams resume then (what was published meanwhile is lost).
+ * - Both clients have error listeners, and every command's promise is handled: no Redis error
+ *   reaches the process as an unhandled one.
+ */
+function redisEventTarget(redisUrl: string) {
+  let down = false;
+  const outage = (what: string, err: unknown) => {
+    if (down) return;
+    down = true;
+    pubsubFailures.outages++;
+    log.warn(`Redis pub/sub unreachable (${what}: ${(err as Error)?.message ?? err}); writes go on, live updates pause until it is back.`);
+  };
+  const back = () => {
+    if (!down) return;
+    down = false;
+    log.info("Redis pub/sub reachable again; live updates resume.");
+  };
+  const publishClient = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+  // The subscriber queues its SUBSCRIBE commands while away and retries them without end.
+  const subscribeClient = new Redis(redisUrl, { maxRetriesPerRequest: null, autoResubscribe: true });
+  for (const client of [publishClient, subscribeClient]) {
+    client.on("error", (err) => outage("connection", err));
+    client.on("ready", back);
+  }
+
+  const listeners = new Map<string, Set<Listener>>();
+  subscribeClient.on("message", (channel: string, message: string) => {
+    const set = listeners.get(channel);
+    if (!set) return;
+    let detail: unknown;
+    try {
+      detail = message === "" ? null : JSON.parse(message);
+    } catch {
+      return; // not one of ours
+    }
+    const event = new CustomEvent(channel, { detail });
+    for (const listener of set) listener(event);
+  });
+  const ignore = (what: string) => (err: unknown) => outage(what, err);
+  const callbackOf = (l: Listener | { handleEvent: Listener }) => ("handleEvent" in l ? l.handleEvent : l);
+
+  const eventTarget = {
+    addEventListener(topic: string, listener: Listener | { handleEvent: Listener } | null) {
+      if (!listener) return;
+      let set = listeners.get(topic);
+      if (!set) {
+        listeners.set(topic, (set = new Set()));
+        subscribeClient.subscribe(topic).catch(ignore("subscribe"));
+      }
+      set.add(callbackOf(listener));
+    },
+    removeEventListener(topic: string, listener: Listener | { handleEvent: Listener } | null) {
+      const set = listeners.get(topic);
+      if (!set || !listener) return;
+      set.delete(callbackOf(listener));
+      if (set.size) return;
+      listeners.delete(topic);
+      subscribeClient.unsubscribe(topic).catch(ignore("unsubscribe"));
+    },
+    dispatchEvent(event: CustomEvent): boolean {
+      const message = event.detail === undefined ? "" : JSON.stringify(event.detail);
+      publishClient.publish(event.type, message).catch((err: unknown) => {
+        pubsubFailures.publish++;
+        outage("publish", err);
+      });
+      return true;
+    },
+  };
+  return {
+    eventTarget,
     close: async () => {
       publishClient.disconnect();
       subscribeClient.disconnect();
     },
-  });
+  };
 }

@@ -62,6 +62,16 @@ export function checkOneOf<T extends string>(field: string, value: string | null
   return value as T;
 }
 
+/**
+ * An optional reference to another object by id: undefined and null pass through; an empty or
+ * blank string is a 400 (it would otherwise be taken as "no reference" by one check and stored
+ * as an id by the next).
+ */
+export function optionalId<T extends string | null | undefined>(field: string, value: T): T {
+  if (typeof value === "string" && !value.trim()) throw badInput(`${field} cannot be empty: give an id, or null for none.`);
+  return value;
+}
+
 /** Trims a required title-like string and rejects blank ones. */
 export function requiredText(field: string, value: string | null | undefined): string {
   const text = value?.trim();

@@ -8,7 +8,7 @@ import { newId } from "../../core/ids.js";
 import { recordSpaceActivity } from "../../events/activity.js";
 import { publishSpaceUpdated } from "../spaces/spaces.service.js";
 import { requireNotDeleted, requireSpace, requireSpaceAction, spaceById } from "../spaces/spaces.access.js";
-import { mergeContents, readContent, type MergeConflict } from "../content/model.js";
+import { entry, mergeContents, readContent, type MergeConflict } from "../content/model.js";
 import {
   CHANGE_REQUEST_STATUSES,
   EDITABLE_STATUSES,
@@ -344,7 +344,7 @@ export async function changeRequestPdf(ctx: Context, spaceId: string, changeRequ
   const scope = await readScope(ctx, spaceId, changeRequestId);
   if (pageId) {
     const { content } = await scopeRevision(ctx, scope);
-    if (!content.pages[pageId]) throw notFound(`Page "${pageId}"`);
+    if (!entry(content.pages, pageId)) throw notFound(`Page "${pageId}"`);
   }
   const cr = scope.changeRequest!;
   const url = ctx.urls.api(`/spaces/${spaceId}/change-requests/${cr.id}/pdf/download`);

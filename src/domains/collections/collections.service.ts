@@ -3,7 +3,7 @@ import type { Context } from "../../core/context.js";
 import { membershipAccess, membershipRefusal, requireMembership, requireOrgRole, viewerMembership } from "../../core/access.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { badInput, forbidden, notFound } from "../../core/errors.js";
-import { checkLength, checkOneOf, requiredText } from "../../core/validate.js";
+import { checkLength, checkOneOf, optionalId, requiredText } from "../../core/validate.js";
 import { ROLES, atLeast, type Role } from "../../core/roles.js";
 import { newId } from "../../core/ids.js";
 import { effectiveCollectionRole } from "../spaces/spaces.policy.js";
@@ -101,7 +101,7 @@ export async function listCollectionSpaces(ctx: Context, collectionId: string, a
 export async function createCollection(ctx: Context, organizationId: string, input: { title: string; parent?: string | null }) {
   await requireOrgRole(ctx, organizationId, "create", "create collections");
   const title = checkTitle(input.title);
-  const parentId = input.parent ?? null;
+  const parentId = optionalId("parent", input.parent) ?? null;
   if (parentId) await requireTargetCollection(ctx, organizationId, parentId, "parent");
   return ctx.prisma.collection.create({
     data: {
@@ -170,7 +170,7 @@ export async function deleteCollection(ctx: Context, collectionId: string): Prom
 export async function moveCollection(ctx: Context, collectionId: string, args: { parent?: string | null; position?: PositionInput | null }) {
   const { collection, role } = await requireCollection(ctx, collectionId);
   requireCollectionRole(role, "admin", "move it");
-  const parentId = args.parent === undefined ? collection.parentId : args.parent;
+  const parentId = args.parent === undefined ? collection.parentId : optionalId("parent", args.parent);
   if (parentId && parentId !== collection.parentId) {
     if (parentId === collectionId || (await descendantIds(ctx, collection.organizationId, collectionId)).includes(parentId)) {
       throw badInput("parent: a collection cannot be moved into itself or into one of its descendants.");

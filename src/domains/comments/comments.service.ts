@@ -8,7 +8,7 @@ import { newId } from "../../core/ids.js";
 import type { Role } from "../../core/roles.js";
 import { recordSpaceActivity } from "../../events/activity.js";
 import { requireNotDeleted, requireSpace, requireSpaceAction, spaceById } from "../spaces/spaces.access.js";
-import { flattenTree, pageTree, readContent, type StoredPage } from "../content/model.js";
+import { entry, flattenTree, pageTree, readContent, type StoredPage } from "../content/model.js";
 import { canDelete, canEditBody } from "./comments.policy.js";
 
 // ─── Values and limits ─────────────────────────────────────────────────────────────────────────
@@ -192,8 +192,8 @@ export async function targetPage(ctx: Context, comment: Comment): Promise<Target
     comment.revisionId ? revisionPages(ctx).load(comment.revisionId) : null,
     head ? revisionPages(ctx).load(head) : null,
   ]);
-  const before = then?.pages[comment.pageId];
-  const current = now?.pages[comment.pageId];
+  const before = then ? entry(then.pages, comment.pageId) : undefined;
+  const current = now ? entry(now.pages, comment.pageId) : undefined;
   const shown = current ? { page: current, paths: now!.paths } : before ? { page: before, paths: then!.paths } : null;
   const outdated = !current || (head !== comment.revisionId && (!before || !samePage(before, current)));
   if (!shown) return { id: comment.pageId, outdated };
@@ -352,7 +352,7 @@ export async function createComment(ctx: Context, scope: CommentScope, input: Co
   if (pageId) {
     const pages = revisionId ? await revisionPages(ctx).load(revisionId) : null;
     if (!pages) throw badInput(`page: ${where} has no content yet, so it has no page "${pageId}".`);
-    if (!pages.pages[pageId]) throw badInput(`page: "${pageId}" is not a page of the current revision of ${where}.`);
+    if (!entry(pages.pages, pageId)) throw badInput(`page: "${pageId}" is not a page of the current revision of ${where}.`);
   }
   const nodeId = input.node?.trim() || null;
   checkLength("node", nodeId, 1, NODE_MAX);

@@ -4,6 +4,7 @@ import { rawRoute, type RawRoute } from "../../rest/raw-routes.js";
 import { requireSpace } from "../spaces/spaces.access.js";
 import { readScope, scopeRevision } from "./revisions.js";
 import { renderPdf } from "./pdf.js";
+import { entry } from "./model.js";
 
 /**
  * The content routes that answer bytes rather than JSON, served beside the /v1 graph routes as
@@ -53,7 +54,7 @@ async function serveFile(ctx: Context, spaceId: string, fileId: string): Promise
 async function servePdf(ctx: Context, spaceId: string, changeRequestId: string, pageId: string | null): Promise<Response> {
   const scope = await readScope(ctx, spaceId, changeRequestId);
   const { content } = await scopeRevision(ctx, scope);
-  if (pageId && !content.pages[pageId]) throw notFound(`Page "${pageId}"`);
+  if (pageId && !entry(content.pages, pageId)) throw notFound(`Page "${pageId}"`);
   const cr = scope.changeRequest!;
   const title = `${scope.space.title} — #${cr.number}${cr.subject ? ` ${cr.subject}` : ""}`;
   const bytes = await renderPdf(content, { title, pageId });

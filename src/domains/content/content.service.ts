@@ -9,6 +9,7 @@ import { recordSpaceActivity } from "../../events/activity.js";
 import { checkEmoji, publishSpaceUpdated } from "../spaces/spaces.service.js";
 import { requireSpace } from "../spaces/spaces.access.js";
 import {
+  entry,
   isSelfOrAncestor,
   positionAt,
   subtreeIds,
@@ -106,14 +107,14 @@ export async function listFiles(ctx: Context, spaceId: string, changeRequestId: 
 
 export async function getFile(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, fileId: string): Promise<FileView> {
   const { content, scope } = await scopedContent(ctx, spaceId, changeRequestId);
-  const file = content.files[fileId];
+  const file = entry(content.files, fileId);
   if (!file) throw notFound(`File "${fileId}"`);
   return fileView(ctx, scope.space.id, file);
 }
 
 export async function fileBacklinks(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, fileId: string, args: PageArgs) {
   const { content, ref } = await scopedContent(ctx, spaceId, changeRequestId);
-  if (!content.files[fileId]) throw notFound(`File "${fileId}"`);
+  if (!entry(content.files, fileId)) throw notFound(`File "${fileId}"`);
   return paginateArray(new LinkResolver(ctx, ref, content).backlinks(fileId), args);
 }
 
@@ -145,7 +146,7 @@ export async function contentLinks(
   args: PageArgs,
 ) {
   const { scope, content, ref } = await scopedContent(ctx, spaceId, changeRequestId);
-  if (pageId && !content.pages[pageId]) throw notFound(`Page "${pageId}"`);
+  if (pageId && !entry(content.pages, pageId)) throw notFound(`Page "${pageId}"`);
   const resolver = new LinkResolver(ctx, ref, content);
   let changeRequestBroken: number;
   if (scope.changeRequest) {
@@ -197,7 +198,7 @@ function checkPosition(value: number | null | undefined): number | undefined {
 
 function checkParent(content: RevisionContent, parent: string | null, movingId?: string): string | null {
   if (parent === null) return null;
-  const target = content.pages[parent];
+  const target = entry(content.pages, parent);
   if (!target) throw badInput(`parent: page "${parent}" does not exist in this content.`);
   if (target.type === "link") throw badInput(`parent: page "${parent}" is a link page, which cannot hold pages.`);
   if (movingId && isSelfOrAncestor(content, movingId, parent)) throw badInput(`parent: a page cannot move under itself or one of its sub-pages.`);
@@ -297,7 +298,7 @@ export async function updatePage(
   if (input.type !== undefined && input.type !== null) throw badInput("type cannot change: create a new page of the other type.");
   if (input.href) checkUri("href", input.href);
   const result = await commit(ctx, scope, "edits", (draft) => {
-    const current = draft.pages[pageId];
+    const current = entry(draft.pages, pageId);
     if (!current) throw notFound(`Page "${pageId}"`);
     const page: StoredPage = { ...current };
     if (title !== undefined) page.title = title;
@@ -338,9 +339,9 @@ export async function updatePage(
 export async function deletePage(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, pageId: string): Promise<boolean> {
   const scope = await editScope(ctx, spaceId, changeRequestId, "delete pages");
   const { content } = await scopeRevision(ctx, scope);
-  if (!content.pages[pageId]) return true;
+  if (!entry(content.pages, pageId)) return true;
   await commit(ctx, scope, "edits", (draft) => {
-    if (!draft.pages[pageId]) return;
+    if (!entry(draft.pages, pageId)) return;
     for (const id of subtreeIds(draft, pageId)) delete draft.pages[id];
   });
   return true;

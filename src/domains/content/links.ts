@@ -2,7 +2,7 @@ import type { Context } from "../../core/context.js";
 import { viewerMembership } from "../../core/access.js";
 import { paginateArray, type PageArgs, type ListPage } from "../../core/pagination.js";
 import { spaceById, viewerSpaceRole, isExpired } from "../spaces/spaces.access.js";
-import { flattenTree, pageTree, type PageTreeNode, type RevisionContent } from "./model.js";
+import { entry, flattenTree, pageTree, type PageTreeNode, type RevisionContent } from "./model.js";
 import { anchorsOf, linksOf } from "./markdown.js";
 import { fileView, pageMarkdown, type FileView, type ScopeRef } from "./views.js";
 
@@ -102,7 +102,7 @@ export class LinkResolver {
   }
 
   private fileRef(fileId: string, url: string): RawTarget {
-    const file = this.content.files[fileId];
+    const file = entry(this.content.files, fileId);
     if (!file) return { status: "broken", ref: { kind: "file", url } };
     return { status: "ok", ref: { kind: "file", file: fileView(this.ctx, this.ref.spaceId, file), spaceId: this.ref.spaceId, versionContext: versionContext(this.ref) } };
   }

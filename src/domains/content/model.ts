@@ -48,14 +48,56 @@ export interface RevisionContent {
   variables: Record<string, string>;
 }
 
-export function emptyContent(): RevisionContent {
-  return { pages: {}, files: {}, reusableContents: {}, variables: {} };
+/**
+ * The records of a content are keyed by ids that callers send (`/page/{pageId}`), so they are
+ * objects without a prototype: `pages["constructor"]` is a page named so or nothing, never
+ * Object's constructor, and `pages["__proto__"] = …` stores a key rather than changing the
+ * record's prototype. Look ids up with `entry` (an own-property check) all the same: a record
+ * made as a literal elsewhere has a prototype.
+ */
+export function record<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
 }
 
-/** Reads Revision.content (JSON) defensively: missing parts become empty. */
+/** The value stored under `key` in `rec`, own properties only. */
+export function entry<T>(rec: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(rec, key) ? rec[key] : undefined;
+}
+
+export function emptyContent(): RevisionContent {
+  return { pages: record(), files: record(), reusableContents: record(), variables: record() };
+}
+
+/** A stored item is kept only under its own id (earlier versions could store junk under `constructor` and the like). */
+function copyItems<T extends { id: string }>(json: unknown): Record<string, T> {
+  const out = record<T>();
+  if (!json || typeof json !== "object") return out;
+  for (const [key, value] of Object.entries(json)) {
+    if (value && typeof value === "object" && (value as { id?: unknown }).id === key) out[key] = value as T;
+  }
+  return out;
+}
+
+function copyVariables(json: unknown): Record<string, string> {
+  const out = record<string>();
+  if (!json || typeof json !== "object") return out;
+  for (const [key, value] of Object.entries(json)) if (typeof value === "string") out[key] = value;
+  return out;
+}
+
+/**
+ * Reads Revision.content (JSON) defensively: missing parts become empty, records have no
+ * prototype (see `record`), and an entry not stored under its own id is dropped. The records are
+ * new objects (the items in them are the input's).
+ */
 export function readContent(json: unknown): RevisionContent {
-  const c = (json ?? {}) as Partial<RevisionContent>;
-  return { pages: c.pages ?? {}, files: c.files ?? {}, reusableContents: c.reusableContents ?? {}, variables: c.variables ?? {} };
+  const c = (json ?? {}) as Partial<Record<keyof RevisionContent, unknown>>;
+  return {
+    pages: copyItems<StoredPage>(c.pages),
+    files: copyItems<StoredFile>(c.files),
+    reusableContents: copyItems<StoredReusableContent>(c.reusableContents),
+    variables: copyVariables(c.variables),
+  };
 }
 
 export interface PageTreeNode extends StoredPage {
@@ -95,7 +137,7 @@ export function uniqueSlug(title: string, taken: Iterable<string>): string {
 
 /** True when `ancestorId` is `pageId` or one of its ancestors (a page cannot move under itself). */
 export function isSelfOrAncestor(content: RevisionContent, ancestorId: string, pageId: string): boolean {
-  for (let id: string | null = pageId; id; id = content.pages[id]?.parentId ?? null) if (id === ancestorId) return true;
+  for (let id: string | null = pageId; id; id = entry(content.pages, id)?.parentId ?? null) if (id === ancestorId) return true;
   return false;
 }
 
@@ -169,13 +211,13 @@ function mergeRecord<T>(
   mergeItem: (b: T, o: T, t: T, id: string) => { value: T; conflicts: MergeConflict[] },
   label: (item: T) => string | undefined,
 ): { merged: Record<string, T>; conflicts: MergeConflict[] } {
-  const merged: Record<string, T> = {};
+  const merged = record<T>();
   const conflicts: MergeConflict[] = [];
   const ids = new Set([...Object.keys(base), ...Object.keys(ours), ...Object.keys(theirs)]);
   for (const id of ids) {
-    const b = base[id];
-    const o = ours[id];
-    const t = theirs[id];
+    const b = entry(base, id);
+    const o = entry(ours, id);
+    const t = entry(theirs, id);
     if (b === undefined) {
       // Added on one side (or on both with the same value).
       if (o !== undefined && t !== undefined && !same(o, t)) {
@@ -248,7 +290,7 @@ export function mergeContents(base: RevisionContent, ours: RevisionContent, thei
   };
   // A page whose parent was deleted on the other side would be orphaned.
   for (const page of Object.values(content.pages)) {
-    if (page.parentId && !content.pages[page.parentId]) {
+    if (page.parentId && !entry(content.pages, page.parentId)) {
       pages.conflicts.push({ kind: "page", id: page.id, title: page.title, field: "parentId" });
     }
   }
@@ -268,8 +310,8 @@ export function mergeContents(base: RevisionContent, ours: RevisionContent, thei
 /** The path under which a page placed below `parentId` gets its slug ("" at the top level or under top-level groups). */
 export function parentPath(content: RevisionContent, parentId: string | null): string {
   const segments: string[] = [];
-  for (let id = parentId; id; id = content.pages[id]?.parentId ?? null) {
-    const page = content.pages[id];
+  for (let id = parentId; id; id = entry(content.pages, id)?.parentId ?? null) {
+    const page = entry(content.pages, id);
     if (!page) break;
     if (page.type !== "group") segments.unshift(page.slug);
   }

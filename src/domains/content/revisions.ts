@@ -236,7 +236,7 @@ export async function commitChange<T>(
           head = await lockedSpaceHead(tx, space, ctx.viewer.userId);
         }
         const base = await tx.revision.findUniqueOrThrow({ where: { id: head } });
-        const draft = structuredClone(readContent(base.content));
+        const draft = readContent(structuredClone(base.content));
         const value = change(draft);
         const id = newId("Revision");
         await tx.revision.create({

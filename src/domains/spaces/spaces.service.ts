@@ -3,7 +3,7 @@ import type { Context } from "../../core/context.js";
 import { requireMembership, requireOrgRole } from "../../core/access.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { badInput, forbidden } from "../../core/errors.js";
-import { checkLength, checkOneOf, checkPattern } from "../../core/validate.js";
+import { checkLength, checkOneOf, checkPattern, optionalId } from "../../core/validate.js";
 import { ROLES, type Role } from "../../core/roles.js";
 import { copySpaceContent } from "../content/revisions.js";
 import { newId } from "../../core/ids.js";
@@ -244,7 +244,7 @@ export async function createSpace(ctx: Context, organizationId: string, input: S
   const title = input.title === undefined || input.title === null ? SPACE_DEFAULT_TITLE : checkSpaceTitle(input.title)!;
   const emoji = checkEmoji(input.emoji) ?? null;
   const editMode = checkOneOf("editMode", input.editMode, EDIT_MODES) ?? "live";
-  const parentId = input.parent ?? null;
+  const parentId = optionalId("parent", input.parent) ?? null;
   if (parentId) await requireTargetCollection(ctx, organizationId, parentId, "parent");
   return ctx.prisma.space.create({
     data: {
@@ -354,7 +354,7 @@ export async function moveSpace(ctx: Context, spaceId: string, args: { parent?: 
   const { space, role } = await requireSpace(ctx, spaceId);
   requireSpaceAction(space, role, "administer", "move it");
   requireNotDeleted(space);
-  const parentId = args.parent === undefined ? space.parentId : args.parent;
+  const parentId = args.parent === undefined ? space.parentId : optionalId("parent", args.parent);
   if (parentId && parentId !== space.parentId) await requireTargetCollection(ctx, space.organizationId, parentId, "parent");
   const position = await positionFor(ctx.prisma, {
     organizationId: space.organizationId,
@@ -389,7 +389,7 @@ export async function transferSpace(ctx: Context, spaceId: string, args: { organ
   const target = args.organization.trim();
   const crossOrg = target !== space.organizationId;
   if (crossOrg) await requireTargetOrganizationAdmin(ctx, target, "transfer spaces into it");
-  const parentId = args.collection ?? null;
+  const parentId = optionalId("collection", args.collection) ?? null;
   if (!crossOrg && !parentId) return space;
   if (parentId) await requireTargetCollection(ctx, target, parentId, "collection");
   const position = await endPosition(ctx.prisma, target, parentId);

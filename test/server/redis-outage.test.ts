@@ -1,0 +1,115 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
+import { afterAll, describe, expect, it } from "vitest";
+import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { acmeDocs, created } from "../helpers/fixtures.js";
+import { wsClient } from "../helpers/graphql-ws.js";
+import { pubsubFailures } from "../../src/core/pubsub.js";
+
+/**
+ * Redis carries only the pub/sub: with REDIS_URL set, a Redis outage must not stop writes nor the
+ * gateway. Publishing fails soft (counted, logged once), subscriptions resume when Redis is back.
+ * A private Redis server on a free port is started and killed here.
+ */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  for (let i = 0; i < 100; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, "127.0.0.1", () => (socket.end(), resolve(true)));
+      socket.on("error", () => resolve(false));
+    });
+    if (up) return child;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill("SIGKILL");
+  throw new Error(`redis-server did not start on port ${port}`);
+}
+
+async function stopRedis(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGKILL");
+  await exited;
+}
+
+async function until<T>(check: () => T | Promise<T>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+let redis: ChildProcess | undefined;
+let t: TestGateway | undefined;
+afterAll(async () => {
+  await t?.close();
+  if (redis) await stopRedis(redis);
+});
+
+describe("a Redis outage", () => {
+  it("keeps writes succeeding, counts failed publishes, and resumes subscriptions when Redis is back", { timeout: 120_000 }, async () => {
+    const port = await freePort();
+    redis = await startRedis(port);
+    t = await startGateway({ redisUrl: `redis://127.0.0.1:${port}` });
+    const { admin } = await acmeDocs(t);
+    const space = created(await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Before" }));
+
+    const received: string[] = [];
+    const client = wsClient(t.url, admin.token);
+    const stop = client.subscribe(
+      { query: `subscription($id: String!) { spaceUpdated(spaceId: $id) { title } }`, variables: { id: space.id } },
+      { next: (v: any) => received.push(v.data?.spaceUpdated?.title), error: () => undefined, complete: () => undefined },
+    );
+    try {
+      // Live before the outage.
+      await until(async () => {
+        await admin.patch(`/v1/spaces/${space.id}`, { title: "Live" });
+        return received.includes("Live");
+      });
+
+      const failuresBefore = pubsubFailures.publish;
+      const outagesBefore = pubsubFailures.outages;
+      await stopRedis(redis);
+      // Writes go on while Redis is away, each one publishing into the void.
+      for (let i = 1; i <= 6; i++) {
+        const res = await admin.patch(`/v1/spaces/${space.id}`, { title: `Offline ${i}` });
+        expect(res.status).toBe(200);
+        expect((await admin.post(`/v1/spaces/${space.id}/content/pages`, { title: `Page ${i}` })).status).toBe(201);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect((await admin.get(`/v1/spaces/${space.id}`)).body.title).toBe("Offline 6");
+      expect(pubsubFailures.publish).toBeGreaterThan(failuresBefore);
+      // One outage, however many failed publishes and reconnection attempts.
+      expect(pubsubFailures.outages).toBe(outagesBefore + 1);
+      // GraphQL writes too.
+      const gql = await admin.graphql(`mutation($id: String!) { spaceUpdate(spaceId: $id, title: "Offline GraphQL") { title } }`, { id: space.id });
+      expect(gql.errors).toBeUndefined();
+
+      // Redis back on the same port: the subscription follows again without reconnecting.
+      redis = await startRedis(port);
+      await until(async () => {
+        await admin.patch(`/v1/spaces/${space.id}`, { title: "Back" });
+        return received.includes("Back");
+      }, 30_000);
+      expect(received.filter((title) => title?.startsWith("Offline"))).toEqual([]);
+      expect((await admin.get("/v1/orgs")).status).toBe(200);
+    } finally {
+      stop();
+      await client.dispose();
+    }
+  });
+});
