@@ -9,7 +9,7 @@ import { completeSchema, schema } from "./schema.js";
 import { rawRouteTable, routeTable } from "./rest/table.js";
 import { createRestHandler, errorResponse } from "./rest/handler.js";
 import { openDatabase, type Database } from "./core/db.js";
-import { createPubSubFor } from "./core/pubsub.js";
+import { createPubSubFor, pubsubFailures } from "./core/pubsub.js";
 import { makeUrls } from "./core/urls.js";
 import { authenticateRequest, authenticationFailure, bearerToken, viewerFromToken } from "./core/auth.js";
 import { makeContext, type Context, type Services } from "./core/context.js";
@@ -182,6 +182,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     onOutcome: (outcome) => metrics.deliveries.labels(outcome).inc(),
   });
   metrics.gauge("websocket_connections", "graphql-ws connections open.", () => wsServer.clients.size);
+  metrics.counterFrom("pubsub_publish_failures_total", "Redis pub/sub publishes that did not reach Redis (the live notification was dropped; the write itself committed).", () => pubsubFailures.publish);
+  metrics.counterFrom("pubsub_outages_total", "Times the Redis pub/sub became unreachable.", () => pubsubFailures.outages);
   metrics.gauge("integration_events_pending", "Integration events waiting for delivery (the backlog).", () =>
     db.prisma.integrationEvent.count({ where: { status: "pending" } }),
   );

@@ -16,6 +16,7 @@ import { errorResponse } from "../rest/handler.js";
  *   integration_events_pending                            the delivery backlog (read at scrape time)
  *   integration_event_deliveries_total{outcome}           delivered, retry, failed, skipped
  *   rate_limited_requests_total                           answers 429
+ *   pubsub_publish_failures_total, pubsub_outages_total   Redis pub/sub publishes lost, outages (src/core/pubsub.ts)
  *   process_*, nodejs_*                                   prom-client's process metrics
  */
 export interface Metrics {

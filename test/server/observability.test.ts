@@ -168,6 +168,8 @@ describe("GET /metrics", () => {
     expect(text).toMatch(/^integration_events_pending \d+$/m);
     expect(text).toMatch(/^# TYPE integration_event_deliveries_total counter$/m);
     expect(text).toMatch(/^process_cpu_seconds_total /m);
+    expect(text).toMatch(/^pubsub_publish_failures_total \d+$/m);
+    expect(text).toMatch(/^pubsub_outages_total \d+$/m);
   });
 
   it("counts open WebSockets and running subscriptions", async () => {
