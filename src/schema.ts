@@ -4,6 +4,7 @@ import { graphSchema } from "./rest/project.js";
 import "./domains/users/users.schema.js";
 import "./domains/organizations/organizations.schema.js";
 import "./domains/members/members.schema.js";
+import "./domains/users/viewer.schema.js";
 import "./domains/teams/teams.schema.js";
 import "./domains/collections/collections.schema.js";
 import "./domains/spaces/spaces.schema.js";

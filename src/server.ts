@@ -16,6 +16,7 @@ import { makeContext, type Context, type Services } from "./core/context.js";
 import { UNEXPECTED } from "./core/error-report.js";
 import { useGraphLimits } from "./graphql/limits.js";
 import { graphqlWsOperations } from "./graphql/ws.js";
+import { graphiql } from "./graphql/graphiql.js";
 import { docsRoutes } from "./rest/docs-page.js";
 import { homeRoutes, useJsonNotFound } from "./rest/home.js";
 import { createRawRouter, rawRoute, type RawRoute } from "./rest/raw-routes.js";
@@ -129,6 +130,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
+    graphiql: graphiql.options,
+    renderGraphiQL: graphiql.renderGraphiQL,
     // Health is /healthz and /readyz (src/server/health.ts). Yoga's own check answers every URL
     // that ends with its endpoint; no URL it sees ends with a space.
     healthCheckEndpoint: " ",

@@ -3,7 +3,7 @@ import { builder } from "../../core/builder.js";
 import { deleted, deletionPayload } from "../../core/payloads.js";
 import { organizationParent } from "../organizations/organizations.schema.js";
 import { argsWithNulls } from "../../core/context.js";
-import { KEEP_NULL, OrderEnum, RoleEnum, TeamRoleEnum, listOf, pageArgs, restName } from "../../core/shapes.js";
+import { GRAPH_ONLY, KEEP_NULL, OrderEnum, RoleEnum, TeamRoleEnum, listOf, pageArgs, restName } from "../../core/shapes.js";
 import type { Role, TeamRole } from "../../core/roles.js";
 import { UserRef } from "../users/users.schema.js";
 import * as service from "./members.service.js";
@@ -38,6 +38,7 @@ export const MemberRef = builder.prismaObject("Member", {
       description: "Number of the organization's teams the member belongs to.",
       resolve: (m, _a, ctx) => service.memberTeamCount(ctx).load(m),
     }),
+    organization: t.relation("organization", { extensions: GRAPH_ONLY, description: "The organization of the membership." }),
   }),
 });
 

@@ -1,0 +1,56 @@
+import type { GraphiQLOptions } from "graphql-yoga";
+import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
+
+/**
+ * The query GraphiQL opens with: the product's hierarchy, from the caller's first organization
+ * down to the comments of change requests (the same shape as README's nested query).
+ */
+export const GRAPHIQL_DEFAULT_QUERY = `# Paste an API token into the Authorization header below (Headers tab), then run the query.
+# Create one with: npm run admin -- token-create --email you@example.com
+query Nested {
+  viewer {
+    displayName
+    organizations(first: 1) {
+      nodes {
+        title
+        collections(first: 10) {
+          nodes {
+            title
+            spaces(first: 10) {
+              nodes {
+                title
+                changeRequests(first: 10) {
+                  nodes {
+                    number
+                    subject
+                    comments(first: 10) {
+                      nodes { body { markdown } postedBy { displayName } }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+`;
+
+export const GRAPHIQL_HEADERS = JSON.stringify({ Authorization: "Bearer <paste token>" }, null, 2);
+
+/**
+ * GraphiQL at /graphql in a browser, rendered from `@graphql-yoga/render-graphiql`: its scripts,
+ * styles and editor workers are inlined in the page, so it works without internet.
+ */
+export const graphiql = {
+  renderGraphiQL,
+  options: {
+    title: "Documentation API — GraphiQL",
+    defaultQuery: GRAPHIQL_DEFAULT_QUERY,
+    headers: GRAPHIQL_HEADERS,
+    defaultHeaders: GRAPHIQL_HEADERS,
+    defaultEditorToolsVisibility: "headers",
+  } satisfies GraphiQLOptions,
+};
