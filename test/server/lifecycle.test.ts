@@ -43,7 +43,8 @@ interface Started {
 
 /** Runs a command in the project folder with DATA_DIR and PORT set; resolves once it prints its listening line. */
 function run(command: string, args: string[], env: Record<string, string>): Started & { listening: Promise<string> } {
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, DATA_DIR: dataDir, HOST: "127.0.0.1", ...env } });
+  // The embedded database in a folder of its own, whatever database the suite runs on.
+  const child = spawn(command, args, { cwd: root, env: { ...process.env, DATABASE_URL: "", REDIS_URL: "", DATA_DIR: dataDir, HOST: "127.0.0.1", ...env } });
   children.add(child);
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
