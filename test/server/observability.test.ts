@@ -177,9 +177,14 @@ describe("GET /metrics", () => {
     const client = wsClient(t.url, admin.token);
     const stream = collect(client, `subscription($id: String!) { spaceUpdated(spaceId: $id) { id } }`, { id: space.id }, 1);
     await stream.ready;
-    let text = (await scrape()).text;
-    expect(text).toMatch(/^websocket_connections 1$/m);
-    expect(text).toMatch(/^graphql_subscriptions 1$/m);
+    // The subscription starts once the server has set it up (with Redis, once it is subscribed there).
+    let text = "";
+    await expect
+      .poll(async () => {
+        text = (await scrape()).text;
+        return /^websocket_connections 1$/m.test(text) && /^graphql_subscriptions 1$/m.test(text);
+      })
+      .toBe(true);
     await admin.patch(`/v1/spaces/${space.id}`, { title: "Watched 2" });
     await stream.results;
     await client.dispose();
