@@ -12,6 +12,8 @@ export interface Config {
   dataDir: string;
   databaseUrl?: string;
   redisUrl?: string;
+  /** GRAPHQL_TRUSTED_DOCUMENTS: file of the only documents /graphql and graphql-ws run (src/graphql/trusted-documents.ts). */
+  graphqlTrustedDocuments?: string;
   /** Largest `limit` a list accepts. */
   maxPageSize: number;
   defaultPageSize: number;
@@ -99,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || "data"),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    graphqlTrustedDocuments: env.GRAPHQL_TRUSTED_DOCUMENTS || undefined,
     maxPageSize: 1000,
     defaultPageSize: intFrom(env.DEFAULT_PAGE_SIZE, 100, "DEFAULT_PAGE_SIZE"),
     spaceRetentionDays: 7,

@@ -17,6 +17,8 @@ import { UNEXPECTED } from "./core/error-report.js";
 import { useGraphLimits } from "./graphql/limits.js";
 import { graphqlWsOperations } from "./graphql/ws.js";
 import { graphiql } from "./graphql/graphiql.js";
+import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
+import { loadTrustedDocuments, useTrustedDocuments } from "./graphql/trusted-documents.js";
 import { docsRoutes } from "./rest/docs-page.js";
 import { homeRoutes, useJsonNotFound } from "./rest/home.js";
 import { createRawRouter, rawRoute, type RawRoute } from "./rest/raw-routes.js";
@@ -59,6 +61,8 @@ export interface GatewayOptions {
 }
 
 export async function createGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
+  // Read before the database opens: a bad file stops the start with nothing to clean up.
+  const trusted = config.graphqlTrustedDocuments ? loadTrustedDocuments(config.graphqlTrustedDocuments) : undefined;
   const metrics = createMetrics();
   const db = await (opts.database ??
     openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, lockHeld: opts.lockHeld, logSql: config.logSql, progress: opts.progress }));
@@ -151,6 +155,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       useLiveToken(),
       useJsonNotFound(),
       useGraphLimits(),
+      useDeferStream(),
+      ...(trusted ? [useTrustedDocuments(trusted)] : []),
     ],
   });
 
@@ -164,7 +170,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const wsServer = new WebSocketServer({ server: httpServer, path: "/graphql" });
   const ws = useServer(
     {
-      ...graphqlWsOperations(yoga),
+      ...graphqlWsOperations(yoga, trusted),
       onConnect: async (ctx) => {
         const header = (ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization) as string | undefined;
         const viewer = await viewerFromToken(db.prisma, bearerToken(header));

@@ -2,6 +2,7 @@ import { GraphQLError, type ExecutionArgs, type ExecutionResult } from "graphql"
 import type { ServerOptions } from "graphql-ws";
 import type { YogaServerInstance } from "graphql-yoga";
 import { UNEXPECTED } from "../core/error-report.js";
+import { trustedQuery, type TrustedDocuments } from "./trusted-documents.js";
 
 type Enveloped = ReturnType<YogaServerInstance<any, any>["getEnveloped"]>;
 type Operation = ExecutionArgs & { rootValue: { execute: Enveloped["execute"]; subscribe: Enveloped["subscribe"] } };
@@ -24,9 +25,9 @@ function asErrors(err: unknown): readonly GraphQLError[] {
  * How graphql-ws runs operations through the yoga server's plugins (parse, limits, validation,
  * context, masked errors). One operation that fails (a syntax error, a document over a limit,
  * a token revoked meanwhile) answers an `error` message for its own id; the socket and the other
- * operations on it stay open.
+ * operations on it stay open. With trusted documents, an operation names one by id.
  */
-export function graphqlWsOperations(yoga: YogaServerInstance<any, any>): Pick<ServerOptions, "onSubscribe" | "execute" | "subscribe"> {
+export function graphqlWsOperations(yoga: YogaServerInstance<any, any>, trusted?: TrustedDocuments): Pick<ServerOptions, "onSubscribe" | "execute" | "subscribe"> {
   const run = async (args: Operation, kind: "execute" | "subscribe"): Promise<ExecutionResult | AsyncIterable<ExecutionResult>> => {
     try {
       return (await args.rootValue[kind](args)) as ExecutionResult | AsyncIterable<ExecutionResult>;
@@ -46,7 +47,7 @@ export function graphqlWsOperations(yoga: YogaServerInstance<any, any>): Pick<Se
           params,
           connectionParams: ctx.connectionParams,
         } as any);
-        const document = enveloped.parse(params.query);
+        const document = enveloped.parse(trusted ? trustedQuery(trusted, params as any) : params.query);
         const errors = enveloped.validate(enveloped.schema, document);
         if (errors.length) return errors.map(forSocket);
         const args: Operation = {
