@@ -15,3 +15,18 @@ describe("runtime", () => {
     expect(pkg.dependencies.node).toMatch(new RegExp(`^\\^${wantMajor}\\.`));
   });
 });
+
+describe("dependency install scripts", () => {
+  it("are all reviewed in allowScripts: none is left for npm to warn about", async () => {
+    const { execFile } = await import("node:child_process");
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile("npm", ["install-scripts", "ls"], { cwd: new URL("..", import.meta.url).pathname }, (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+      ),
+    );
+    expect(out).toContain("No packages with unreviewed install scripts.");
+    // The reviewed decisions: the Node binary and esbuild's platform check run; telemetry and
+    // Prisma's own install steps (the project generates its client itself) do not.
+    expect(pkg.allowScripts).toMatchObject({ node: true, esbuild: true, "@scarf/scarf": false, prisma: false, "@prisma/client": false, "@prisma/engines": false });
+  });
+});
