@@ -6,7 +6,8 @@ import type { RouteDef } from "./route.js";
 interface CompiledRoute {
   route: RouteDef;
   regex: RegExp;
-  body?: ValidateFunction;
+  /** The body's validator, compiled on the route's first call (compiling all of them made the first request after a start wait). */
+  body?: () => ValidateFunction;
   /** The body's schema as the document publishes it (for the example of a 400). */
   bodySchema?: any;
   query: Map<string, { type: string; required: boolean; items?: string }>;
@@ -80,7 +81,10 @@ export function createInputValidator(doc: any, table: RouteDef[]) {
       if (p.in === "query") query.set(p.name, { type: p.schema?.type ?? "string", required: !!p.required, items: p.schema?.items?.type });
     }
     const schema = op?.requestBody?.content?.["application/json"]?.schema;
-    const body = schema ? ajv.compile(JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/'))) : undefined;
+    let validate: ValidateFunction | undefined;
+    const body = schema
+      ? () => (validate ??= ajv.compile(JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/'))))
+      : undefined;
     return { route, regex, body, bodySchema: schema, query };
   });
   // Literal segments first, so /versions/latest wins over /versions/{versionId}.
@@ -110,8 +114,9 @@ export function createInputValidator(doc: any, table: RouteDef[]) {
     if (match.body) {
       // Explicit nulls mean "clear this value"; the resolver decides whether that is allowed.
       const present = Object.fromEntries(Object.entries(body ?? {}).filter(([, v]) => v !== null));
-      if (!match.body(present)) {
-        const error = match.body.errors![0]!;
+      const validate = match.body();
+      if (!validate(present)) {
+        const error = validate.errors![0]!;
         throw badInput(describe(error, "body").replace(/\.$/, expectedShape(error, match.bodySchema, doc) + "."));
       }
     }
