@@ -14,7 +14,8 @@ import { runAdminCommand } from "../src/cli/commands.js";
  * wrong 404. On the embedded database by default, on PostgreSQL when DATABASE_URL is set (a fresh
  * database is created and dropped).
  *
- *   npx tsx bench/concurrency.ts     (env BENCH_KILL_SECONDS: length of the lost-connection phase, default 8)
+ *   npx tsx bench/concurrency.ts     (env BENCH_KILL_SECONDS: length of the lost-connection phase, default 8,
+ *                                      0 to skip it; BENCH_ONLY_LOST=1: that phase alone)
  */
 export async function concurrencyFigures() {
   const baseUrl = process.env.DATABASE_URL;
@@ -37,7 +38,7 @@ export async function concurrencyFigures() {
     };
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-bench-"));
-  const config = { ...loadConfig({ ...process.env, PORT: "0" }), dataDir, databaseUrl, redisUrl: undefined, host: "127.0.0.1" };
+  const config = { ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || "silent", PORT: "0" }), dataDir, databaseUrl, redisUrl: undefined, host: "127.0.0.1" };
   const gateway = await createGateway(config);
   const port = await gateway.listen(0);
   const base = `http://127.0.0.1:${port}/v1`;
@@ -69,6 +70,8 @@ export async function concurrencyFigures() {
       return [...counts].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(" ");
     };
     const all = <T>(n: number, fn: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
+
+    if (process.env.BENCH_ONLY_LOST && gateway.db.kind === "postgres") return await lostConnections(config.databaseUrl!, call, org, spread);
 
     // Idempotent PUTs: 5 rounds of 10 identical requests at once.
     const team = (await call("PUT", `/orgs/${org}/teams`, { title: "Crew" })).body.id;

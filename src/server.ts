@@ -13,7 +13,7 @@ import { createPubSubFor, pubsubFailures } from "./core/pubsub.js";
 import { makeUrls } from "./core/urls.js";
 import { authenticateRequest, authenticationFailure, bearerToken, viewerFromToken } from "./core/auth.js";
 import { makeContext, type Context, type Services } from "./core/context.js";
-import { UNEXPECTED } from "./core/error-report.js";
+import { UNEXPECTED, maskGraphQLError } from "./core/error-report.js";
 import { useGraphLimits } from "./graphql/limits.js";
 import { graphqlWsOperations } from "./graphql/ws.js";
 import { graphiql } from "./graphql/graphiql.js";
@@ -139,7 +139,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     // Health is /healthz and /readyz (src/server/health.ts). Yoga's own check answers every URL
     // that ends with its endpoint; no URL it sees ends with a space.
     healthCheckEndpoint: " ",
-    maskedErrors: { isDev: false, errorMessage: UNEXPECTED },
+    maskedErrors: { isDev: false, errorMessage: UNEXPECTED, maskError: maskGraphQLError },
     logging: yogaLogger(),
     context: async ({ request, connectionParams }) => {
       const header = (connectionParams?.authorization ?? connectionParams?.Authorization) as string | undefined;

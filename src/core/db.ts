@@ -3,11 +3,11 @@ import fs from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaPg } from "@prisma/adapter-pg";
-import pg from "pg";
 import { PrismaClient } from "../generated/prisma/client.js";
 import { applyMigrations } from "./migrate.js";
 import { acquireLock, type DataDirLock } from "./lock.js";
 import { log } from "./logger.js";
+import { createPool, retryingReads } from "./pg-pool.js";
 
 export type Prisma = PrismaClient;
 
@@ -96,10 +96,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const observers = new Set<StatementObserver>();
   const observeStatements = (observer: StatementObserver) => void observers.add(observer);
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
-    // An idle connection the server closes (a restart, an administrator, a dropped network) is
-    // replaced on the next query; without a listener its error would end the process.
-    pool.on("error", (err) => log.warn(`PostgreSQL connection lost: ${err.message}`));
+    // Lost connections are survived: see core/pg-pool.ts.
+    const pool = createPool(opts.databaseUrl);
     const client = await pool.connect();
     opts.progress?.(`Database: PostgreSQL at ${describeUrl(opts.databaseUrl)} connected`);
     try {
@@ -114,7 +112,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     } finally {
       client.release();
     }
-    const prisma = createPrisma(new PrismaPg(pool), stats, observers, opts);
+    const prisma = createPrisma(retryingReads(new PrismaPg(pool)), stats, observers, opts);
     return {
       kind: "postgres",
       prisma,

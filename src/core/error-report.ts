@@ -1,6 +1,8 @@
 import { GraphQLError } from "graphql";
+import { maskError as yogaMaskError } from "graphql-yoga";
 import { appErrorOf } from "./errors.js";
 import { log as logger } from "./logger.js";
+import { DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "./db-faults.js";
 
 /** Logs a fault in full (with the request id of the request it happened in). */
 function logUnexpected(err: unknown): void {
@@ -16,8 +18,9 @@ export const UNEXPECTED = "Unexpected error.";
 
 /**
  * Decides what a client learns of an error: an AppError keeps its status and message; a GraphQL
- * request error (a variable of the wrong type, a missing argument) is a 400 with its message;
- * anything else is a masked 500.
+ * request error (a variable of the wrong type, a missing argument) is a 400 with its message; a
+ * lost database connection is a 503 (core/db-faults.ts; answered with Retry-After); anything
+ * else is a masked 500.
  */
 export function reportError(error: unknown, log: (err: unknown) => void = logUnexpected): ErrorBody {
   const app = appErrorOf(error);
@@ -29,6 +32,10 @@ export function reportError(error: unknown, log: (err: unknown) => void = logUne
   if (typeof http === "number" && http >= 400 && http < 500) {
     return { error: { code: http, message: (error as Error).message } };
   }
+  if (isDatabaseUnavailable(error)) {
+    logger.warn({ err: error }, "database unavailable");
+    return { error: { code: 503, message: DATABASE_UNAVAILABLE } };
+  }
   log(error);
   return { error: { code: 500, message: UNEXPECTED } };
 }
@@ -37,4 +44,22 @@ export function reportError(error: unknown, log: (err: unknown) => void = logUne
 export function pickError(errors: readonly unknown[], log?: (err: unknown) => void): ErrorBody {
   const reports = errors.map((e) => reportError(e, log));
   return reports.find((r) => r.error.code >= 500) ?? reports.sort((a, b) => b.error.code - a.error.code)[0]!;
+}
+
+/**
+ * GraphQL's error masking (yoga `maskedErrors.maskError`): a transient database fault is shown as
+ * a 503 with Retry-After (the HTTP status when no data could be returned); every other error is
+ * masked as yoga does.
+ */
+export function maskGraphQLError(error: unknown, message: string, isDev?: boolean): Error {
+  if (!appErrorOf(error) && isDatabaseUnavailable(error)) {
+    logger.warn({ err: error }, "database unavailable");
+    const original = error instanceof GraphQLError ? error : undefined;
+    return new GraphQLError(DATABASE_UNAVAILABLE, {
+      nodes: original?.nodes,
+      path: original?.path,
+      extensions: { code: 503, http: { status: 503, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } } },
+    });
+  }
+  return yogaMaskError(error, message, isDev);
 }

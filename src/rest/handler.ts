@@ -7,6 +7,7 @@ import { finishOpenAPI } from "./openapi.js";
 import { createInputValidator } from "./input.js";
 import { readBodyLimited } from "./body-limit.js";
 import { pickError, reportError, type ErrorBody } from "../core/error-report.js";
+import { RETRY_AFTER_SECONDS } from "../core/db-faults.js";
 import { badInput } from "../core/errors.js";
 import type { Context } from "../core/context.js";
 
@@ -26,9 +27,11 @@ export interface RestOptions {
 }
 
 export function errorResponse(body: ErrorBody, headers: Record<string, string> = {}): Response {
+  // A 503 (the database out of reach for a moment) tells when to try again.
+  const retry: Record<string, string> = body.error.code === 503 && !Object.keys(headers).some((h) => h.toLowerCase() === "retry-after") ? { "retry-after": String(RETRY_AFTER_SECONDS) } : {};
   return new Response(JSON.stringify(body), {
     status: body.error.code,
-    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+    headers: { "content-type": "application/json; charset=utf-8", ...retry, ...headers },
   });
 }
 

@@ -19,6 +19,7 @@ const ERROR_STATUSES: Record<string, string> = {
   "409": "Conflicts with the current state.",
   "429": "Rate limit exceeded (RATE_LIMIT_PER_MINUTE per token): `Retry-After` gives the seconds to wait.",
   "500": "Unexpected error: nothing about its cause is disclosed; the server logs it.",
+  "503": "The database could not be reached for a moment (a lost connection): `Retry-After` gives the seconds to wait before sending the request again.",
 };
 
 function toOasPath(path: string): string {

@@ -1,0 +1,99 @@
+import pg from "pg";
+import { isDatabaseUnavailable } from "./db-faults.js";
+import { log } from "./logger.js";
+
+/**
+ * The PostgreSQL connection pool, made to outlive lost connections (a restart of PostgreSQL, an
+ * administrator's `pg_terminate_backend`, a dropped network):
+ *
+ * - every connection keeps an error listener for its whole life, so an error that arrives between
+ *   two statements can never end the process;
+ * - a checked-out connection that ends goes back to the pool at once, marked broken: Prisma does
+ *   not release a transaction's connection when its ROLLBACK fails on a dead connection, and each
+ *   such connection would otherwise be lost to the pool until every request waits forever;
+ * - waiting for a free connection is bounded (`connectionTimeoutMillis`): the request then fails
+ *   with a transient fault, answered 503 (core/db-faults.ts).
+ */
+export function createPool(connectionString: string): pg.Pool {
+  const pool = new ResilientPool({ connectionString, max: 10, connectionTimeoutMillis: 10_000 });
+  // An idle connection the server closes is replaced on the next query.
+  pool.on("error", (err) => log.warn(`PostgreSQL connection lost: ${err.message}`));
+  pool.on("connect", (client) => {
+    client.on("error", (err) => log.debug(`PostgreSQL connection error: ${err.message}`));
+  });
+  return pool;
+}
+
+type Release = (err?: Error | boolean) => void;
+
+class ResilientPool extends pg.Pool {
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: Release) => void): void;
+  override connect(callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: Release) => void): any {
+    if (callback) {
+      return super.connect((err, client, done) => {
+        if (client) releaseWhenEnded(client);
+        callback(err, client, client ? client.release : done);
+      });
+    }
+    return super.connect().then(releaseWhenEnded);
+  }
+}
+
+/** Hands a checked-out connection back to the pool (to be discarded) as soon as it ends; a later release is a no-op. */
+function releaseWhenEnded(client: pg.PoolClient): pg.PoolClient {
+  const release = client.release as Release;
+  let released = false;
+  const onEnd = () => {
+    if (released) return;
+    released = true;
+    release(new Error("The connection to PostgreSQL ended."));
+  };
+  client.once("end", onEnd);
+  client.release = ((err?: Error | boolean) => {
+    client.removeListener("end", onEnd);
+    if (released) return;
+    released = true;
+    release(err);
+  }) as typeof client.release;
+  return client;
+}
+
+/**
+ * Wraps the Prisma driver adapter factory of PostgreSQL so that a read that fails because its
+ * connection was lost is sent once more, on another connection: a SELECT outside a transaction
+ * changes nothing, so sending it again is safe. Starting a transaction (BEGIN on a connection
+ * that turns out dead) is retried once too. Writes and statements inside transactions are not:
+ * their request answers 503 and the client decides.
+ */
+export function retryingReads<F extends object>(factory: F): F {
+  const retryOnce = <A extends unknown[], R>(what: string, run: (...args: A) => Promise<R>, when: (...args: A) => boolean) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await run(...args);
+      } catch (err) {
+        if (!isDatabaseUnavailable(err) || !when(...args)) throw err;
+        log.warn(`PostgreSQL connection lost during ${what}; sending it again once: ${(err as Error).message}`);
+        return run(...args);
+      }
+    };
+  const adapter = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(obj, prop) {
+        const value = Reflect.get(obj, prop, obj);
+        if (typeof value !== "function") return value;
+        if (prop === "queryRaw") {
+          return retryOnce("a read", (query: { sql: string }) => value.call(obj, query), (query) => /^\s*SELECT\b/i.test(query.sql) && !/\bFOR\s+(NO\s+KEY\s+)?(UPDATE|SHARE)\b/i.test(query.sql));
+        }
+        if (prop === "startTransaction") return retryOnce("the start of a transaction", (...args: unknown[]) => value.apply(obj, args), () => true);
+        return value.bind(obj);
+      },
+    });
+  return new Proxy(factory, {
+    get(obj, prop) {
+      const value = Reflect.get(obj, prop, obj);
+      if (prop === "connect" && typeof value === "function") return async (...args: unknown[]) => adapter(await value.apply(obj, args));
+      return typeof value === "function" ? value.bind(obj) : value;
+    },
+  });
+}
