@@ -6,6 +6,7 @@ import pg from "pg";
 import { loadConfig } from "../src/config.js";
 import { createGateway } from "../src/server.js";
 import { runAdminCommand } from "../src/cli/commands.js";
+import { configureLogging } from "../src/core/logger.js";
 
 /**
  * Concurrent writes through the REST face of one gateway, and lost PostgreSQL connections under
@@ -39,6 +40,7 @@ export async function concurrencyFigures() {
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-bench-"));
   const config = { ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || "silent", PORT: "0" }), dataDir, databaseUrl, redisUrl: undefined, host: "127.0.0.1" };
+  configureLogging(config);
   const gateway = await createGateway(config);
   const port = await gateway.listen(0);
   const base = `http://127.0.0.1:${port}/v1`;

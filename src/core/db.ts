@@ -112,7 +112,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     } finally {
       client.release();
     }
-    const prisma = createPrisma(retryingReads(new PrismaPg(pool)), stats, observers, opts);
+    const prisma = createPrisma(retryingReads(new PrismaPg(pool), () => pool.discardIdle()), stats, observers, opts);
     return {
       kind: "postgres",
       prisma,

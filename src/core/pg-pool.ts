@@ -14,7 +14,7 @@ import { log } from "./logger.js";
  * - waiting for a free connection is bounded (`connectionTimeoutMillis`): the request then fails
  *   with a transient fault, answered 503 (core/db-faults.ts).
  */
-export function createPool(connectionString: string): pg.Pool {
+export function createPool(connectionString: string): ResilientPool {
   const pool = new ResilientPool({ connectionString, max: 10, connectionTimeoutMillis: 10_000 });
   // An idle connection the server closes is replaced on the next query.
   pool.on("error", (err) => log.warn(`PostgreSQL connection lost: ${err.message}`));
@@ -26,7 +26,18 @@ export function createPool(connectionString: string): pg.Pool {
 
 type Release = (err?: Error | boolean) => void;
 
-class ResilientPool extends pg.Pool {
+export class ResilientPool extends pg.Pool {
+  /**
+   * Ends every idle connection: once one connection was found lost, the others often are too (a
+   * restart, a mass `pg_terminate_backend`) before their error has arrived, and a read sent again
+   * must not land on one of them.
+   */
+  discardIdle(): void {
+    const internals = this as unknown as { _idle?: { client: pg.PoolClient }[]; _remove?: (client: pg.PoolClient) => void };
+    if (!Array.isArray(internals._idle) || typeof internals._remove !== "function") return;
+    for (const { client } of [...internals._idle]) internals._remove.call(this, client);
+  }
+
   override connect(): Promise<pg.PoolClient>;
   override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: Release) => void): void;
   override connect(callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: Release) => void): any {
@@ -61,31 +72,46 @@ function releaseWhenEnded(client: pg.PoolClient): pg.PoolClient {
 
 /**
  * Wraps the Prisma driver adapter factory of PostgreSQL so that a read that fails because its
- * connection was lost is sent once more, on another connection: a SELECT outside a transaction
- * changes nothing, so sending it again is safe. Starting a transaction (BEGIN on a connection
- * that turns out dead) is retried once too. Writes and statements inside transactions are not:
- * their request answers 503 and the client decides.
+ * connection was lost is sent once more, on a new connection (`onLost` first drops the pool's
+ * idle ones): a SELECT outside a transaction changes nothing, so sending it again is safe.
+ * Starting a transaction (BEGIN on a connection that turns out dead) is retried once too. Writes
+ * and statements inside transactions are not: their request answers 503 and the client decides.
  */
-export function retryingReads<F extends object>(factory: F): F {
+export function retryingReads<F extends object>(factory: F, onLost: () => void): F {
   const retryOnce = <A extends unknown[], R>(what: string, run: (...args: A) => Promise<R>, when: (...args: A) => boolean) =>
     async (...args: A): Promise<R> => {
       try {
         return await run(...args);
       } catch (err) {
-        if (!isDatabaseUnavailable(err) || !when(...args)) throw err;
+        if (!isDatabaseUnavailable(err)) throw err;
+        onLost();
+        if (!when(...args)) throw err;
         log.warn(`PostgreSQL connection lost during ${what}; sending it again once: ${(err as Error).message}`);
         return run(...args);
       }
     };
+  /** A transaction's statements are not sent again; a lost connection still drops the idle ones. */
+  const transaction = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(obj, prop) {
+        const value = Reflect.get(obj, prop, obj);
+        if (typeof value !== "function") return value;
+        if (prop === "queryRaw" || prop === "executeRaw") return retryOnce("a transaction", (...args: unknown[]) => value.apply(obj, args), () => false);
+        return value.bind(obj);
+      },
+    });
   const adapter = <T extends object>(target: T): T =>
     new Proxy(target, {
       get(obj, prop) {
         const value = Reflect.get(obj, prop, obj);
         if (typeof value !== "function") return value;
         if (prop === "queryRaw") {
-          return retryOnce("a read", (query: { sql: string }) => value.call(obj, query), (query) => /^\s*SELECT\b/i.test(query.sql) && !/\bFOR\s+(NO\s+KEY\s+)?(UPDATE|SHARE)\b/i.test(query.sql));
+          const isRead = (query: { sql: string }) => /^\s*SELECT\b/i.test(query.sql) && !/\bFOR\s+(NO\s+KEY\s+)?(UPDATE|SHARE)\b/i.test(query.sql);
+          return retryOnce("a read", (query: { sql: string }) => value.call(obj, query), isRead);
         }
-        if (prop === "startTransaction") return retryOnce("the start of a transaction", (...args: unknown[]) => value.apply(obj, args), () => true);
+        if (prop === "startTransaction") {
+          return retryOnce("the start of a transaction", async (...args: unknown[]) => transaction(await value.apply(obj, args)), () => true);
+        }
         return value.bind(obj);
       },
     });
