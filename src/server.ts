@@ -15,6 +15,7 @@ import { authenticateRequest, authenticationFailure, bearerToken, viewerFromToke
 import { makeContext, type Context, type Services } from "./core/context.js";
 import { UNEXPECTED, maskGraphQLError } from "./core/error-report.js";
 import { useGraphLimits } from "./graphql/limits.js";
+import { useInputChecks } from "./graphql/input.js";
 import { graphqlWsOperations } from "./graphql/ws.js";
 import { graphiql } from "./graphql/graphiql.js";
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
@@ -93,6 +94,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     table: routeTable,
     publicUrl: config.publicUrl,
     bodyLimit: bodyLimits(config, routeTable),
+    maxJsonDepth: config.maxJsonDepth,
     context: (request, explicitNulls, allowAnonymous) => authenticateRequest(services, request, allowAnonymous ? "optional" : "required", explicitNulls),
   });
 
@@ -154,6 +156,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       routing,
       useLiveToken(),
       useJsonNotFound(),
+      useInputChecks(config.maxJsonDepth),
       useGraphLimits(),
       useDeferStream(),
       ...(trusted ? [useTrustedDocuments(trusted)] : []),

@@ -31,6 +31,51 @@ export function sliceCodePoints(value: string, max: number): string {
   return value;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** What is wrong with a string as stored text (PostgreSQL text cannot hold NUL; lone surrogates are not Unicode), or null. */
+export function textProblem(value: string): string | null {
+  if (value.includes("\u0000")) return "cannot contain NUL characters (\\u0000)";
+  if (LONE_SURROGATE.test(value)) return "is not valid Unicode text: it holds a lone UTF-16 surrogate";
+  return null;
+}
+
+/** The refusal of a value nested deeper than MAX_JSON_DEPTH. */
+export function tooDeep(field: string, maxDepth: number) {
+  return badInput(`${field} is nested too deeply: at most ${maxDepth} levels of objects and arrays (MAX_JSON_DEPTH).`);
+}
+
+/**
+ * Checks a value a request sent (a path or query parameter, a JSON body, GraphQL variables and
+ * arguments) before anything uses it: every string and object key must be storable text
+ * (`textProblem`), and objects and arrays may nest at most `maxDepth` levels (MAX_JSON_DEPTH).
+ * Throws a 400 naming the field (`configuration.items[2].name`). Iterative: no input is deep
+ * enough to exhaust the stack.
+ */
+export function checkInputValue(field: string, value: unknown, maxDepth: number): void {
+  const stack: [value: unknown, path: string, depth: number][] = [[value, field, 0]];
+  while (stack.length) {
+    const [current, path, depth] = stack.pop()!;
+    if (typeof current === "string") {
+      const problem = textProblem(current);
+      if (problem) throw badInput(`${path || "The value"} ${problem}.`);
+      continue;
+    }
+    if (!current || typeof current !== "object") continue;
+    if (depth >= maxDepth) throw tooDeep(path || "The value", maxDepth);
+    if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push([current[i], `${path}[${i}]`, depth + 1]);
+      continue;
+    }
+    for (const [key, item] of Object.entries(current)) {
+      const at = path ? `${path}.${key}` : key;
+      const problem = textProblem(key);
+      if (problem) throw badInput(`The field name ${JSON.stringify(key)} in ${path || "the body"} ${problem}.`);
+      stack.push([item, at, depth + 1]);
+    }
+  }
+}
+
 /** Input checks shared by every domain; each names the field it rejects. */
 export function checkLength(field: string, value: string | null | undefined, min: number, max: number): void {
   if (value === null || value === undefined) return;

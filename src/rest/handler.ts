@@ -24,6 +24,8 @@ export interface RestOptions {
   context: (request: Request, explicitNulls: Set<string>, allowAnonymous: boolean) => Promise<Context>;
   /** The body bound of a request (rest/body-limit.ts `bodyLimits`). */
   bodyLimit: (method: string, pathname: string) => number;
+  /** Deepest nesting of objects and arrays in a body (MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
 }
 
 export function errorResponse(body: ErrorBody, headers: Record<string, string> = {}): Response {
@@ -114,6 +116,8 @@ export function createRestHandler(opts: RestOptions) {
 
   async function handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
+    // A trailing slash names the same operation: /v1/orgs/ is /v1/orgs.
+    if (url.pathname.length > 4 && url.pathname.endsWith("/")) url.pathname = url.pathname.replace(/\/+$/, "");
     if (url.pathname === "/v1/openapi.json" && request.method === "GET") return Response.json(openAPIDocument());
     if (url.pathname.startsWith("/v1/webhook") || url.pathname.startsWith("/v1/__sofa")) {
       return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
@@ -123,15 +127,15 @@ export function createRestHandler(opts: RestOptions) {
         request.method === "GET" || request.method === "HEAD" || request.method === "DELETE"
           ? { text: "", nulls: new Set<string>(), json: null }
           : await readBody(request, opts.bodyLimit(request.method, url.pathname));
-      validator ??= createInputValidator(openAPIDocument(), opts.table);
+      validator ??= createInputValidator(openAPIDocument(), opts.table, { maxJsonDepth: opts.maxJsonDepth });
       const route = validator.route(request.method, url.pathname);
       if (!route) {
         return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
       }
       const context = await opts.context(request, nulls, route.auth === "optional");
       context.rest = true;
-      validator.check(route, url.searchParams, json);
-      const forwarded = new Request(request.url, {
+      validator.check(route, url, json);
+      const forwarded = new Request(url, {
         method: request.method,
         headers: request.headers,
         body: text ? text : undefined,

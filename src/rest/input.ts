@@ -1,6 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { badInput } from "../core/errors.js";
+import { checkInputValue, textProblem } from "../core/validate.js";
 import type { RouteDef } from "./route.js";
 
 interface CompiledRoute {
@@ -69,7 +70,7 @@ function expectedShape(error: ErrorObject, root: any, doc: any): string {
  * Checks a request's query parameters and JSON body against the published OpenAPI document
  * before anything runs, so a wrong type or an unknown field is a 400 that names it.
  */
-export function createInputValidator(doc: any, table: RouteDef[]) {
+export function createInputValidator(doc: any, table: RouteDef[], opts: { maxJsonDepth: number }) {
   const ajv = new Ajv({ strict: false, allErrors: false });
   addFormats(ajv);
   ajv.addSchema({ components: doc.components }, "doc");
@@ -97,9 +98,31 @@ export function createInputValidator(doc: any, table: RouteDef[]) {
     return compiled.find((c) => c.route.method === method && c.regex.test(pathname))?.route ?? null;
   }
 
-  /** Throws a 400 naming the first query parameter or body field that does not fit the document. */
-  function check(route: RouteDef, searchParams: URLSearchParams, body: Record<string, unknown> | null): void {
+  /**
+   * Throws a 400 naming the first path parameter, query parameter or body field that does not fit
+   * the document, or is not storable text (NUL, lone surrogates), or nests too deeply.
+   */
+  function check(route: RouteDef, url: URL, body: Record<string, unknown> | null): void {
     const match = byRoute.get(route)!;
+    const { searchParams } = url;
+    const template = `/v1${route.path}`.split("/");
+    url.pathname.split("/").forEach((segment, i) => {
+      const param = /^\{(\w+)\}$/.exec(template[i] ?? "")?.[1];
+      if (!param) return;
+      let value: string;
+      try {
+        value = decodeURIComponent(segment);
+      } catch {
+        throw badInput(`${param}: the path segment "${segment.slice(0, 100)}" is not valid percent-encoded UTF-8.`);
+      }
+      const problem = textProblem(value);
+      if (problem) throw badInput(`${param} ${problem}.`);
+    });
+    for (const [name, value] of searchParams) {
+      const problem = textProblem(name) ?? textProblem(value);
+      if (problem) throw badInput(`${textProblem(name) ? "A query parameter name" : name} ${problem}.`);
+    }
+    if (body) checkInputValue("", body, opts.maxJsonDepth);
     for (const [name, value] of searchParams) {
       const spec = match.query.get(name);
       if (!spec) continue; // unknown query parameters are ignored, as browsers and proxies add some

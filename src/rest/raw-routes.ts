@@ -1,6 +1,7 @@
 import type { Context, Services } from "../core/context.js";
 import { authenticateRequest } from "../core/auth.js";
 import { badInput } from "../core/errors.js";
+import { textProblem } from "../core/validate.js";
 import { readBodyLimited } from "./body-limit.js";
 import { errorAnswer, errorResponse } from "./handler.js";
 
@@ -111,11 +112,23 @@ export function compileRawRoute(route: RawRoute): CompiledRoute {
   return { route, regex, params, methods };
 }
 
-function decodeSegment(raw: string): string {
+function decodeSegment(name: string, raw: string): string {
+  let value: string;
   try {
-    return decodeURIComponent(raw);
+    value = decodeURIComponent(raw);
   } catch {
-    throw badInput(`The path segment "${raw}" is not valid percent-encoding.`);
+    throw badInput(`The path segment "${raw.slice(0, 100)}" is not valid percent-encoding.`);
+  }
+  const problem = textProblem(value);
+  if (problem) throw badInput(`${name} ${problem}.`);
+  return value;
+}
+
+/** Query parameters are storable text too (they reach the database as ids and filters). */
+function checkQuery(url: URL): void {
+  for (const [name, value] of url.searchParams) {
+    const problem = textProblem(name) ?? textProblem(value);
+    if (problem) throw badInput(`${textProblem(name) ? "A query parameter name" : name} ${problem}.`);
   }
 }
 
@@ -123,7 +136,7 @@ function paramsOf(entry: CompiledRoute, match: RegExpExecArray): Record<string, 
   const params: Record<string, string> = {};
   entry.params.forEach((p, i) => {
     const raw = match[i + 1] ?? "";
-    params[p.name] = p.wildcard ? raw : decodeSegment(raw);
+    params[p.name] = p.wildcard ? raw : decodeSegment(p.name, raw);
   });
   return params;
 }
@@ -138,8 +151,12 @@ export function createRawRouter(services: Services, routes: readonly RawRoute[])
   async function answer(entry: CompiledRoute, match: RegExpExecArray, request: Request, url: URL): Promise<Response> {
     const { route } = entry;
     try {
-      if (route.auth === "none") return await route.handler(services, paramsOf(entry, match), request, url);
+      if (route.auth === "none") {
+        checkQuery(url);
+        return await route.handler(services, paramsOf(entry, match), request, url);
+      }
       const ctx = await authenticateRequest(services, request, route.auth);
+      checkQuery(url);
       return await route.handler(ctx, paramsOf(entry, match), request, url);
     } catch (err) {
       return errorAnswer(err, route.auth !== "none");
