@@ -13,34 +13,64 @@ export const RETRY_AFTER_SECONDS = 1;
 
 export const DATABASE_UNAVAILABLE = "The database could not be reached to complete this request; retry in a moment.";
 
-/** SQLSTATE codes of lost connections and of transactions PostgreSQL asks to retry. */
-const TRANSIENT_SQLSTATE = /^(08\w{3}|57P01|57P02|57P03|53300|40001|40P01)$/;
-/** Prisma's codes for an unreachable server, a closed connection, a pool or transaction-start timeout. */
-const TRANSIENT_PRISMA = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
+/** SQLSTATE codes of a lost connection (class 08, the server shutting down or starting up). */
+const LOST_SQLSTATE = /^(08\w{3}|57P01|57P02|57P03)$/;
+/** SQLSTATE codes of a busy server or of a transaction PostgreSQL asks to try again. */
+const BUSY_SQLSTATE = /^(53300|40001|40P01)$/;
+/** Prisma's codes for an unreachable server or a closed connection; for a pool timeout. */
+const LOST_PRISMA = new Set(["P1001", "P1002", "P1017"]);
+const BUSY_PRISMA = new Set(["P1008", "P2024"]);
 /** Driver adapter error kinds of the same faults. */
-const TRANSIENT_KINDS = new Set(["ConnectionClosed", "DatabaseNotReachable", "SocketTimeout", "TooManyConnections", "TransactionWriteConflict"]);
+const LOST_KINDS = new Set(["ConnectionClosed", "DatabaseNotReachable", "SocketTimeout"]);
+const BUSY_KINDS = new Set(["TooManyConnections", "TransactionWriteConflict"]);
 /** Node socket errors. */
 const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH"]);
 /** Messages of the pg driver and Prisma for the same faults, where they carry no code. */
-const TRANSIENT_MESSAGE =
-  /Connection terminated|not queryable|timeout exceeded when trying to connect|terminating connection due to|server closed the connection|Can't reach database server|Server has closed the connection|Timed out fetching a new connection|Unable to start a transaction in the given time/i;
+const LOST_MESSAGE = /Connection terminated|not queryable|terminating connection due to|server closed the connection|Can't reach database server|Server has closed the connection/i;
+const BUSY_MESSAGE = /timeout exceeded when trying to connect|Timed out fetching a new connection|Unable to start a transaction in the given time/i;
 
-/** True when `error` (or an error it wraps) is a transient database fault (see above). */
-export function isDatabaseUnavailable(error: unknown): boolean {
+/** Whether `error` or an error it wraps (cause, originalError, Prisma's driver error) satisfies `test`. */
+function somewhereIn(error: unknown, test: (e: any) => boolean | undefined): boolean {
   const seen = new Set<unknown>();
   let current: any = error;
   for (let depth = 0; depth < 8 && current && typeof current === "object" && !seen.has(current); depth++) {
     seen.add(current);
-    if (current instanceof AppError) return current.status === 503;
-    const code = typeof current.code === "string" ? current.code : undefined;
-    if (code && (TRANSIENT_SQLSTATE.test(code) || TRANSIENT_PRISMA.has(code) || SOCKET_CODES.has(code))) return true;
-    if (typeof current.originalCode === "string" && TRANSIENT_SQLSTATE.test(current.originalCode)) return true;
-    if (typeof current.kind === "string" && TRANSIENT_KINDS.has(current.kind)) return true;
-    if (code === "P2028" && TRANSIENT_MESSAGE.test(String(current.message))) return true;
-    if (typeof current.message === "string" && TRANSIENT_MESSAGE.test(current.message)) return true;
+    if (current instanceof AppError) return false;
+    if (test(current)) return true;
     current = current.meta?.driverAdapterError ?? current.cause ?? current.originalError;
   }
   return false;
+}
+
+function lost(e: any): boolean {
+  const code = typeof e.code === "string" ? e.code : undefined;
+  return (
+    (!!code && (LOST_SQLSTATE.test(code) || LOST_PRISMA.has(code) || SOCKET_CODES.has(code))) ||
+    (typeof e.originalCode === "string" && LOST_SQLSTATE.test(e.originalCode)) ||
+    (typeof e.kind === "string" && LOST_KINDS.has(e.kind)) ||
+    (typeof e.message === "string" && LOST_MESSAGE.test(e.message))
+  );
+}
+
+function busy(e: any): boolean {
+  const code = typeof e.code === "string" ? e.code : undefined;
+  return (
+    (!!code && (BUSY_SQLSTATE.test(code) || BUSY_PRISMA.has(code))) ||
+    (typeof e.originalCode === "string" && BUSY_SQLSTATE.test(e.originalCode)) ||
+    (typeof e.kind === "string" && BUSY_KINDS.has(e.kind)) ||
+    (typeof e.message === "string" && BUSY_MESSAGE.test(e.message))
+  );
+}
+
+/** True when `error` comes from a connection to PostgreSQL that was lost (a read on it may be sent again elsewhere). */
+export function isConnectionLost(error: unknown): boolean {
+  return somewhereIn(error, lost);
+}
+
+/** True when `error` (or an error it wraps) is a transient database fault (see above): answered 503. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof AppError) return error.status === 503;
+  return somewhereIn(error, (e) => lost(e) || busy(e));
 }
 
 /** The 503 a request gets for a transient database fault. */

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { isDatabaseUnavailable } from "./db-faults.js";
+import { isConnectionLost } from "./db-faults.js";
 import { log } from "./logger.js";
 
 /**
@@ -83,7 +83,7 @@ export function retryingReads<F extends object>(factory: F, onLost: () => void):
       try {
         return await run(...args);
       } catch (err) {
-        if (!isDatabaseUnavailable(err)) throw err;
+        if (!isConnectionLost(err)) throw err;
         onLost();
         if (!when(...args)) throw err;
         log.warn(`PostgreSQL connection lost during ${what}; sending it again once: ${(err as Error).message}`);

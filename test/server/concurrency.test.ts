@@ -24,6 +24,8 @@ afterAll(() => t?.close());
 const at = <T>(n: number, send: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => send(i)));
 const statuses = (answers: Answer[]) => answers.map((a) => a.status);
 const same = (n: number, status: number) => Array.from({ length: n }, () => status);
+/** Many requests at once, on a machine that may be busy: a bound on the whole test, not a timing. */
+const MANY = 120_000;
 
 describe("identical idempotent writes sent at once", () => {
   it("PUT a team member: every answer is 204 and the member is in the team once, with or without a role", async () => {
@@ -35,7 +37,7 @@ describe("identical idempotent writes sent at once", () => {
     expect(statuses(await at(10, () => admin.put(`${url}/${editor.user}`, {})))).toEqual(same(10, 204));
     const members = (await admin.get(url)).body.items.map((m: any) => [m.organization.id, m.team.role]).sort();
     expect(members).toEqual([[editor.user, "owner"], [reader.user, "member"]].sort());
-  });
+  }, MANY);
 
   it("PUT team members in bulk (add and memberships): every answer is 204", async () => {
     const team = created(await admin.put(`/v1/orgs/${org}/teams`, { title: "Bulk" })).id;
@@ -43,7 +45,7 @@ describe("identical idempotent writes sent at once", () => {
     const answers = await at(10, () => admin.put(url, { add: [reader.user], memberships: { [editor.user]: { role: "owner" } } }));
     expect(statuses(answers)).toEqual(same(10, 204));
     expect((await admin.get(url)).body.count).toBe(2);
-  });
+  }, MANY);
 
   it("PUT a space or site installation: every answer is 200, one installation, one setup event; DELETE at once records one removal", async () => {
     created(await admin.post("/v1/integrations/racer", { title: "Racer", organization: org, target: "all" }));
@@ -62,7 +64,7 @@ describe("identical idempotent writes sent at once", () => {
       expect(statuses(await at(10, () => admin.delete(url)))).toEqual(same(10, 204));
       expect(await events(kind === "spaces" ? "space_installation_deleted" : "site_installation_deleted")).toBe(1);
     }
-  });
+  }, MANY);
 
   it("PUT a comment with the same reaction: every answer is 200 and the reaction is counted once", async () => {
     const space = (await createSpace(admin, org, { title: "Reactions" })).id;
@@ -72,7 +74,7 @@ describe("identical idempotent writes sent at once", () => {
     expect((await admin.get(`/v1/spaces/${space}/comments/${comment}`)).body.reactions).toEqual([
       expect.objectContaining({ emoji: "👍", count: 1 }),
     ]);
-  });
+  }, MANY);
 });
 
 describe("compatible writes to one space sent at once", () => {
@@ -82,7 +84,7 @@ describe("compatible writes to one space sent at once", () => {
     expect(statuses(answers)).toEqual(same(50, 201));
     expect(answers.map((a) => a.body.number).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect((await admin.get(`/v1/spaces/${space}/change-requests`, { status: "draft", limit: 100 })).body.count).toBe(50);
-  });
+  }, MANY);
 
   it("20 page creations, then 20 edits of different pages: all succeed and all are kept", async () => {
     const space = (await createSpace(admin, org, { title: "Pages" })).id;
@@ -96,7 +98,7 @@ describe("compatible writes to one space sent at once", () => {
     expect(statuses(edits)).toEqual(same(20, 200));
     const read = await at(20, (i) => admin.get(`/v1/spaces/${space}/content/page/${pages[i]!.body.id}`));
     read.forEach((r, i) => expect(r.body.markdown.trim()).toBe(`Text ${i}`));
-  });
+  }, MANY);
 
   it("edits of one change request's pages and a status change at once: all succeed", async () => {
     const space = (await createSpace(admin, org, { title: "In a change request" })).id;
@@ -108,7 +110,7 @@ describe("compatible writes to one space sent at once", () => {
     expect(statuses(opened)).toEqual(same(5, 200));
     expect((await admin.get(`${base}/content/pages`)).body.pages).toHaveLength(10);
     expect((await admin.get(base)).body.status).toBe("open");
-  });
+  }, MANY);
 
   it("20 merges of change requests that touch different pages: all merge, every page lands", async () => {
     const space = (await createSpace(admin, org, { title: "Merges" })).id;
@@ -127,7 +129,7 @@ describe("compatible writes to one space sent at once", () => {
     const content = await t.gateway.db.prisma.revision.findMany({ where: { spaceId: space, type: "merge" } });
     const firstParents = new Set(content.map((r) => r.parents[0]));
     expect(firstParents.size).toBe(20);
-  });
+  }, MANY);
 
   it("two merges that change the same lines: one lands, the other is a 409 naming the page, and nothing of it is written", async () => {
     const space = (await createSpace(admin, org, { title: "Conflicts" })).id;
@@ -146,5 +148,5 @@ describe("compatible writes to one space sent at once", () => {
     expect(kept).toBe(["two", "three"][winner]);
     const loser = crs[1 - winner];
     expect((await admin.get(`/v1/spaces/${space}/change-requests/${loser}`)).body.status).toBe("draft");
-  });
+  }, MANY);
 });

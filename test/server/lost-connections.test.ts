@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type Answer, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, created, createSpace, type Admin } from "../helpers/fixtures.js";
-import { isDatabaseUnavailable } from "../../src/core/db-faults.js";
+import { isConnectionLost, isDatabaseUnavailable } from "../../src/core/db-faults.js";
 
 /**
  * PostgreSQL connections lost while requests run (a restart, an administrator's
@@ -27,6 +27,11 @@ describe("transient database faults are recognized", () => {
     expect(isDatabaseUnavailable(adapter({ kind: "UniqueConstraintViolation" }))).toBe(false);
     expect(isDatabaseUnavailable(adapter({ kind: "postgres", code: "22P02" }))).toBe(false);
     expect(isDatabaseUnavailable(new TypeError("undefined is not a function"))).toBe(false);
+    // Only a lost connection makes a read worth sending again at once; a busy pool or a deadlock does not.
+    expect(isConnectionLost(adapter({ kind: "postgres", code: "57P01", originalCode: "57P01" }))).toBe(true);
+    expect(isConnectionLost(new Error("Connection terminated unexpectedly"))).toBe(true);
+    expect(isConnectionLost(new Error("timeout exceeded when trying to connect"))).toBe(false);
+    expect(isConnectionLost(adapter({ kind: "postgres", code: "40P01" }))).toBe(false);
   });
 });
 

@@ -176,8 +176,12 @@ export async function withSpaceLock<T>(ctx: Context, spaceId: string, write: (tx
 /** Thrown inside a write's transaction when a compare-and-set finds that a head moved meanwhile. */
 export class Moved extends Error {}
 
-/** Writes of one space queue on its lock inside their transaction: the timeout bounds the wait too. */
-export const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
+/**
+ * Writes of one space queue on its lock inside their transaction, and on the embedded database
+ * every transaction waits for the one connection: both bounds cover that wait. Past them the
+ * request answers 503 (core/db-faults.ts).
+ */
+export const TX_OPTIONS = { maxWait: 30_000, timeout: 30_000 };
 export const ATTEMPTS = 8;
 
 /** A short, growing, randomized pause before replaying a change that lost a race. */
