@@ -16,6 +16,7 @@ import "./domains/sso/sso.schema.js";
 import "./domains/translations/translations.schema.js";
 import "./domains/openapi/openapi.schema.js";
 import "./domains/integrations/integrations.schema.js";
+import "./graphql/nodes.schema.js";
 
 /**
  * Every domain's types, queries, mutations and subscriptions, with the fields kept for the /v1

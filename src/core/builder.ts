@@ -63,7 +63,7 @@ export const builder = new SchemaBuilder<{
     // Stored ids already name their type (see core/ids.ts): global ids are the plain ids.
     encodeGlobalID: (_typename, id) => String(id),
     decodeGlobalID: (globalID) => ({ typename: typeOfId(globalID) ?? "Unknown", id: globalID }),
-    // Entry points check membership; a generic node(id) lookup would bypass them.
+    // node(id) and nodes(ids) are src/graphql/nodes.schema.ts: each type's read rule decides.
     nodeQueryOptions: false,
     nodesQueryOptions: false,
   },
