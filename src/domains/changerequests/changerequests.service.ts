@@ -5,7 +5,6 @@ import { defineLoader } from "../../core/loaders.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { checkLength } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
-import { recordSpaceActivity } from "../../events/activity.js";
 import { publishSpaceUpdated } from "../spaces/spaces.service.js";
 import { requireNotDeleted, requireSpace, requireSpaceAction, spaceById } from "../spaces/spaces.access.js";
 import { entry, mergeContents, readContent, type MergeConflict } from "../content/model.js";
@@ -124,10 +123,10 @@ export async function createChangeRequest(ctx: Context, spaceId: string, input: 
   const subject = checkSubject(input.subject) ?? null;
   if (input.agentTaskId !== undefined && input.agentTaskId !== null) checkLength("agentTaskId", input.agentTaskId, 1, 200);
   // Numbers are taken under the space's lock: change requests created at once get 1, 2, 3 … in turn.
-  const cr = await withSpaceLock(ctx, spaceId, async (tx, locked) => {
+  const cr = await withSpaceLock(ctx, spaceId, async (tx, locked, record) => {
     const base = await lockedSpaceHead(tx, locked, ctx.viewer.userId);
     const last = await tx.changeRequest.aggregate({ where: { spaceId }, _max: { number: true } });
-    return tx.changeRequest.create({
+    const created = await tx.changeRequest.create({
       data: {
         id: newId("ChangeRequest"),
         spaceId,
@@ -141,8 +140,9 @@ export async function createChangeRequest(ctx: Context, spaceId: string, input: 
         contributors: { create: { userId: ctx.viewer.userId } },
       },
     });
+    await record({ type: "change_request_opened", spaceId, changeRequestId: created.id });
+    return created;
   });
-  await recordSpaceActivity(ctx, { type: "change_request_opened", spaceId, changeRequestId: cr.id });
   publishSpaceUpdated(ctx, spaceId);
   return cr;
 }
@@ -173,7 +173,7 @@ export async function updateChangeRequest(
   }
   // Decided on the change request as it is under the space's lock: a merge or status change sent
   // at the same time lands first or after this one, never in between; the same PATCH twice is fine.
-  const outcome = await withSpaceLock(ctx, spaceId, async (tx) => {
+  const outcome = await withSpaceLock(ctx, spaceId, async (tx, _space, record) => {
     const current = await tx.changeRequest.findUniqueOrThrow({ where: { id: cr.id } });
     const data: P.ChangeRequestUpdateInput = {};
     if (subject !== undefined) data.subject = subject;
@@ -187,12 +187,11 @@ export async function updateChangeRequest(
     }
     if (current.status === "merged" && subject !== undefined) throw conflict(`Change request #${current.number} is merged: it can no longer change.`);
     if (!Object.keys(data).length) return { updated: current, statusChanged };
-    return { updated: await tx.changeRequest.update({ where: { id: cr.id }, data }), statusChanged };
+    const updated = await tx.changeRequest.update({ where: { id: cr.id }, data });
+    if (statusChanged) await record({ type: "change_request_status_updated", spaceId, changeRequestId: cr.id, status: updated.status });
+    return { updated, statusChanged };
   });
-  if (outcome.statusChanged) {
-    await recordSpaceActivity(ctx, { type: "change_request_status_updated", spaceId, changeRequestId: cr.id, status: outcome.updated.status });
-    publishSpaceUpdated(ctx, spaceId);
-  }
+  if (outcome.statusChanged) publishSpaceUpdated(ctx, spaceId);
   return outcome.updated;
 }
 
@@ -247,7 +246,7 @@ export async function mergeChangeRequest(ctx: Context, spaceId: string, changeRe
   return retryWhenMoved("The space or the change request changed too often during the merge; retry.", async () => {
     // Under the space's lock: merges, content edits and updates of this space land one after the
     // other, each on the result of the one before; only a true conflict of content answers 409.
-    const { id, cr } = await withSpaceLock(ctx, spaceId, async (tx, fresh) => {
+    const { id, cr } = await withSpaceLock(ctx, spaceId, async (tx, fresh, record) => {
       const cr = await tx.changeRequest.findUniqueOrThrow({ where: { id: changeRequestRowId } });
       if (!EDITABLE_STATUSES.includes(cr.status as ChangeRequestStatus)) {
         throw conflict(`Change request #${cr.number} is ${cr.status}: only draft and open change requests can be merged.`);
@@ -276,10 +275,10 @@ export async function mergeChangeRequest(ctx: Context, spaceId: string, changeRe
       });
       if (movedCr.count === 0) throw new Moved();
       await indexSpaceRevision(tx, spaceId, id, merged.content);
+      await record({ type: "change_request_merged", spaceId, changeRequestId: cr.id, revisionId: id });
+      await record({ type: "space_content_updated", spaceId, revisionId: id });
       return { id, cr };
     });
-    await recordSpaceActivity(ctx, { type: "change_request_merged", spaceId, changeRequestId: cr.id, revisionId: id });
-    await recordSpaceActivity(ctx, { type: "space_content_updated", spaceId, revisionId: id });
     publishSpaceUpdated(ctx, spaceId);
     return { revision: id, result: "merge" as const };
   });
@@ -297,7 +296,7 @@ export async function updateChangeRequestFromMain(ctx: Context, spaceId: string,
   requireNotDeleted(space);
   const { id: changeRequestRowId } = await findChangeRequest(ctx, spaceId, changeRequestId);
   return retryWhenMoved("The change request changed too often during the update; retry.", async () => {
-    const outcome = await withSpaceLock(ctx, spaceId, async (tx, fresh) => {
+    const outcome = await withSpaceLock(ctx, spaceId, async (tx, fresh, record) => {
       const cr = await tx.changeRequest.findUniqueOrThrow({ where: { id: changeRequestRowId } });
       if (cr.status === "merged") throw conflict(`Change request #${cr.number} is merged: it can no longer be updated.`);
       const mainId = await lockedSpaceHead(tx, fresh, ctx.viewer.userId);
@@ -330,9 +329,9 @@ export async function updateChangeRequestFromMain(ctx: Context, spaceId: string,
         data: { revisionId: id, revisionMergedAncestor: mainId },
       });
       if (moved.count === 0) throw new Moved();
+      await record({ type: "space_content_updated", spaceId, revisionId: id, changeRequestId: cr.id });
       return { id, cr, written: true };
     });
-    if (outcome.written) await recordSpaceActivity(ctx, { type: "space_content_updated", spaceId, revisionId: outcome.id, changeRequestId: outcome.cr.id });
     return { revision: outcome.id, result: "update" as const };
   });
 }

@@ -6,7 +6,7 @@ import { badInput, forbidden, notFound } from "../../core/errors.js";
 import { checkLength } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
 import type { Role } from "../../core/roles.js";
-import { recordSpaceActivity } from "../../events/activity.js";
+import { inTransactionWithActivity } from "../../events/activity.js";
 import { requireNotDeleted, requireSpace, requireSpaceAction, spaceById } from "../spaces/spaces.access.js";
 import { entry, flattenTree, pageTree, readContent, type StoredPage } from "../content/model.js";
 import { canDelete, canEditBody } from "./comments.policy.js";
@@ -356,45 +356,51 @@ export async function createComment(ctx: Context, scope: CommentScope, input: Co
   }
   const nodeId = input.node?.trim() || null;
   checkLength("node", nodeId, 1, NODE_MAX);
-  const comment = await ctx.prisma.comment.create({
-    data: {
-      id: newId("Comment"),
-      ...scopeWhere(scope),
-      pageId,
-      nodeId,
-      revisionId,
-      markdown,
-      postedById: ctx.viewer.userId,
-    },
+  // The comment and its activity are stored together (events/activity.ts).
+  return inTransactionWithActivity(ctx, async (tx, record) => {
+    const comment = await tx.comment.create({
+      data: {
+        id: newId("Comment"),
+        ...scopeWhere(scope),
+        pageId,
+        nodeId,
+        revisionId,
+        markdown,
+        postedById: ctx.viewer.userId,
+      },
+    });
+    await record({
+      type: "comment_posted",
+      spaceId: scope.space.id,
+      commentId: comment.id,
+      ...(scope.changeRequest ? { changeRequestId: scope.changeRequest.id } : {}),
+    });
+    return comment;
   });
-  await recordSpaceActivity(ctx, {
-    type: "comment_posted",
-    spaceId: scope.space.id,
-    commentId: comment.id,
-    ...(scope.changeRequest ? { changeRequestId: scope.changeRequest.id } : {}),
-  });
-  return comment;
 }
 
 export async function createReply(ctx: Context, scope: CommentScope, commentId: string, input: { body?: { markdown?: string | null } | null; format?: CommentFormat | null }) {
   const parent = await requireComment(ctx, scope, commentId);
   requireCommenting(scope, "reply to comments");
   const markdown = checkBody(input.body);
-  const reply = await ctx.prisma.comment.create({
-    data: {
-      id: newId("CommentReply"),
-      ...scopeWhere(scope),
-      parentId: parent.id,
-      markdown,
-      postedById: ctx.viewer.userId,
-    },
-  });
-  await recordSpaceActivity(ctx, {
-    type: "comment_posted",
-    spaceId: scope.space.id,
-    commentId: reply.id,
-    replyTo: parent.id,
-    ...(scope.changeRequest ? { changeRequestId: scope.changeRequest.id } : {}),
+  const reply = await inTransactionWithActivity(ctx, async (tx, record) => {
+    const created = await tx.comment.create({
+      data: {
+        id: newId("CommentReply"),
+        ...scopeWhere(scope),
+        parentId: parent.id,
+        markdown,
+        postedById: ctx.viewer.userId,
+      },
+    });
+    await record({
+      type: "comment_posted",
+      spaceId: scope.space.id,
+      commentId: created.id,
+      replyTo: parent.id,
+      ...(scope.changeRequest ? { changeRequestId: scope.changeRequest.id } : {}),
+    });
+    return created;
   });
   return withFormat(reply, input.format);
 }

@@ -5,7 +5,6 @@ import { badInput, conflict, notFound } from "../../core/errors.js";
 import { paginateArray, type PageArgs } from "../../core/pagination.js";
 import { checkLength, checkPattern, checkUri } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
-import { recordSpaceActivity } from "../../events/activity.js";
 import { checkEmoji, publishSpaceUpdated } from "../spaces/spaces.service.js";
 import { requireSpace } from "../spaces/spaces.access.js";
 import {
@@ -224,15 +223,9 @@ function checkDescription(value: string | null): string | undefined {
   return text || undefined;
 }
 
-/** Stores a change to a scope and tells who listens: activity, and the space's own subscribers. */
+/** Stores a change to a scope (with its activity, commitChange) and tells the space's own subscribers. */
 async function commit<T>(ctx: Context, scope: ContentScope, type: RevisionType, change: (draft: RevisionContent) => T) {
   const result = await commitChange(ctx, scope, type, change);
-  await recordSpaceActivity(ctx, {
-    type: "space_content_updated",
-    spaceId: scope.space.id,
-    revisionId: result.revisionId,
-    ...(scope.changeRequest ? { changeRequestId: scope.changeRequest.id } : {}),
-  });
   if (!scope.changeRequest) publishSpaceUpdated(ctx, scope.space.id);
   return result;
 }

@@ -6,6 +6,9 @@ import { newId } from "../../core/ids.js";
 import type { Role } from "../../core/roles.js";
 import { requireNotDeleted, requireSpace, requireSpaceAction, spaceById } from "../spaces/spaces.access.js";
 import { canOnSpace, type EditMode } from "../spaces/spaces.policy.js";
+import { inTransactionWithActivity, type SpaceActivity } from "../../events/activity.js";
+
+type RecordActivity = (activity: SpaceActivity) => Promise<void>;
 import { emptyContent, flattenTree, pageTree, readContent, type RevisionContent } from "./model.js";
 import { plainText, sectionsOf } from "./markdown.js";
 
@@ -160,12 +163,17 @@ export async function lockedSpaceHead(tx: Prisma.TransactionClient, space: Pick<
  * the lock found it. Every statement of `write` must go through `tx`: the embedded database has
  * one connection, which the transaction holds until it ends. 404 when the space is gone.
  */
-export async function withSpaceLock<T>(ctx: Context, spaceId: string, write: (tx: Prisma.TransactionClient, space: Space) => Promise<T>): Promise<T> {
-  const result = await ctx.prisma.$transaction(async (tx) => {
+export async function withSpaceLock<T>(
+  ctx: Context,
+  spaceId: string,
+  write: (tx: Prisma.TransactionClient, space: Space, record: RecordActivity) => Promise<T>,
+): Promise<T> {
+  // Space activity is recorded in the same transaction (events/activity.ts), announced after it.
+  const result = await inTransactionWithActivity(ctx, async (tx, record) => {
     const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "Space" WHERE "id" = ${spaceId} FOR NO KEY UPDATE`;
     const space = locked.length ? await tx.space.findUnique({ where: { id: spaceId } }) : null;
     if (!space) throw notFound(`Space "${spaceId}"`);
-    return write(tx, space);
+    return write(tx, space, record);
   }, TX_OPTIONS);
   spaceById(ctx).clear(spaceId);
   return result;
@@ -230,7 +238,7 @@ export async function commitChange<T>(
   return retryWhenMoved(
     "The content changed too often while this change was being applied; retry it.",
     () =>
-      withSpaceLock(ctx, scope.space.id, async (tx, space) => {
+      withSpaceLock(ctx, scope.space.id, async (tx, space, record) => {
         let head: string;
         if (scope.changeRequest) {
           const cr = await tx.changeRequest.findUniqueOrThrow({ where: { id: scope.changeRequest.id } });
@@ -270,6 +278,12 @@ export async function commitChange<T>(
           if (count === 0) throw new Moved();
           await indexSpaceRevision(tx, scope.space.id, id, draft);
         }
+        await record({
+          type: "space_content_updated",
+          spaceId: scope.space.id,
+          revisionId: id,
+          ...(scope.changeRequest ? { changeRequestId: scope.changeRequest.id } : {}),
+        });
         return { revisionId: id, previousRevisionId: head, content: draft, value };
       }),
     // A change request that was merged or closed meanwhile takes no more edits.

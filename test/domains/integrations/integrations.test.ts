@@ -3,7 +3,7 @@ import http from "node:http";
 import LZString from "lz-string";
 import { startGateway, type Caller, type TestGateway } from "../../helpers/gateway.js";
 import { startReceiver } from "../../events/receiver.js";
-import { recordSpaceActivity } from "../../../src/events/activity.js";
+import { recordSpaceActivity as recordActivity, type SpaceActivity } from "../../../src/events/activity.js";
 import { verifySignature } from "../../../src/events/signing.js";
 import { purgeSettledEvents } from "../../../src/events/record.js";
 import { fewestStatements, statementsOf } from "../../helpers/fixtures.js";
@@ -459,7 +459,9 @@ describe("installations", () => {
 
   it("records space activity for installations whose scopes cover it", async () => {
     const before = (await admin.get("/v1/integrations/figma/events")).body.count;
-    const ctx = { ...t.gateway.services, viewer: { userId: admin.user, tokenId: "" } };
+    const services = { ...t.gateway.services, viewer: { userId: admin.user, tokenId: "" } };
+    const ctx = services.prisma; // recorded on its own, outside any other write's transaction
+    const recordSpaceActivity = async (db: typeof ctx, activity: SpaceActivity) => (await recordActivity(db, services, activity))();
     await recordSpaceActivity(ctx, { type: "space_content_updated", spaceId, revisionId: "rev_1" });
     await recordSpaceActivity(ctx, { type: "comment_posted", spaceId, commentId: "cmt_1" });
     // No space:change-requests:read scope: not recorded.
