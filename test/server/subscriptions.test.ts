@@ -29,6 +29,8 @@ describe("graphql-ws on /graphql", () => {
       { id: spaceId, title: "Staff handbook", editMode: "locked" },
     ]);
     await client.dispose();
+    // Live again for the tests below, which change its title and emoji (refused while locked).
+    expect((await admin.patch(`/v1/spaces/${spaceId}`, { editMode: "live" })).status).toBe(200);
   });
 
   it("refuses a connection without a valid token", async () => {
