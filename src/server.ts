@@ -171,6 +171,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   httpServer.keepAliveTimeout = 65_000;
   httpServer.headersTimeout = 66_000;
   const wsServer = new WebSocketServer({ server: httpServer, path: "/graphql" });
+  wsServer.on("connection", (socket, req) => front.webSocket(socket, req));
   const ws = useServer(
     {
       ...graphqlWsOperations(yoga, trusted),

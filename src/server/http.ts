@@ -25,6 +25,8 @@ export interface HttpFront {
    * finished, or after `timeoutMs`, with how many were still running. Streams (SSE) are not waited for.
    */
   drain(timeoutMs: number): Promise<number>;
+  /** Logs a WebSocket (graphql-ws) when it closes: one line, like a request's, with its close code. */
+  webSocket(socket: { once(event: "close", listener: (code: number) => void): unknown }, req: IncomingMessage): void;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -85,12 +87,17 @@ export function createHttpFront(opts: {
     return count;
   };
 
+  const notesFor = (req: IncomingMessage): RequestNotes => {
+    const sent = req.headers["x-request-id"];
+    const id = typeof sent === "string" && REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
+    const forwarded = opts.trustProxy ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0]!.trim() : "";
+    return { id, route: "*", clientAddress: forwarded || req.socket.remoteAddress || "unknown", start: performance.now() };
+  };
+
   return {
     handle(req, res) {
-      const sent = req.headers["x-request-id"];
-      const id = typeof sent === "string" && REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
-      const forwarded = opts.trustProxy ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0]!.trim() : "";
-      const notes: RequestNotes = { id, route: "*", clientAddress: forwarded || req.socket.remoteAddress || "unknown", start: performance.now() };
+      const notes = notesFor(req);
+      const id = notes.id;
       attachNotes(req, notes);
       res.setHeader("x-request-id", id);
       if (draining) res.setHeader("connection", "close");
@@ -98,6 +105,17 @@ export function createHttpFront(opts: {
       res.once("close", () => finished(req, res));
       httpLog(req, res);
       requestScope.run({ reqId: id }, () => opts.app(req, res));
+    },
+    webSocket(socket, req) {
+      const notes = notesFor(req);
+      const path = (req.url ?? "").split("?")[0];
+      socket.once("close", (code) => {
+        const durationMs = Math.round(performance.now() - notes.start);
+        opts.logger.info(
+          { reqId: notes.id, method: req.method, route: path, path, status: 101, durationMs, closeCode: code, remoteAddress: notes.clientAddress },
+          `WebSocket ${path} closed (${code})`,
+        );
+      });
     },
     drain(timeoutMs) {
       draining = true;

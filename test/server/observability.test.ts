@@ -194,6 +194,8 @@ describe("GET /metrics", () => {
     }
     expect(text).toMatch(/^websocket_connections 0$/m);
     expect(text).toMatch(/^graphql_subscriptions 0$/m);
+    // The socket's own log line, when it closed.
+    await expect.poll(() => lines.find((l) => l.status === 101 && l.route === "/graphql")).toMatchObject({ method: "GET", closeCode: expect.any(Number), msg: expect.stringMatching(/^WebSocket \/graphql closed/) });
   });
 
   it("requires METRICS_TOKEN when it is set", async () => {
