@@ -77,6 +77,15 @@ describe("identical idempotent writes sent at once", () => {
   }, MANY);
 });
 
+describe("a new integration published by several requests at once", () => {
+  it("the first creates it (201), the others add versions (200): versions 1 to 10, each once", async () => {
+    const answers = await at(10, (i) => admin.post("/v1/integrations/twins", { title: `Twins ${i}`, organization: org }));
+    expect(statuses(answers).sort()).toEqual([...same(9, 200), 201].sort());
+    expect(answers.map((a) => a.body.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect((await admin.get("/v1/integrations/twins")).body.version).toBe(10);
+  }, MANY);
+});
+
 describe("compatible writes to one space sent at once", () => {
   it("50 change requests: 50 × 201 with the numbers 1 to 50, each once", async () => {
     const space = (await createSpace(admin, org, { title: "Numbers" })).id;

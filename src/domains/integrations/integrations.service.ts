@@ -156,7 +156,7 @@ function publishData(input: PublishInput, creating: boolean): P.IntegrationUnche
  * in `organization`; each later one stores a new version (version + 1). Only admins of the
  * owning organization publish.
  */
-export async function publishIntegration(ctx: Context, integrationName: string, input: PublishInput): Promise<Integration> {
+export async function publishIntegration(ctx: Context, integrationName: string, input: PublishInput, again = false): Promise<Integration> {
   v.checkName("integrationName", integrationName);
   const existing = await ctx.prisma.integration.findUnique({ where: { name: integrationName } });
   if (existing) {
@@ -182,6 +182,9 @@ export async function publishIntegration(ctx: Context, integrationName: string, 
       data: { ...data, id: newId("Integration"), name: integrationName, version: 1, ownerId, signingSecret: newSigningSecret() },
     });
   } catch (err) {
+    // Published by another request at the same time: this one becomes its next version (or the
+    // refusal an existing integration gets, when it belongs to another organization).
+    if ((err as any)?.code === "P2002" && !again) return publishIntegration(ctx, integrationName, input, true);
     if ((err as any)?.code === "P2002") throw conflict(`An integration named "${integrationName}" was published at the same time; publish again to add a version.`);
     throw err;
   }
