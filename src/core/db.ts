@@ -20,6 +20,8 @@ export interface Database {
   observeStatements(observer: StatementObserver): void;
   /** The lock on the embedded data folder (absent on PostgreSQL). */
   lock?: DataDirLock;
+  /** A statement sent straight to the driver, past Prisma and uncounted (the benchmarks' baseline). */
+  driverQuery(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -118,6 +120,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       prisma,
       stats,
       observeStatements,
+      driverQuery: async (sql, params) => (await pool.query(sql, params)).rows,
       async close() {
         await prisma.$disconnect();
         await pool.end();
@@ -150,6 +153,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     stats,
     observeStatements,
     lock,
+    driverQuery: async (sql, params) => (await pglite.query<Record<string, unknown>>(sql, params)).rows,
     async close() {
       if (closed) return;
       closed = true;

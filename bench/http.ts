@@ -1,0 +1,299 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import http from "node:http";
+import { Worker } from "node:worker_threads";
+import pg from "pg";
+import { loadConfig, type Config } from "../src/config.js";
+import { createGateway, type Gateway } from "../src/server.js";
+import { runAdminCommand } from "../src/cli/commands.js";
+import { createLogger } from "../src/core/logger.js";
+
+/**
+ * The request path against the database itself, measured in one run so that only the ratios
+ * between rows mean anything (absolute figures follow the machine's load):
+ *
+ * - the same Space row read by a raw node:http handler with one driver SELECT, by node:http with
+ *   the project's Prisma client (`findUnique`), by GraphQL (the same fields as REST) and by
+ *   `GET /v1/spaces/{id}`, with the access cache on and, on a second gateway, off
+ *   (ACCESS_CACHE_TTL_MS=0);
+ * - the REST list of 50 spaces;
+ * - the nested organization → spaces → change requests → comments query at N = 5 and 50
+ *   (N spaces, each with 3 change requests of 3 comments), with its SQL statements per request;
+ * - writes: `POST /v1/orgs/{id}/collections` and `PATCH /v1/spaces/{id}/content/page/{pageId}`.
+ *
+ * Load comes from autocannon on a worker thread (BENCH_CONNECTIONS connections, 10 by default,
+ * for BENCH_DURATION seconds each, 4 by default). The embedded database (PGlite) by default,
+ * PostgreSQL when DATABASE_URL is set (a fresh database is created beside the given one and dropped).
+ *
+ *   npm run bench                  (every benchmark)
+ *   npx tsx bench/http.ts          (this one)
+ */
+export async function requestPath() {
+  const duration = Number(process.env.BENCH_DURATION || 4);
+  const connections = Number(process.env.BENCH_CONNECTIONS || 10);
+  const cleanups: (() => Promise<unknown>)[] = [];
+  try {
+    const main = await startBenchGateway({}, cleanups);
+    const uncached = await startBenchGateway({ accessCacheTtlMs: 0 } as Partial<Config>, cleanups);
+    console.log(`database: ${main.gateway.db.kind === "pglite" ? "embedded (PGlite)" : "PostgreSQL"}; ${connections} connections, ${duration} s per row`);
+
+    const a = await seed(main);
+    const b = await seed(uncached);
+
+    // Baselines on the main gateway's own database: a raw driver handler and a Prisma handler.
+    const raw = await listenRaw(async (id) => (await main.gateway.db.driverQuery('SELECT * FROM "Space" WHERE id = $1', [id]))[0]);
+    const orm = await listenRaw((id) => main.gateway.db.prisma.space.findUnique({ where: { id } }));
+    cleanups.push(raw.close, orm.close);
+
+    const rows: Row[] = [];
+    const measure = async (row: Omit<Row, "rps" | "statements" | "non2xx">, gateway?: Gateway) => {
+      const statements = gateway ? await statementsPerRequest(gateway, row) : undefined;
+      const result = await load({ ...row, connections, duration });
+      const done: Row = { ...row, rps: result.rps, statements, non2xx: result.non2xx + result.errors };
+      rows.push(done);
+      console.log(format(done));
+      return done;
+    };
+    const gql = (g: Seeded, query: string, variables: Record<string, unknown>) => ({
+      url: `${g.url}/graphql`,
+      method: "POST",
+      headers: g.headers,
+      body: JSON.stringify({ query, variables }),
+    });
+
+    const rawRow = await measure({ name: "raw node:http + driver, one SELECT", url: `${raw.url}/${a.spaceId}` });
+    const ormRow = await measure({ name: "node:http + Prisma findUnique", url: `${orm.url}/${a.spaceId}` });
+    const restUn = await measure({ name: "REST GET /v1/spaces/{id}, access cache off", url: `${b.url}/v1/spaces/${b.spaceId}`, headers: b.headers }, uncached.gateway);
+    const gqlUn = await measure({ name: "GraphQL same fields, access cache off", ...gql(b, SPACE_QUERY, { id: b.spaceId }) }, uncached.gateway);
+    const rest = await measure({ name: "REST GET /v1/spaces/{id}", url: `${a.url}/v1/spaces/${a.spaceId}`, headers: a.headers }, main.gateway);
+    const graph = await measure({ name: "GraphQL same fields", ...gql(a, SPACE_QUERY, { id: a.spaceId }) }, main.gateway);
+    const list = await measure({ name: "REST list of 50 spaces", url: `${a.url}/v1/orgs/${a.organization}/spaces?limit=50`, headers: a.headers }, main.gateway);
+    const n5 = await measure({ name: "nested org→spaces→CRs→comments, N=5", ...gql(a, NESTED_QUERY, { org: a.nested5, n: 5 }) }, main.gateway);
+    const n50 = await measure({ name: "nested org→spaces→CRs→comments, N=50", ...gql(a, NESTED_QUERY, { org: a.nested50, n: 50 }) }, main.gateway);
+    const post = await measure(
+      { name: "POST /v1/orgs/{id}/collections", url: `${a.url}/v1/orgs/${a.organization}/collections`, method: "POST", headers: a.headers, body: JSON.stringify({ title: "Bench" }) },
+      main.gateway,
+    );
+    const patch = await measure(
+      {
+        name: "PATCH /v1/spaces/{id}/content/page/{pageId}",
+        url: `${a.url}/v1/spaces/${a.spaceId}/content/page/${a.pageId}`,
+        method: "PATCH",
+        headers: a.headers,
+        body: JSON.stringify({ title: "Bench page" }),
+      },
+      main.gateway,
+    );
+
+    const ratio = (x: Row, y: Row) => (y.rps ? (x.rps / y.rps).toFixed(2) : "n/a");
+    console.log("ratios (same run):");
+    console.log(`  REST GET / raw driver          ${ratio(rest, rawRow)}   (access cache off: ${ratio(restUn, rawRow)})`);
+    console.log(`  REST GET / Prisma findUnique   ${ratio(rest, ormRow)}   (access cache off: ${ratio(restUn, ormRow)})`);
+    console.log(`  REST GET / GraphQL same fields ${ratio(rest, graph)}   (access cache off: ${ratio(restUn, gqlUn)})`);
+    console.log(`  GraphQL / raw driver           ${ratio(graph, rawRow)}`);
+    console.log(`  REST GET / same, cache off     ${ratio(rest, restUn)}`);
+    console.log(`  list of 50 / REST GET          ${ratio(list, rest)}`);
+    console.log(`  nested N=50 / N=5              ${ratio(n50, n5)}   statements ${n5.statements} → ${n50.statements}`);
+    console.log(`  POST collection / REST GET     ${ratio(post, rest)}`);
+    console.log(`  PATCH page / REST GET          ${ratio(patch, rest)}`);
+    if (rows.some((r) => r.non2xx)) console.log("  (rows with failed answers are marked: their figures do not count)");
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => console.error(err));
+  }
+}
+
+interface Row {
+  name: string;
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  rps: number;
+  statements?: number;
+  non2xx: number;
+}
+
+function format(row: Row): string {
+  const rps = `${row.rps.toFixed(0)} req/s`.padStart(12);
+  const statements = row.statements === undefined ? "" : `  ${row.statements} SQL/request`;
+  const failed = row.non2xx ? `  (${row.non2xx} failed answers!)` : "";
+  return `  ${row.name.padEnd(48)}${rps}${statements}${failed}`;
+}
+
+const SPACE_QUERY = /* GraphQL */ `
+  query Space($id: String!) {
+    space(spaceId: $id) {
+      id object title emoji visibility createdAt updatedAt deletedAt editMode
+      urls { location app published public icon }
+      organization parent gitSync { repoName } visitorAuth { backend } revision defaultLevel
+      comments changeRequests changeRequestsOpen changeRequestsDraft
+      permissions { view access admin viewInviteLinks edit triggerGitSync comment merge review }
+    }
+  }
+`;
+
+const NESTED_QUERY = /* GraphQL */ `
+  query Nested($org: String!, $n: Int!) {
+    organization(organizationId: $org) {
+      id
+      spaces(first: $n) {
+        edges {
+          node {
+            id title comments
+            changeRequestsConnection(first: 10) {
+              edges { node { id number status comments commentsConnection(first: 10) { edges { node { id status postedAt postedBy { id } } } } } }
+            }
+          }
+        }
+      }
+    }
+  }
+`;
+
+interface Started {
+  gateway: Gateway;
+  url: string;
+}
+
+async function startBenchGateway(overrides: Partial<Config>, cleanups: (() => Promise<unknown>)[]): Promise<Started> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-bench-"));
+  cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  let databaseUrl: string | undefined;
+  if (process.env.DATABASE_URL) {
+    const name = `bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(process.env.DATABASE_URL);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    cleanups.push(async () => {
+      const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    });
+  }
+  const config: Config = {
+    ...loadConfig({ ...process.env, PORT: "0", LOG_SQL: "" }),
+    dataDir,
+    databaseUrl,
+    host: "127.0.0.1",
+    rateLimitPerMinute: 0,
+    integrationDispatchPollMs: 60 * 60 * 1000,
+    ...overrides,
+  };
+  const gateway = await createGateway(config, { logger: createLogger({ level: "silent", format: "json" }) });
+  cleanups.push(() => gateway.close());
+  const port = await gateway.listen(0);
+  return { gateway, url: `http://127.0.0.1:${port}` };
+}
+
+interface Seeded {
+  url: string;
+  headers: Record<string, string>;
+  organization: string;
+  spaceId: string;
+  pageId: string;
+  nested5: string;
+  nested50: string;
+}
+
+/** Change requests per space and comments per change request in the nested query's organizations. */
+const NESTED_CHILDREN = 3;
+
+/** One space with a page, 50 more spaces, and two organizations of N spaces, each with 3 change requests of 3 comments. */
+async function seed({ gateway, url }: Started): Promise<Seeded> {
+  const prisma = gateway.db.prisma;
+  const boot = (await runAdminCommand(prisma, { command: "bootstrap", email: "bench@acme.test", org: "Bench" })) as any;
+  const headers = { authorization: `Bearer ${boot.token}`, "content-type": "application/json" };
+  const call = async (method: string, route: string, body?: unknown) => {
+    const res = await fetch(`${url}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const space = await call("POST", `/v1/orgs/${boot.organization}/spaces`, { title: "Bench", emoji: "📚" });
+  const page = await call("POST", `/v1/spaces/${space.id}/content/pages`, { title: "Bench page" });
+  await prisma.space.createMany({
+    data: Array.from({ length: 50 }, (_, i) => ({ id: `spc_list_${i}`, organizationId: boot.organization, title: `List ${i}`, position: 10 + i })),
+  });
+  const nested = async (n: number) => {
+    const org = (await runAdminCommand(prisma, { command: "bootstrap", email: "bench@acme.test", org: `Nested ${n}` })) as any;
+    const spaces = Array.from({ length: n }, (_, i) => ({ id: `spc_n${n}_${i}`, organizationId: org.organization, title: `Space ${i}`, position: i }));
+    await prisma.space.createMany({ data: spaces });
+    const content = { pages: {}, files: {}, reusableContents: {}, variables: {} };
+    await prisma.revision.createMany({ data: spaces.map((s) => ({ id: `rev_${s.id}`, spaceId: s.id, content })) });
+    const requests = spaces.flatMap((s) =>
+      Array.from({ length: NESTED_CHILDREN }, (_, i) => ({
+        id: `${s.id}_cr${i}`,
+        spaceId: s.id,
+        number: i + 1,
+        status: "open" as const,
+        createdById: boot.user,
+        revisionId: `rev_${s.id}`,
+        revisionInitial: `rev_${s.id}`,
+      })),
+    );
+    await prisma.changeRequest.createMany({ data: requests });
+    const comments = requests.flatMap((r) =>
+      Array.from({ length: NESTED_CHILDREN }, (_, i) => ({ id: `${r.id}_c${i}`, spaceId: r.spaceId, changeRequestId: r.id, markdown: `comment ${i}`, postedById: boot.user })),
+    );
+    await prisma.comment.createMany({ data: comments });
+    return org.organization as string;
+  };
+  return { url, headers, organization: boot.organization, spaceId: space.id, pageId: page.id, nested5: await nested(5), nested50: await nested(50) };
+}
+
+/** A node:http server answering `GET /<id>` with the row `read` returns, as JSON. */
+async function listenRaw(read: (id: string) => Promise<unknown>): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer(async (req, res) => {
+    try {
+      const row = await read(decodeURIComponent(req.url!.slice(1)));
+      const body = JSON.stringify(row ?? null);
+      res.writeHead(row ? 200 : 404, { "content-type": "application/json; charset=utf-8" });
+      res.end(body);
+    } catch (err) {
+      res.writeHead(500).end(String(err));
+    }
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as any).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+/** SQL statements one request sends: the fewest of three, after a warm-up (background work may add one). */
+async function statementsPerRequest(gateway: Gateway, row: Pick<Row, "url" | "method" | "headers" | "body">): Promise<number> {
+  const send = async () => {
+    const res = await fetch(row.url, { method: row.method ?? "GET", headers: row.headers, body: row.body });
+    const text = await res.text();
+    if (!res.ok || text.startsWith('{"errors"')) throw new Error(`${row.method ?? "GET"} ${row.url}: ${res.status} ${text.slice(0, 300)}`);
+  };
+  await send();
+  let fewest = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const before = gateway.db.stats.statements;
+    await send();
+    fewest = Math.min(fewest, gateway.db.stats.statements - before);
+  }
+  return fewest;
+}
+
+function load(opts: { url: string; method?: string; headers?: Record<string, string>; body?: string; connections: number; duration: number }) {
+  return new Promise<{ rps: number; non2xx: number; errors: number }>((resolve, reject) => {
+    const worker = new Worker(new URL("./load-worker.mjs", import.meta.url), { workerData: opts });
+    worker.once("message", (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
+    worker.once("error", reject);
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await requestPath();
+  process.exit(0);
+}
