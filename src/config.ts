@@ -68,6 +68,11 @@ export interface Config {
   maxFileBytes: number;
   /** Deepest nesting of free-form JSON values in request bodies (objects and arrays, MAX_JSON_DEPTH). */
   maxJsonDepth: number;
+  /**
+   * ACCESS_CACHE_TTL_MS: how long a token or membership read stays in the in-process access cache
+   * at most (core/access-cache.ts; writes drop their entries at once, this is a safety net); 0 turns it off.
+   */
+  accessCacheTtlMs: number;
 }
 
 /** Largest body of the file upload route: the file's bytes base64-encoded, plus MAX_BODY_BYTES for the other fields. */
@@ -132,6 +137,7 @@ export function operations(env: NodeJS.ProcessEnv) {
     rateLimitPerMinute: intFrom(env.RATE_LIMIT_PER_MINUTE, 1000, "RATE_LIMIT_PER_MINUTE"),
     trustProxy: flag(env.TRUST_PROXY),
     shutdownTimeoutMs: intFrom(env.SHUTDOWN_TIMEOUT_MS, 10_000, "SHUTDOWN_TIMEOUT_MS"),
+    accessCacheTtlMs: intFrom(env.ACCESS_CACHE_TTL_MS, 30_000, "ACCESS_CACHE_TTL_MS"),
   };
 }
 

@@ -14,6 +14,7 @@ import { makeUrls } from "./core/urls.js";
 import { authenticateRequest, authenticationFailure, bearerToken, viewerFromToken } from "./core/auth.js";
 import { makeContext, type Context, type Services } from "./core/context.js";
 import { UNEXPECTED, maskGraphQLError } from "./core/error-report.js";
+import { AccessCache } from "./core/access-cache.js";
 import { useGraphLimits } from "./graphql/limits.js";
 import { useInputChecks } from "./graphql/input.js";
 import { graphqlWsOperations } from "./graphql/ws.js";
@@ -79,10 +80,15 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   redis?.on("ready", () => (redisDown = false));
   let stopping = false;
   const pubsub = createPubSubFor(config.redisUrl);
-  const services: Services = { prisma: db.prisma, config, urls: makeUrls(config), pubsub };
+  const accessCache = new AccessCache(config.accessCacheTtlMs);
+  accessCache.connect(pubsub);
+  accessCache.watch(db);
+  metrics.counterFrom("access_cache_hits_total", "Tokens and memberships answered from the in-process access cache.", () => accessCache.stats.hits);
+  metrics.counterFrom("access_cache_misses_total", "Tokens and memberships read from the database (not cached, expired, or the cache is off).", () => accessCache.stats.misses);
+  const services: Services = { prisma: db.prisma, config, urls: makeUrls(config), pubsub, accessCache };
 
   async function authenticate(header: string | null | undefined, request?: Request): Promise<Context> {
-    const viewer = await viewerFromToken(db.prisma, bearerToken(header));
+    const viewer = await viewerFromToken(services, bearerToken(header));
     if (!viewer) {
       throw new GraphQLError(authenticationFailure(header).message, { extensions: { code: 401, http: { status: 401, headers: { "www-authenticate": "Bearer" } } } });
     }
@@ -177,7 +183,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       ...graphqlWsOperations(yoga, trusted),
       onConnect: async (ctx) => {
         const header = (ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization) as string | undefined;
-        const viewer = await viewerFromToken(db.prisma, bearerToken(header));
+        const viewer = await viewerFromToken(services, bearerToken(header));
         // Refused with 4403 and the same message as HTTP (the first close wins over graphql-ws's own).
         if (!viewer) ctx.extra.socket.close(4403, authenticationFailure(header).message);
         return viewer !== null;
@@ -236,6 +242,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       await dispatcher.stop();
       httpServer.closeAllConnections();
       await serverClosed;
+      accessCache.close();
       await pubsub.close();
       redis?.disconnect();
       await db.close();

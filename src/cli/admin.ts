@@ -16,6 +16,7 @@ import fs from "node:fs";
 import net from "node:net";
 import { loadConfig, type Config } from "../config.js";
 import { openDatabase } from "../core/db.js";
+import { publishOnce } from "../core/pubsub.js";
 import { readLock } from "../core/lock.js";
 import { runAdminCommand, type AdminCommand } from "./commands.js";
 
@@ -98,6 +99,9 @@ async function main() {
     } finally {
       await db.close();
     }
+    // Gateways sharing this PostgreSQL database drop the tokens and memberships they cached
+    // (a revoked token, a new role) through Redis; without it, after ACCESS_CACHE_TTL_MS at most.
+    if (config.redisUrl) await publishOnce(config.redisUrl, "access:changed", { origin: "admin" });
   }
   console.log(JSON.stringify(result));
 }

@@ -18,9 +18,10 @@ import { ssoMembershipWhere, ssoRefusal, ssoRefuses } from "../domains/sso/sso.e
  * A new organization rule is one change here: in `resolveMemberships` and, for SQL list filters,
  * in `viewerMemberWhere`, which must agree with it.
  *
- * Answers depend on the viewer (user and token) and the organization only; `resolveMemberships`
- * is the single batch function behind the per-request loader, so a cache keyed by
- * (viewer.userId, viewer.tokenId, organizationId) can sit there.
+ * Answers depend on the viewer (user and the SSO provider of their token) and the organization
+ * only: `resolveMemberships`, the single batch function behind the per-request loader, answers
+ * from the gateway's access cache (core/access-cache.ts), keyed so, and reads the rest. Whatever
+ * changes an input of these rules calls `ctx.accessCache.changed` once committed.
  */
 export interface MembershipAccess {
   /** The caller's membership (not disabled), or null when they are not a member. */
@@ -32,8 +33,13 @@ export interface MembershipAccess {
 const NONE: MembershipAccess = Object.freeze({ member: null, refused: null }) as MembershipAccess;
 
 async function resolveMemberships(ctx: Context, organizationIds: readonly string[]): Promise<MembershipAccess[]> {
-  const { userId } = ctx.viewer;
+  const { userId, ssoProvider } = ctx.viewer;
   if (!userId) return organizationIds.map(() => NONE);
+  return ctx.accessCache.memberships(userId, ssoProvider, organizationIds, (missing) => readMemberships(ctx, missing));
+}
+
+async function readMemberships(ctx: Context, organizationIds: readonly string[]): Promise<MembershipAccess[]> {
+  const { userId } = ctx.viewer;
   const rows = await ctx.prisma.member.findMany({
     where: { userId, organizationId: { in: [...organizationIds] }, disabled: false },
   });

@@ -45,13 +45,22 @@ export function bearerToken(header: string | null | undefined): string | null {
   return match ? match[1]! : null;
 }
 
-export async function viewerFromToken(prisma: PrismaClient, token: string | null): Promise<Viewer | null> {
+/**
+ * The viewer of a live token. Live tokens are kept in the access cache (core/access-cache.ts) by
+ * the hash of their secret: a revoke drops them there before it answers.
+ */
+export async function viewerFromToken(services: Pick<Services, "prisma" | "accessCache">, token: string | null): Promise<Viewer | null> {
   if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
-  const row = await prisma.apiToken.findUnique({ where: { hash: hashToken(token) }, select: { id: true, userId: true, label: true, revokedAt: true, lastUsedAt: true } });
+  const { prisma } = services;
+  const hash = hashToken(token);
+  const row = await services.accessCache.token(hash, () =>
+    prisma.apiToken.findUnique({ where: { hash }, select: { id: true, userId: true, label: true, revokedAt: true, lastUsedAt: true } }),
+  );
   if (!row || row.revokedAt) return null;
-  // Record use at most once a minute per token, off the request's path.
+  // Record use at most once a minute per token, off the request's path (the cached row remembers it).
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
-    prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
+    row.lastUsedAt = new Date();
+    prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: row.lastUsedAt } }).catch(() => undefined);
   }
   return { userId: row.userId, tokenId: row.id, ssoProvider: ssoProviderOfLabel(row.label) };
 }
@@ -77,7 +86,7 @@ export async function authenticateRequest(
   explicitNulls?: Set<string>,
 ): Promise<Context> {
   const header = request.headers.get("authorization");
-  const viewer = await viewerFromToken(services.prisma, bearerToken(header));
+  const viewer = await viewerFromToken(services, bearerToken(header));
   if (viewer) return makeContext(services, viewer, explicitNulls, request);
   if (auth === "optional" && !header) return makeContext(services, ANONYMOUS, explicitNulls, request);
   throw authenticationFailure(header);

@@ -3,6 +3,7 @@ import type { Config } from "../config.js";
 import type { Viewer } from "./auth.js";
 import type { Urls } from "./urls.js";
 import type { PubSub } from "./pubsub.js";
+import type { AccessCache } from "./access-cache.js";
 import { noteViewer } from "./request-notes.js";
 
 /** What every resolver receives. Built once per request (or per graphql-ws operation). */
@@ -11,6 +12,8 @@ export interface Context {
   config: Config;
   urls: Urls;
   pubsub: PubSub;
+  /** Tokens and memberships already read (core/access-cache.ts); writes that change access call `changed`. */
+  accessCache: AccessCache;
   /** The authenticated caller; every operation requires one. */
   viewer: Viewer;
   /** Per-request DataLoaders, created on first use (see core/loaders.ts). */
@@ -39,6 +42,7 @@ export interface Services {
   config: Config;
   urls: Urls;
   pubsub: PubSub;
+  accessCache: AccessCache;
 }
 
 export function makeContext(services: Services, viewer: Viewer, explicitNulls: Set<string> = new Set(), request?: Request): Context {

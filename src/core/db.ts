@@ -18,6 +18,12 @@ export interface Database {
   stats: { statements: number };
   /** Has every statement's duration reported to `observer` from now on (the gateway's metrics). */
   observeStatements(observer: StatementObserver): void;
+  /**
+   * Has `listener` told the tables written by each write that took effect: after the statement,
+   * or for a transaction after its commit, with every table its statements wrote (none for a
+   * rollback). The access cache (core/access-cache.ts) drops what such writes change.
+   */
+  onCommittedWrite(listener: WriteListener): void;
   /** The lock on the embedded data folder (absent on PostgreSQL). */
   lock?: DataDirLock;
   /** A statement sent straight to the driver, past Prisma and uncounted (the benchmarks' baseline). */
@@ -39,13 +45,27 @@ export interface OpenOptions {
 /** Called after each SQL statement Prisma sends: its duration, and whether it failed. */
 export type StatementObserver = (seconds: number, ok: boolean) => void;
 
+/** A write that took effect: each table written, with the SQL of the statements that wrote it. */
+export type WriteListener = (writes: ReadonlyMap<string, readonly string[]>) => void;
+
+const WRITE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"[^"]+"\.)?"([^"]+)"/i;
+
+/** The table an INSERT, UPDATE or DELETE statement writes (null for other statements). */
+export function writtenTable(sql: string): string | null {
+  const c = sql.charCodeAt(sql.search(/\S/));
+  // I, U, D (either case): anything else is not a write, without running the expression.
+  if (c !== 73 && c !== 85 && c !== 68 && c !== 105 && c !== 117 && c !== 100) return null;
+  return WRITE.exec(sql)?.[1] ?? null;
+}
+
 /**
  * Wraps a driver adapter factory so that every statement Prisma sends through it (queries and
  * commands, in transactions too) is counted and timed, at the cost of a clock read: no query text
  * is built or logged unless LOG_SQL asks for it (Prisma's query events, below).
  */
-function instrumented<F extends object>(factory: F, observe: StatementObserver): F {
-  const timed = <T extends object>(queryable: T): T =>
+function instrumented<F extends object>(factory: F, observe: StatementObserver, written: WriteListener): F {
+  /** `pending` collects a transaction's writes until its commit; outside one they are told at once. */
+  const timed = <T extends object>(queryable: T, pending?: Map<string, string[]>): T =>
     new Proxy(queryable, {
       get(target, prop) {
         const value = Reflect.get(target, prop, target);
@@ -53,17 +73,35 @@ function instrumented<F extends object>(factory: F, observe: StatementObserver):
         if (prop === "queryRaw" || prop === "executeRaw") {
           return async (...args: unknown[]) => {
             const start = performance.now();
+            let result: unknown;
             try {
-              const result = await value.apply(target, args);
+              result = await value.apply(target, args);
               observe((performance.now() - start) / 1000, true);
-              return result;
             } catch (err) {
               observe((performance.now() - start) / 1000, false);
               throw err;
             }
+            const sql = (args[0] as { sql?: string } | undefined)?.sql ?? "";
+            const table = writtenTable(sql);
+            if (table) {
+              const writes = pending ?? new Map<string, string[]>();
+              writes.set(table, [...(writes.get(table) ?? []), sql]);
+              if (!pending) written(writes);
+            }
+            return result;
           };
         }
-        if (prop === "startTransaction" || prop === "connect" || prop === "connectToShadowDb") {
+        if (pending && prop === "commit") {
+          return async (...args: unknown[]) => {
+            const result = await value.apply(target, args);
+            if (pending.size) written(pending);
+            return result;
+          };
+        }
+        if (prop === "startTransaction") {
+          return async (...args: unknown[]) => timed(await value.apply(target, args), new Map());
+        }
+        if (prop === "connect" || prop === "connectToShadowDb") {
           return async (...args: unknown[]) => timed(await value.apply(target, args));
         }
         return value.bind(target);
@@ -72,13 +110,22 @@ function instrumented<F extends object>(factory: F, observe: StatementObserver):
   return timed(factory);
 }
 
-function createPrisma(adapter: object, stats: { statements: number }, observers: Set<StatementObserver>, opts: OpenOptions): PrismaClient {
+function createPrisma(
+  adapter: object,
+  stats: { statements: number },
+  observers: Set<StatementObserver>,
+  writeListeners: Set<WriteListener>,
+  opts: OpenOptions,
+): PrismaClient {
   const observe: StatementObserver = (seconds, ok) => {
     stats.statements++;
     for (const observer of observers) observer(seconds, ok);
   };
+  const written: WriteListener = (writes) => {
+    for (const listener of writeListeners) listener(writes);
+  };
   const prisma = new PrismaClient({
-    adapter: instrumented(adapter, observe),
+    adapter: instrumented(adapter, observe, written),
     ...(opts.logSql ? { log: [{ emit: "event", level: "query" }] } : {}),
   } as any);
   if (opts.logSql) {
@@ -97,6 +144,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const stats = { statements: 0 };
   const observers = new Set<StatementObserver>();
   const observeStatements = (observer: StatementObserver) => void observers.add(observer);
+  const writeListeners = new Set<WriteListener>();
+  const onCommittedWrite = (listener: WriteListener) => void writeListeners.add(listener);
   if (opts.databaseUrl) {
     // Lost connections are survived: see core/pg-pool.ts.
     const pool = createPool(opts.databaseUrl);
@@ -114,12 +163,13 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     } finally {
       client.release();
     }
-    const prisma = createPrisma(retryingReads(new PrismaPg(pool), () => pool.discardIdle()), stats, observers, opts);
+    const prisma = createPrisma(retryingReads(new PrismaPg(pool), () => pool.discardIdle()), stats, observers, writeListeners, opts);
     return {
       kind: "postgres",
       prisma,
       stats,
       observeStatements,
+      onCommittedWrite,
       driverQuery: async (sql, params) => (await pool.query(sql, params)).rows,
       async close() {
         await prisma.$disconnect();
@@ -145,13 +195,14 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     if (!opts.lockHeld) lock.release();
     throw err;
   }
-  const prisma = createPrisma(new PrismaPGlite(pglite), stats, observers, opts);
+  const prisma = createPrisma(new PrismaPGlite(pglite), stats, observers, writeListeners, opts);
   let closed = false;
   return {
     kind: "pglite",
     prisma,
     stats,
     observeStatements,
+    onCommittedWrite,
     lock,
     driverQuery: async (sql, params) => (await pglite.query<Record<string, unknown>>(sql, params)).rows,
     async close() {

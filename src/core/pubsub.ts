@@ -11,6 +11,8 @@ export type Topics = {
   "space:activity": [payload: SpaceActivity & { actorId: string; at: string }];
   /** An integration event recorded or changing status; published under its integration id and under its installing organization's id. */
   "integration:event": [routingKey: string, payload: IntegrationEventMessage];
+  /** A committed write changed who may do what (core/access-cache.ts); `origin` is the process that made it. */
+  "access:changed": [payload: { origin: string }];
 };
 
 export type PubSub = ReturnType<typeof createPubSub<Topics>> & { close(): Promise<void> };
@@ -21,6 +23,19 @@ export type PubSub = ReturnType<typeof createPubSub<Topics>> & { close(): Promis
  * outages (Redis became unreachable while it had been reachable, or at start).
  */
 export const pubsubFailures = { publish: 0, outages: 0 };
+
+/**
+ * Publishes one message of a single-argument topic on Redis from a process that runs no gateway
+ * (`npm run admin` on PostgreSQL), in the format the gateways' Redis event target reads.
+ */
+export async function publishOnce<T extends "access:changed">(redisUrl: string, topic: T, payload: Topics[T][0]): Promise<void> {
+  const client = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+  try {
+    await client.publish(topic, JSON.stringify(payload));
+  } finally {
+    client.disconnect();
+  }
+}
 
 /** In-process pub/sub by default; Redis when a URL is given, so several gateways share events. */
 export function createPubSubFor(redisUrl?: string): PubSub {

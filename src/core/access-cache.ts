@@ -1,0 +1,204 @@
+import { pubsubFailures, type PubSub } from "./pubsub.js";
+
+/**
+ * The gateway's in-process cache of who the caller is and what their memberships allow, so that
+ * the hot path of a request sends no SQL statement for them:
+ *
+ * - API tokens by the SHA-256 hash of their secret (core/auth.ts `viewerFromToken`): live tokens
+ *   only, an unknown or revoked token is read again each time;
+ * - memberships by (user, SSO provider of the token, organization): answers of the membership
+ *   door (core/access.ts), "not a member" included.
+ *
+ * Invalidation does not depend on each write remembering it: the database layer reports every
+ * write that took effect with the tables it wrote (core/db.ts `onCommittedWrite`, after the commit
+ * for a transaction), and any write that may change an answer (see changesAccess: tokens,
+ * members, SAML providers, an organization's `sso` flag, users deleted) drops every entry, here at
+ * once and in the other gateway processes through the pub/sub (Redis when REDIS_URL is set;
+ * `npm run admin` on PostgreSQL announces its writes there too). Such writes are rare; the
+ * bookkeeping updates (`lastUsedAt`, `lastSeenAt`) and new tokens, organizations and users keep
+ * the entries. A read that started before a change is not stored (a generation counter), so an
+ * answer read from the old rows cannot outlive the change. Entries also expire after
+ * ACCESS_CACHE_TTL_MS, a safety net only; 0 turns the cache off.
+ */
+
+/** The stored part of an API token that authentication needs. */
+export interface TokenRow {
+  id: string;
+  userId: string;
+  label: string | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+interface Entry<V> {
+  value: V;
+  expires: number;
+}
+
+/** Entries kept per kind; past it the oldest go first. */
+const MAX_ENTRIES = 50_000;
+
+/** The columns an UPDATE statement sets (null when its SET clause cannot be read). */
+function updatedColumns(sql: string): string[] | null {
+  const set = /\bSET\s+([\s\S]*?)\s+WHERE\b/i.exec(sql)?.[1];
+  if (!set) return null;
+  return [...set.matchAll(/"([^"]+)"\s*=/g)].map((m) => m[1]!);
+}
+
+/**
+ * For each table answers are read from, whether an update of these columns may change one: a
+ * token's `lastUsedAt` and a member's `lastSeenAt` are bookkeeping, an organization matters only
+ * through its `sso` flag, users only when deleted.
+ */
+const UPDATE_CHANGES: Record<string, (columns: string[]) => boolean> = {
+  ApiToken: (columns) => columns.some((c) => c !== "lastUsedAt"),
+  Member: (columns) => columns.some((c) => c !== "lastSeenAt"),
+  Organization: (columns) => columns.includes("sso"),
+  SamlProvider: () => true,
+  User: () => false,
+};
+/** Tables whose new rows may change an answer (a new member; a new token, organization or user changes none). */
+const INSERT_CHANGES = new Set(["Member", "SamlProvider"]);
+
+/** Whether writes (table → statements) may change a token's or a membership's answer. */
+export function changesAccess(writes: ReadonlyMap<string, readonly string[]>): boolean {
+  for (const [table, statements] of writes) {
+    const update = UPDATE_CHANGES[table];
+    if (!update) continue;
+    for (const sql of statements) {
+      const verb = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase();
+      if (verb === "DELETE") return true;
+      if (verb === "INSERT") {
+        if (INSERT_CHANGES.has(table)) return true;
+        continue;
+      }
+      const columns = updatedColumns(sql);
+      if (!columns || update(columns)) return true;
+    }
+  }
+  return false;
+}
+
+export class AccessCache {
+  readonly enabled: boolean;
+  /** Answers served from the cache and read from the database (the gateway's metrics). */
+  readonly stats = { hits: 0, misses: 0 };
+  private readonly tokens = new Map<string, Entry<TokenRow>>();
+  private readonly members = new Map<string, Entry<unknown>>();
+  private generation = 0;
+  private outagesSeen = pubsubFailures.outages;
+  private readonly origin = Math.random().toString(36).slice(2);
+  private pubsub?: PubSub;
+  private listening?: { return?: () => unknown };
+
+  constructor(private readonly ttlMs: number) {
+    this.enabled = ttlMs > 0;
+  }
+
+  /** Drops every entry after each write of `db` that may change an answer (see changesAccess). */
+  watch(db: { onCommittedWrite(listener: (writes: ReadonlyMap<string, readonly string[]>) => void): void }): void {
+    db.onCommittedWrite((writes) => {
+      if (changesAccess(writes)) this.changed();
+    });
+  }
+
+  /** Shares changes with the other gateway processes through `pubsub` (and hears theirs). */
+  connect(pubsub: PubSub): void {
+    this.pubsub = pubsub;
+    const stream = pubsub.subscribe("access:changed");
+    this.listening = stream as { return?: () => unknown };
+    void (async () => {
+      try {
+        for await (const message of stream) if (message.origin !== this.origin) this.clear();
+      } catch {
+        /* the pub/sub closed */
+      }
+    })();
+  }
+
+  close(): void {
+    void this.listening?.return?.();
+  }
+
+  /** A live token by the hash of its secret; `read` fetches the row on a miss. */
+  async token(hash: string, read: () => Promise<TokenRow | null>): Promise<TokenRow | null> {
+    const cached = this.fresh(this.tokens, hash);
+    if (cached) return cached;
+    const generation = this.generation;
+    const row = await read();
+    if (row && !row.revokedAt && this.enabled && generation === this.generation) {
+      this.store(this.tokens, hash, { value: row, expires: Date.now() + this.ttlMs });
+    }
+    return row;
+  }
+
+  /**
+   * The membership answers of `userId` (with a token of SSO provider `ssoProvider`) in each of
+   * `organizationIds`, in order; `read` resolves those not cached, in one batch.
+   */
+  async memberships<V>(
+    userId: string,
+    ssoProvider: string | null | undefined,
+    organizationIds: readonly string[],
+    read: (organizationIds: readonly string[]) => Promise<V[]>,
+  ): Promise<V[]> {
+    const key = (organizationId: string) => `${userId}\u0000${ssoProvider ?? ""}\u0000${organizationId}`;
+    const answers = organizationIds.map((id) => this.fresh(this.members, key(id)) as V | undefined);
+    const missing = organizationIds.filter((_, i) => answers[i] === undefined);
+    if (missing.length === 0) return answers as V[];
+    const generation = this.generation;
+    const read_ = await read(missing);
+    const storable = this.enabled && generation === this.generation;
+    const expires = Date.now() + this.ttlMs;
+    missing.forEach((organizationId, i) => {
+      const value = read_[i]!;
+      answers[organizationIds.indexOf(organizationId)] = value;
+      if (storable) this.store(this.members, key(organizationId), { value: deepFreeze(value), expires });
+    });
+    return answers as V[];
+  }
+
+  /** A committed write changed access: drops every entry here and in the other gateway processes. */
+  changed(): void {
+    this.clear();
+    this.pubsub?.publish("access:changed", { origin: this.origin });
+  }
+
+  private clear(): void {
+    this.generation++;
+    this.tokens.clear();
+    this.members.clear();
+  }
+
+  private fresh<V>(map: Map<string, Entry<V>>, key: string): V | undefined {
+    if (!this.enabled) return undefined;
+    // Changes published while Redis was unreachable are lost: after an outage nothing cached before counts.
+    if (pubsubFailures.outages !== this.outagesSeen) {
+      this.outagesSeen = pubsubFailures.outages;
+      this.clear();
+    }
+    const entry = map.get(key);
+    if (entry && entry.expires > Date.now()) {
+      this.stats.hits++;
+      return entry.value;
+    }
+    if (entry) map.delete(key);
+    this.stats.misses++;
+    return undefined;
+  }
+
+  private store<V>(map: Map<string, Entry<V>>, key: string, entry: Entry<V>): void {
+    map.delete(key);
+    map.set(key, entry);
+    if (map.size > MAX_ENTRIES) map.delete(map.keys().next().value!);
+  }
+}
+
+/** Cached answers are shared by requests: nothing may change them in place. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value) && !(value instanceof Date)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
