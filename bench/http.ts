@@ -126,8 +126,8 @@ const SPACE_QUERY = /* GraphQL */ `
     space(spaceId: $id) {
       id object title emoji visibility createdAt updatedAt deletedAt editMode
       urls { location app published public icon }
-      organization parent gitSync { repoName } visitorAuth { backend } revision defaultLevel
-      comments changeRequests changeRequestsOpen changeRequestsDraft
+      organization { id } parent { id } gitSync { repoName } visitorAuth { backend } revision defaultLevel
+      commentsCount changeRequestsCount openChangeRequestsCount draftChangeRequestsCount
       permissions { view access admin viewInviteLinks edit triggerGitSync comment merge review }
     }
   }
@@ -140,9 +140,9 @@ const NESTED_QUERY = /* GraphQL */ `
       spaces(first: $n) {
         edges {
           node {
-            id title comments
-            changeRequestsConnection(first: 10) {
-              edges { node { id number status comments commentsConnection(first: 10) { edges { node { id status postedAt postedBy { id } } } } } }
+            id title commentsCount
+            changeRequests(first: 10) {
+              edges { node { id number status commentsCount comments(first: 10) { edges { node { id status postedAt postedBy { id } } } } } }
             }
           }
         }
