@@ -16,7 +16,8 @@ import fs from "node:fs";
 import net from "node:net";
 import { loadConfig, type Config } from "../config.js";
 import { openDatabase } from "../core/db.js";
-import { publishOnce } from "../core/pubsub.js";
+import { awaitedPublisher } from "../core/pubsub.js";
+import { accessScope } from "../core/access-cache.js";
 import { readLock } from "../core/lock.js";
 import { runAdminCommand, type AdminCommand } from "./commands.js";
 
@@ -101,7 +102,16 @@ async function main() {
     }
     // Gateways sharing this PostgreSQL database drop the tokens and memberships they cached
     // (a revoked token, a new role) through Redis; without it, after ACCESS_CACHE_TTL_MS at most.
-    if (config.redisUrl) await publishOnce(config.redisUrl, "access:changed", { origin: "admin" });
+    if (config.redisUrl) {
+      const publisher = awaitedPublisher(config.redisUrl);
+      try {
+        await publisher.publish("access:changed", { origin: "admin", database: accessScope(config) }, true);
+      } catch (err) {
+        console.error(`admin: warning: could not tell the gateways through Redis (${(err as Error).message}); they see the change within ACCESS_CACHE_TTL_MS`);
+      } finally {
+        publisher.close();
+      }
+    }
   }
   console.log(JSON.stringify(result));
 }

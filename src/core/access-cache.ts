@@ -21,6 +21,17 @@ import { pubsubFailures, type PubSub } from "./pubsub.js";
  * ACCESS_CACHE_TTL_MS, a safety net only; 0 turns the cache off.
  */
 
+/** What identifies the data of a gateway, so that gateways sharing a Redis but not a database ignore each other's changes. */
+export function accessScope(config: { databaseUrl?: string; dataDir: string }): string {
+  if (!config.databaseUrl) return `embedded:${config.dataDir}`;
+  try {
+    const url = new URL(config.databaseUrl);
+    return `postgres:${url.hostname}:${url.port || 5432}${url.pathname}`;
+  } catch {
+    return `postgres:${config.databaseUrl}`;
+  }
+}
+
 /** The stored part of an API token that authentication needs. */
 export interface TokenRow {
   id: string;
@@ -86,9 +97,10 @@ export class AccessCache {
   private readonly tokens = new Map<string, Entry<TokenRow>>();
   private readonly members = new Map<string, Entry<unknown>>();
   private generation = 0;
+  private database = "";
   private outagesSeen = pubsubFailures.outages;
   private readonly origin = Math.random().toString(36).slice(2);
-  private pubsub?: PubSub;
+  private announce?: (payload: { origin: string; database: string }) => Promise<void>;
   private listening?: { return?: () => unknown };
 
   constructor(private readonly ttlMs: number) {
@@ -96,20 +108,24 @@ export class AccessCache {
   }
 
   /** Drops every entry after each write of `db` that may change an answer (see changesAccess). */
-  watch(db: { onCommittedWrite(listener: (writes: ReadonlyMap<string, readonly string[]>) => void): void }): void {
-    db.onCommittedWrite((writes) => {
-      if (changesAccess(writes)) this.changed();
-    });
+  watch(db: { onCommittedWrite(listener: (writes: ReadonlyMap<string, readonly string[]>) => Promise<void> | void): void }): void {
+    db.onCommittedWrite((writes) => (changesAccess(writes) ? this.changed() : undefined));
   }
 
-  /** Shares changes with the other gateway processes through `pubsub` (and hears theirs). */
-  connect(pubsub: PubSub): void {
-    this.pubsub = pubsub;
+  /**
+   * Shares changes with the other gateway processes on the same database (`database`, see
+   * accessScope) and hears theirs, through `pubsub`. `publish` announces a change and resolves once
+   * the pub/sub has passed it on (Redis: an awaited PUBLISH), so a write answers only after the
+   * other processes were told; without it, `pubsub.publish`.
+   */
+  connect(pubsub: PubSub, database: string, publish?: (topic: "access:changed", payload: { origin: string; database: string }) => Promise<void>): void {
+    this.database = database;
+    this.announce = publish ? (payload) => publish("access:changed", payload) : async (payload) => pubsub.publish("access:changed", payload);
     const stream = pubsub.subscribe("access:changed");
     this.listening = stream as { return?: () => unknown };
     void (async () => {
       try {
-        for await (const message of stream) if (message.origin !== this.origin) this.clear();
+        for await (const message of stream) if (message.origin !== this.origin && message.database === this.database) this.clear();
       } catch {
         /* the pub/sub closed */
       }
@@ -158,10 +174,19 @@ export class AccessCache {
     return answers as V[];
   }
 
-  /** A committed write changed access: drops every entry here and in the other gateway processes. */
-  changed(): void {
+  /**
+   * A committed write changed access: drops every entry here and, once the returned promise
+   * resolves, the other gateway processes have been told (a failure to tell them is logged by the
+   * caller; they then see the change after the TTL or, after a Redis outage, at once).
+   */
+  async changed(): Promise<void> {
     this.clear();
-    this.pubsub?.publish("access:changed", { origin: this.origin });
+    await this.announce?.({ origin: this.origin, database: this.database });
+  }
+
+  /** Drops every entry of this process only (tests compare cached answers with uncached ones). */
+  forget(): void {
+    this.clear();
   }
 
   private clear(): void {

@@ -45,8 +45,11 @@ export interface OpenOptions {
 /** Called after each SQL statement Prisma sends: its duration, and whether it failed. */
 export type StatementObserver = (seconds: number, ok: boolean) => void;
 
-/** A write that took effect: each table written, with the SQL of the statements that wrote it. */
-export type WriteListener = (writes: ReadonlyMap<string, readonly string[]>) => void;
+/**
+ * A write that took effect: each table written, with the SQL of the statements that wrote it. The
+ * write's call returns once the listener's promise settles (its failure does not fail the write).
+ */
+export type WriteListener = (writes: ReadonlyMap<string, readonly string[]>) => void | Promise<void>;
 
 const WRITE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"[^"]+"\.)?"([^"]+)"/i;
 
@@ -63,7 +66,7 @@ export function writtenTable(sql: string): string | null {
  * commands, in transactions too) is counted and timed, at the cost of a clock read: no query text
  * is built or logged unless LOG_SQL asks for it (Prisma's query events, below).
  */
-function instrumented<F extends object>(factory: F, observe: StatementObserver, written: WriteListener): F {
+function instrumented<F extends object>(factory: F, observe: StatementObserver, written: (writes: ReadonlyMap<string, readonly string[]>) => Promise<void>): F {
   /** `pending` collects a transaction's writes until its commit; outside one they are told at once. */
   const timed = <T extends object>(queryable: T, pending?: Map<string, string[]>): T =>
     new Proxy(queryable, {
@@ -86,7 +89,7 @@ function instrumented<F extends object>(factory: F, observe: StatementObserver, 
             if (table) {
               const writes = pending ?? new Map<string, string[]>();
               writes.set(table, [...(writes.get(table) ?? []), sql]);
-              if (!pending) written(writes);
+              if (!pending) await written(writes);
             }
             return result;
           };
@@ -94,7 +97,7 @@ function instrumented<F extends object>(factory: F, observe: StatementObserver, 
         if (pending && prop === "commit") {
           return async (...args: unknown[]) => {
             const result = await value.apply(target, args);
-            if (pending.size) written(pending);
+            if (pending.size) await written(pending);
             return result;
           };
         }
@@ -121,8 +124,14 @@ function createPrisma(
     stats.statements++;
     for (const observer of observers) observer(seconds, ok);
   };
-  const written: WriteListener = (writes) => {
-    for (const listener of writeListeners) listener(writes);
+  const written = async (writes: ReadonlyMap<string, readonly string[]>) => {
+    for (const listener of writeListeners) {
+      try {
+        await listener(writes);
+      } catch (err) {
+        log.warn(`After a write: ${(err as Error).message}`);
+      }
+    }
   };
   const prisma = new PrismaClient({
     adapter: instrumented(adapter, observe, written),

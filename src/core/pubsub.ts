@@ -12,7 +12,7 @@ export type Topics = {
   /** An integration event recorded or changing status; published under its integration id and under its installing organization's id. */
   "integration:event": [routingKey: string, payload: IntegrationEventMessage];
   /** A committed write changed who may do what (core/access-cache.ts); `origin` is the process that made it. */
-  "access:changed": [payload: { origin: string }];
+  "access:changed": [payload: { origin: string; database: string }];
 };
 
 export type PubSub = ReturnType<typeof createPubSub<Topics>> & { close(): Promise<void> };
@@ -25,16 +25,22 @@ export type PubSub = ReturnType<typeof createPubSub<Topics>> & { close(): Promis
 export const pubsubFailures = { publish: 0, outages: 0 };
 
 /**
- * Publishes one message of a single-argument topic on Redis from a process that runs no gateway
- * (`npm run admin` on PostgreSQL), in the format the gateways' Redis event target reads.
+ * A publisher of single-argument topics on Redis, in the format the gateways' Redis event target
+ * reads, whose `publish` resolves once Redis has passed the message on to its subscribers (or
+ * fails within a second): for messages a write must not answer before (core/access-cache.ts), and
+ * for processes that run no gateway (`npm run admin` on PostgreSQL).
  */
-export async function publishOnce<T extends "access:changed">(redisUrl: string, topic: T, payload: Topics[T][0]): Promise<void> {
-  const client = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-  try {
-    await client.publish(topic, JSON.stringify(payload));
-  } finally {
-    client.disconnect();
-  }
+export function awaitedPublisher(redisUrl: string) {
+  const client = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000 });
+  client.on("error", () => undefined); // an outage is reported by the pub/sub's own clients
+  const ready = new Promise<void>((resolve) => client.once("ready", () => resolve()));
+  return {
+    async publish<T extends "access:changed">(topic: T, payload: Topics[T][0], waitForConnection = false): Promise<void> {
+      if (waitForConnection) await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+      await client.publish(topic, JSON.stringify(payload));
+    },
+    close: () => client.disconnect(),
+  };
 }
 
 /** In-process pub/sub by default; Redis when a URL is given, so several gateways share events. */
