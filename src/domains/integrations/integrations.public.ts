@@ -27,6 +27,9 @@ import { scopedInstallationExists } from "./integrations.service.js";
  * within INTEGRATION_DELIVERY_TIMEOUT_MS; a body that takes longer is relayed as it comes).
  * The endpoints of an unknown integration, installation, or space or site installation are 404;
  * without a reachable endpoint (development mode off, or not forwarding that organization) 503.
+ * A private integration does not exist for callers without a token: every answer it does not
+ * give itself (unknown installation, no reachable endpoint) is the 404 of a missing integration,
+ * word for word, so its existence cannot be probed.
  */
 /** What lies between the integration name and `/public` (the route's `scope` parameter, as sent). */
 const SCOPE = /^(?:\/installations\/([^/]+)(?:\/(spaces|sites)\/([^/]+))?)?$/;
@@ -74,20 +77,24 @@ export function publicTarget(params: { integrationName: string; scope: string; p
 export async function forwardPublicRequest(services: Services, request: Request, url: URL, target: PublicTarget): Promise<Response> {
   const { prisma } = services;
   const integration = await prisma.integration.findUnique({ where: { name: target.integrationName } });
-  if (!integration) throw notFound(`Integration "${target.integrationName}"`);
+  const missing = () => notFound(`Integration "${target.integrationName}"`);
+  if (!integration) throw missing();
+  // Private: answers that are not the integration's own are those of a missing integration.
+  const hidden = integration.visibility === "private";
   let installation: { id: string; organizationId: string } | null = null;
   if (target.installationId !== undefined) {
     installation = await prisma.integrationInstallation.findFirst({
       where: { id: target.installationId, integrationId: integration.id },
       select: { id: true, organizationId: true },
     });
-    if (!installation) throw notFound(`Installation "${target.installationId}" of integration "${integration.name}"`);
+    if (!installation) throw hidden ? missing() : notFound(`Installation "${target.installationId}" of integration "${integration.name}"`);
   }
   if (installation && target.scope && target.targetId !== undefined && !(await scopedInstallationExists(prisma, target.scope, installation.id, target.targetId))) {
-    throw notFound(`${target.scope === "space" ? "Space" : "Site"} "${target.targetId}" installation of installation "${installation.id}"`);
+    throw hidden ? missing() : notFound(`${target.scope === "space" ? "Space" : "Site"} "${target.targetId}" installation of installation "${installation.id}"`);
   }
   const destination = dispatchTarget(integration, installation?.organizationId ?? integration.ownerId);
   if ("skip" in destination) {
+    if (hidden) throw missing();
     throw new AppError(
       503,
       integration.devTunnelUrl
