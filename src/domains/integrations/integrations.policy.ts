@@ -11,16 +11,22 @@ import { atLeast, type Role } from "../../core/roles.js";
  * - list it: public ones for everyone, every visibility for members of the owner;
  * - publish a new version, change development mode, read the signing secret, delete it: admins of
  *   the owner organization (members who are not admins: 403; anyone else: 404, even for a public one);
- * - read and follow its events: members of the owner organization (anyone else: 404);
+ * - read and follow its events: members of the owner organization with a role (guests, who reach
+ *   only the spaces shared with them: 403; anyone else: 404);
  * - install it: admins of the installing organization; a private integration only into its owner;
  * - manage an installation (PATCH, uninstall, space installations): admins of the installing organization;
  * - see installations: admins of the owner see all of them, everyone else those of the
- *   organizations they are a member of.
+ *   organizations they are a member of with a role (guests see none).
  */
 export const INTEGRATION_PERMISSIONS = ["admin", "install"] as const;
 
 export function isMember(member: Pick<Member, "role"> | null | undefined): boolean {
   return !!member;
+}
+
+/** A member who is not a guest: organization-wide things (events, installations) are theirs to read. */
+export function hasRole(member: Pick<Member, "role"> | null | undefined): boolean {
+  return !!member && member.role !== null;
 }
 
 export function isAdmin(member: Pick<Member, "role"> | null | undefined): boolean {

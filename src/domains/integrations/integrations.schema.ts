@@ -215,7 +215,7 @@ export const IntegrationRef = builder.prismaObject("Integration", {
       cursor: "id",
       totalCount: true,
       query: (_args, ctx) => ({
-        where: { integration: { owner: { members: { some: viewerMemberWhere(ctx) } } } },
+        where: { integration: { owner: { members: { some: { ...viewerMemberWhere(ctx), role: { not: null } } } } } },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       }),
     }),
@@ -226,7 +226,7 @@ export const IntegrationRef = builder.prismaObject("Integration", {
       query: (_args, ctx) => ({
         where: {
           OR: [
-            { organization: { members: { some: viewerMemberWhere(ctx) } } },
+            { organization: { members: { some: { ...viewerMemberWhere(ctx), role: { not: null } } } } },
             { integration: { owner: { members: { some: { ...viewerMemberWhere(ctx), role: "admin" } } } } },
           ],
         },

@@ -10,7 +10,7 @@ import { checkOutboundUrl } from "../../core/outbound.js";
 import { newSigningSecret } from "../../events/signing.js";
 import { announceEvents, prepareEvents, writeEvents, type NewIntegrationEvent } from "../../events/record.js";
 import { EVENT_STATUSES } from "../../events/messages.js";
-import { canSee, isAdmin, isMember } from "./integrations.policy.js";
+import { canSee, hasRole, isAdmin, isMember } from "./integrations.policy.js";
 import * as v from "./integrations.validate.js";
 
 export const VISIBILITIES = ["public", "private", "unlisted"] as const;
@@ -56,10 +56,11 @@ async function integrationToRemove(ctx: Context, integrationName: string, action
   return (await requireIntegrationAdmin(ctx, integrationName, action)).integration;
 }
 
-/** Members of the owner organization read its events; for anyone else they do not exist (404). */
+/** Members of the owner organization with a role read its events; guests get 403; for anyone else they do not exist (404). */
 async function requireEventReader(ctx: Context, integrationName: string): Promise<Integration> {
   const { integration, owner } = await requireIntegration(ctx, integrationName);
   if (!isMember(owner)) throw notFound(`Events of integration "${integrationName}"`);
+  if (!hasRole(owner)) throw forbidden(`Guests cannot read the events of integration "${integrationName}": it needs a role in its organization.`);
   return integration;
 }
 
@@ -293,7 +294,7 @@ export async function rotateSigningSecret(ctx: Context, integrationName: string)
 /** Installations the caller sees: all for admins of the owner, else those of their organizations. */
 function visibleInstallationWhere(ctx: Context, found: VisibleIntegration): P.IntegrationInstallationWhereInput {
   const where: P.IntegrationInstallationWhereInput = { integrationId: found.integration.id };
-  if (!isAdmin(found.owner)) where.organization = { members: { some: viewerMemberWhere(ctx) } };
+  if (!isAdmin(found.owner)) where.organization = { members: { some: { ...viewerMemberWhere(ctx), role: { not: null } } } };
   return where;
 }
 
@@ -351,7 +352,7 @@ async function findInstallation(ctx: Context, found: VisibleIntegration, install
   const installation = await ctx.prisma.integrationInstallation.findFirst({ where: { id: installationId, integrationId: found.integration.id }, include: withName });
   if (!installation) return null;
   const member = await viewerMembership(ctx, installation.organizationId);
-  if (!member && !isAdmin(found.owner)) return null;
+  if (!hasRole(member) && !isAdmin(found.owner)) return null;
   return { installation, member };
 }
 

@@ -98,7 +98,7 @@ export const OpenApiSpecRef = builder.prismaNode("OpenApiSpec", {
     }),
     permissions: t.field({
       type: SpecPermissions,
-      resolve: async (s, _a, ctx) => openApiPermissions(await viewerMembership(ctx, s.organizationId)),
+      resolve: async (s, _a, ctx) => openApiPermissions(await viewerMembership(ctx, s.organizationId), s),
     }),
     urls: t.field({ type: SpecUrls, resolve: (s, _a, ctx) => specUrls(ctx, s) }),
     versions: t.relatedConnection("versions", {
@@ -124,7 +124,13 @@ builder.prismaObjectFields("Organization", (t) => ({
     totalCount: true,
     description: "The organization's OpenAPI specs, by slug.",
     query: (_args, ctx) => ({
-      where: { organization: { members: { some: viewerMemberWhere(ctx) } } },
+      // canViewSpec in SQL: members with a role read all of them, guests the public ones.
+      where: {
+        OR: [
+          { organization: { members: { some: { ...viewerMemberWhere(ctx), role: { not: null } } } } },
+          { visibility: "public", organization: { members: { some: viewerMemberWhere(ctx) } } },
+        ],
+      },
       orderBy: [{ slug: "asc" }, { id: "asc" }],
     }),
   }),

@@ -7,7 +7,7 @@ import { badInput, conflict, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern, checkUri } from "../../core/validate.js";
 import { checkOutboundUrl } from "../../core/outbound.js";
 import { newId } from "../../core/ids.js";
-import { EDIT_ROLE } from "./openapi.policy.js";
+import { EDIT_ROLE, canViewSpec } from "./openapi.policy.js";
 import { processorFor } from "./openapi.processing.js";
 
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -58,10 +58,11 @@ async function findSpec(ctx: Context, organizationId: string, specSlug: string) 
 }
 
 export async function listSpecs(ctx: Context, organizationId: string, args: PageArgs) {
-  await requireMembership(ctx, organizationId);
+  const member = await requireMembership(ctx, organizationId);
   return paginate({
     args,
-    where: { organizationId },
+    // canViewSpec: guests list only the public specs.
+    where: member.role === null ? { organizationId, visibility: "public" } : { organizationId },
     order: [["slug", "asc"], ["id", "asc"]],
     findMany: (q) => ctx.prisma.openApiSpec.findMany(q),
     count: (q) => ctx.prisma.openApiSpec.count(q),
@@ -69,8 +70,10 @@ export async function listSpecs(ctx: Context, organizationId: string, args: Page
 }
 
 export async function getSpec(ctx: Context, organizationId: string, specSlug: string) {
-  await requireMembership(ctx, organizationId);
-  return findSpec(ctx, organizationId, specSlug);
+  const member = await requireMembership(ctx, organizationId);
+  const spec = await findSpec(ctx, organizationId, specSlug);
+  if (!canViewSpec(member, spec)) throw notFound(`OpenAPI spec "${specSlug}" of organization "${organizationId}"`);
+  return spec;
 }
 
 /** Creates a spec and processes its source in the background; it answers while `pending`. */

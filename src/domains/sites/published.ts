@@ -22,9 +22,11 @@ import { verifyMemberVisitorClaims } from "./visitor-claims.js";
  * The published structure of a site, as one visitor sees it (GET …/published).
  *
  * Who gets it:
- * - members of the site's organization (API token; organization-wide SSO applies as on every
- *   member route): always, published or not (a preview), without share key or visitor token;
- * - anyone else (no token, or a token of someone who is not a member): only a published site;
+ * - members of the site's organization with a role (API token; organization-wide SSO applies as
+ *   on every member route): always, published or not (a preview), without share key or visitor
+ *   token — they can read every space of the organization anyway;
+ * - anyone else (no token, a token of someone who is not a member, or a guest, who reaches only
+ *   the spaces granted to them): only a published site;
  *   an unpublished one is 404. A `share-link` site also needs the `shareKey` of one of its share
  *   links that is not revoked (404 otherwise). A `visitor-auth` site needs a visitor token (401
  *   otherwise).
@@ -111,12 +113,13 @@ function isObject(value: unknown): value is JsonObject {
 
 /**
  * The caller's membership when it lets them preview the organization's sites (as on every member
- * route: organization-wide SSO included); null for anyone else, who is a visitor.
+ * route: organization-wide SSO included; guests excluded); null for anyone else, who is a visitor.
  */
 async function previewingMember(ctx: Context, organizationId: string) {
   if (ctx.viewer.anonymous) return null;
   try {
-    return await requireMembership(ctx, organizationId);
+    const member = await requireMembership(ctx, organizationId);
+    return member.role === null ? null : member;
   } catch (err) {
     if (err instanceof AppError && (err.status === 403 || err.status === 404)) return null;
     throw err;
