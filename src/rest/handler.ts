@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { execute, isScalarType, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode, type FieldNode } from "graphql";
 import { useSofa } from "sofa-api";
 import type { RouteDef } from "./route.js";
@@ -141,10 +142,28 @@ export function createRestHandler(opts: RestOptions) {
         body: text ? text : undefined,
       });
       const response = await router.fetch(forwarded, { context } as any);
-      return withResolverChoices(await finishResponse(response, request, url), route, context);
+      return withETag(withResolverChoices(await finishResponse(response, request, url), route, context), request);
     } catch (err) {
       return errorAnswer(err);
     }
+  }
+
+  /**
+   * A successful GET answers an `ETag` computed from its body (so it is right whatever changed the
+   * answer: the data, the caller's rights, the server's version), and 304 without a body when the
+   * request's `If-None-Match` names it.
+   */
+  async function withETag(response: Response, request: Request): Promise<Response> {
+    if (request.method !== "GET" || response.status !== 200) return response;
+    const body = new Uint8Array(await response.arrayBuffer());
+    const etag = `"${crypto.createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`;
+    const headers = new Headers(response.headers);
+    headers.set("etag", etag);
+    if (noneMatch(request.headers.get("if-none-match"), etag)) {
+      for (const name of ["content-type", "content-length"]) headers.delete(name);
+      return new Response(null, { status: 304, headers });
+    }
+    return new Response(body, { status: 200, headers });
   }
 
   /** Applies the status (among those the route documents) and headers its resolver chose. */
@@ -184,4 +203,13 @@ export function createRestHandler(opts: RestOptions) {
   }
 
   return { handle, openAPIDocument, restSchema };
+}
+
+/** Whether an `If-None-Match` header names `etag` (weak comparison: `W/` is ignored; `*` names any). */
+function noneMatch(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  return header.split(",").some((candidate) => {
+    const tag = candidate.trim().replace(/^W\//, "");
+    return tag === "*" || tag === etag;
+  });
 }

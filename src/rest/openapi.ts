@@ -31,6 +31,8 @@ function toOasPath(path: string): string {
  * success codes, empty 204 bodies, the error shape, bearer authentication, and `nullable`
  * on fields whose documented value may be null.
  */
+const ETAG_NOTE = "A validator of this answer, computed from its body: send it back in `If-None-Match` to be answered 304 while the answer is the same.";
+
 export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[], publicUrl: string): any {
   const byKey = new Map(table.map((r) => [`${r.method.toLowerCase()} ${r.path}`, r]));
   const paths: Record<string, any> = {};
@@ -46,6 +48,13 @@ export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[]
           ? { description: "Done; the body is empty (also when the target did not exist)." }
           : { description: success?.description || "Success", content: success?.content };
       for (const other of route.statuses ?? []) responses[String(other)] = { ...responses[status], description: STATUS_NOTE[other] };
+      if (route.method === "GET" && status === "200") {
+        responses["200"] = { ...responses["200"], headers: { ETag: { description: ETAG_NOTE, schema: { type: "string" } } } };
+        responses["304"] = {
+          description: "Not modified: the request's `If-None-Match` names this answer's `ETag`; the body is empty.",
+          headers: { ETag: { description: ETAG_NOTE, schema: { type: "string" } } },
+        };
+      }
       for (const code of [...Object.keys(ERROR_STATUSES), ...(route.errors ?? []).map(String)]) {
         responses[code] = { $ref: `#/components/responses/E${code}` };
       }

@@ -31,8 +31,8 @@ export class OpenApiChecker {
     const key = String(status);
     const response = found.op.responses[key];
     if (!response) throw new Error(`${method} ${path} answered ${status}, which the document does not list for ${found.template}`);
-    if (status === 204) {
-      if (rawText !== "") throw new Error(`${method} ${path} answered 204 with a body: ${rawText}`);
+    if (status === 204 || status === 304) {
+      if (rawText !== "") throw new Error(`${method} ${path} answered ${status} with a body: ${rawText}`);
       return;
     }
     const pointer = response.$ref
