@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
+import { freshPostgres } from "../test/helpers/postgres.js";
 import { loadConfig } from "../src/config.js";
 import { createGateway } from "../src/server.js";
 import { runAdminCommand } from "../src/cli/commands.js";
@@ -23,20 +24,9 @@ export async function concurrencyFigures() {
   let databaseUrl: string | undefined;
   let dropDatabase = async () => {};
   if (baseUrl) {
-    const name = `bench_${Date.now().toString(36)}`;
-    const admin = new pg.Client({ connectionString: baseUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(baseUrl);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    dropDatabase = async () => {
-      const c = new pg.Client({ connectionString: baseUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    };
+    const database = await freshPostgres(baseUrl, "bench");
+    databaseUrl = database.url;
+    dropDatabase = database.drop;
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-bench-"));
   const config = { ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || "silent", PORT: "0" }), dataDir, databaseUrl, redisUrl: undefined, host: "127.0.0.1" };

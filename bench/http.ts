@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import http from "node:http";
 import { Worker } from "node:worker_threads";
-import pg from "pg";
+import { freshPostgres } from "../test/helpers/postgres.js";
 import { loadConfig, type Config } from "../src/config.js";
 import { createGateway, type Gateway } from "../src/server.js";
 import { runAdminCommand } from "../src/cli/commands.js";
@@ -161,20 +161,9 @@ async function startBenchGateway(overrides: Partial<Config>, cleanups: (() => Pr
   cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
   let databaseUrl: string | undefined;
   if (process.env.DATABASE_URL) {
-    const name = `bench_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(process.env.DATABASE_URL);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    cleanups.push(async () => {
-      const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    });
+    const database = await freshPostgres(process.env.DATABASE_URL, "bench");
+    databaseUrl = database.url;
+    cleanups.push(database.drop);
   }
   const config: Config = {
     ...loadConfig({ ...process.env, PORT: "0", LOG_SQL: "" }),

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { freshPostgres } from "./helpers/gateway.js";
 import { OpenApiChecker } from "./helpers/openapi.js";
+import { freePort } from "./helpers/ports.js";
 
 /**
  * The README's first hour, run as written: the shell blocks of its "First user …" and
@@ -35,16 +35,6 @@ function shellBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 let dataDir: string;
 let env: NodeJS.ProcessEnv;

@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import pg from "pg";
 import { inject } from "vitest";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createGateway, type Gateway } from "../../src/server.js";
@@ -8,6 +7,7 @@ import { runAdminCommand } from "../../src/cli/commands.js";
 import { OpenApiChecker } from "./openapi.js";
 import { FAILED, READY } from "./global-setup.js";
 import { testTmpDir } from "./tmp.js";
+import { freshPostgres } from "./postgres.js";
 import { createLogger, type Logger } from "../../src/core/logger.js";
 
 let quiet: Logger | undefined;
@@ -46,24 +46,7 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function freshPostgres(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: baseUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
+export { freshPostgres };
 
 /**
  * The folder of the migrated embedded database that the global setup builds for this run

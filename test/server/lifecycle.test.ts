@@ -10,6 +10,7 @@ import { startGateway } from "../helpers/gateway.js";
 import { createHttpFront } from "../../src/server/http.js";
 import { createMetrics } from "../../src/server/metrics.js";
 import { createLogger } from "../../src/core/logger.js";
+import { freePort } from "../helpers/ports.js";
 
 // Starting servers (an embedded database, npm itself) is slow on a shared machine.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
@@ -24,16 +25,6 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Started {
   child: ChildProcess;

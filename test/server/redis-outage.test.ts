@@ -5,22 +5,13 @@ import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, created } from "../helpers/fixtures.js";
 import { wsClient } from "../helpers/graphql-ws.js";
 import { pubsubFailures } from "../../src/core/pubsub.js";
+import { freePort } from "../helpers/ports.js";
 
 /**
  * Redis carries only the pub/sub: with REDIS_URL set, a Redis outage must not stop writes nor the
  * gateway. Publishing fails soft (counted, logged once), subscriptions resume when Redis is back.
  * A private Redis server on a free port is started and killed here.
  */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
