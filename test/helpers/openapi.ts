@@ -1,15 +1,20 @@
 import Ajv from "ajv";
 import addFormats from "ajv-formats";
+import { gitbookChecker, type GitBookChecker } from "./gitbook.js";
 
 /**
  * Checks REST answers against the OpenAPI document the server publishes: the documented
- * success status and body schema of the matched operation, or the error schema.
+ * success status and body schema of the matched operation, or the error schema; and, where
+ * GitBook's API has the same operation, against GitBook's schema for it (test/helpers/gitbook.ts).
  */
 export class OpenApiChecker {
   private ajv = new Ajv({ strict: false, allErrors: true });
   private ops: { method: string; regex: RegExp; template: string; op: any }[] = [];
 
-  constructor(private doc: any) {
+  constructor(
+    private doc: any,
+    private gitbook: GitBookChecker | null = gitbookChecker(),
+  ) {
     addFormats(this.ajv);
     this.ajv.addSchema(doc, "openapi");
     for (const [template, item] of Object.entries<any>(doc.paths)) {
@@ -33,6 +38,7 @@ export class OpenApiChecker {
     if (!response) throw new Error(`${method} ${path} answered ${status}, which the document does not list for ${found.template}`);
     if (status === 204 || status === 304) {
       if (rawText !== "") throw new Error(`${method} ${path} answered ${status} with a body: ${rawText}`);
+      this.gitbook?.check(method, found.template, status, body);
       return;
     }
     const pointer = response.$ref
@@ -46,5 +52,6 @@ export class OpenApiChecker {
           `\nbody: ${JSON.stringify(body).slice(0, 2000)}`,
       );
     }
+    this.gitbook?.check(method, found.template, status, body);
   }
 }
