@@ -74,6 +74,36 @@ export const RoleEnum = builder.enumType("Role", {
   } as const,
 });
 
+export const DefaultLevelEnum = builder.enumType("DefaultLevel", {
+  description: "Default role on a piece of content: a Role, or inherit (from the parent collection, else the member's role).",
+  values: {
+    admin: { description: "Administer content, create and delete spaces." },
+    create: { description: "Create content." },
+    review: { description: "Review content." },
+    edit: { description: "Edit live or through change requests." },
+    comment: { description: "Access content and discussions." },
+    read: { description: "Access content, no update." },
+    inherit: { description: "No default of its own: inherited." },
+  } as const,
+});
+
+export const MergeRulesTypeEnum = builder.enumType("MergeRulesType", {
+  values: {
+    inherit: { description: "The rules of the organization apply." },
+    none: { description: "No rule beyond the role: members who may merge (review role and up) merge without review." },
+  } as const,
+});
+
+/**
+ * Merge rules of an organization or a space. This server has no configurable merge rules: an
+ * organization's are `none` (merging takes the review role on the space, nothing else) and a
+ * space inherits them.
+ */
+export const MergeRulesRef = builder.objectRef<{ type: "inherit" | "none" }>("MergeRules").implement({
+  description: "Rules a change request must pass before it can be merged.",
+  fields: (t) => ({ type: t.field({ type: MergeRulesTypeEnum, resolve: (r) => r.type }) }),
+});
+
 export const TeamRoleEnum = builder.enumType("TeamMemberRole", {
   values: { owner: { description: "Can manage team members." }, member: {} } as const,
 });

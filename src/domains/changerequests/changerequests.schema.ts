@@ -3,7 +3,7 @@ import { deleted, deletionPayload } from "../../core/payloads.js";
 import { spaceParent } from "../spaces/spaces.schema.js";
 import { openChangeRequestCommentCounts } from "../comments/comments.service.js";
 import { argsWithNulls } from "../../core/context.js";
-import { GRAPH_ONLY, listOf, pageArgs, restName, urlsOf } from "../../core/shapes.js";
+import { GRAPH_ONLY, listOf, pageArgs, restName, restOnly, urlsOf } from "../../core/shapes.js";
 import { UserRef } from "../users/users.schema.js";
 import { userById } from "../content/loaders.js";
 import {
@@ -45,7 +45,9 @@ export const ChangeRequestRef = builder.prismaNode("ChangeRequest", {
     object: t.string({ resolve: () => "change-request" }),
     number: t.exposeInt("number", { description: "Incremental identifier inside the space; usable wherever a change request id is." }),
     status: t.field({ type: ChangeRequestStatusEnum, resolve: (cr) => cr.status }),
-    subject: t.exposeString("subject", { nullable: true }),
+    spaceId: t.string({ extensions: restOnly("space"), description: "Id of the space the change request belongs to.", resolve: (cr) => cr.spaceId }),
+    space: t.relation("space", { extensions: GRAPH_ONLY, description: "The space the change request belongs to." }),
+    subject: t.string({ description: "What it changes; \"\" when it has no subject.", resolve: (cr) => cr.subject ?? "" }),
     createdBy: t.field({
       type: UserRef,
       resolve: async (cr, _a, ctx) => (await userById(ctx).load(cr.createdById))!,
@@ -91,6 +93,18 @@ const MergeResult = builder.objectRef<service.MergeOutcome>("ChangeRequestMergeR
 const PdfResult = builder.objectRef<{ url: string }>("ChangeRequestPdf").implement({
   fields: (t) => ({ url: t.exposeString("url", { description: "Where the PDF is served (GET with the API token)." }) }),
 });
+
+// A merge revision names the change request it merged (`mergedFrom`), the one whose
+// revisionMerged it is.
+builder.objectField(RevisionRef, "mergedFrom", (t) =>
+  t.field({
+    type: ChangeRequestRef,
+    nullable: true,
+    description: "On a merge revision: the change request it merged.",
+    resolve: async (r, _a, ctx) =>
+      r.type === "merge" ? ctx.prisma.changeRequest.findFirst({ where: { spaceId: r.ref.spaceId, revisionMerged: r.id } }) : null,
+  }),
+);
 
 // ─── Graph fields on Space ───────────────────────────────────────────────────────────────────
 

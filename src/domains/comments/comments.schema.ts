@@ -147,6 +147,15 @@ export const CommentReplyRef = builder.prismaNode("Comment", {
   }),
 });
 
+const CommentReplier = builder.objectRef<service.Replier>("CommentReplier").implement({
+  description: "A user who replied to a comment.",
+  fields: (t) => ({
+    user: t.field({ type: UserRef, resolve: async (r, _a, ctx) => (await userById(ctx).load(r.userId))! }),
+    count: t.exposeInt("count", { description: "Number of their replies." }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When they last replied." }),
+  }),
+});
+
 export const CommentRef = builder.prismaNode("Comment", {
   id: { field: "id" },
   description: "A comment on a space or on a change request, optionally on a page and a node of it.",
@@ -154,6 +163,11 @@ export const CommentRef = builder.prismaNode("Comment", {
     object: t.string({ resolve: () => "comment" }),
     ...sharedFields(t),
     repliesCount: t.int({ extensions: restName("replies"), description: "Number of replies.", resolve: (c, _a, ctx) => service.replyCount(ctx).load(c.id) }),
+    repliers: t.field({
+      type: [CommentReplier],
+      description: "The users who replied, the most recent first.",
+      resolve: (c, _a, ctx) => service.repliersOf(ctx).load(c.id),
+    }),
     target: t.field({ type: CommentTarget, resolve: (c) => c }),
     status: t.field({ type: CommentStatusEnum, resolve: (c) => c.status }),
     resolvedAt: t.expose("resolvedAt", { type: "DateTime", nullable: true, description: "When it was resolved; absent while open." }),

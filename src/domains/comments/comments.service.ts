@@ -116,6 +116,31 @@ export const replyCount = defineLoader<string, number>(async (ids, ctx) => {
   return countsByKeys(ids, rows.map((r) => ({ key: r.parentId!, count: r._count._all })));
 });
 
+/** Who replied to a comment: per author, their number of replies and the time of their latest, latest first. */
+export interface Replier {
+  userId: string;
+  count: number;
+  updatedAt: Date;
+}
+
+export const repliersOf = defineLoader<string, Replier[]>(async (ids, ctx) => {
+  const rows = await ctx.prisma.comment.groupBy({
+    by: ["parentId", "postedById"],
+    where: { parentId: { in: [...ids] } },
+    _count: { _all: true },
+    _max: { postedAt: true },
+  });
+  const byParent = new Map<string, Replier[]>();
+  for (const r of rows) {
+    const list = byParent.get(r.parentId!) ?? [];
+    list.push({ userId: r.postedById, count: r._count._all, updatedAt: r._max.postedAt! });
+    byParent.set(r.parentId!, list);
+  }
+  return ids.map((id) =>
+    (byParent.get(id) ?? []).sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime() || a.userId.localeCompare(b.userId)),
+  );
+});
+
 /**
  * Per space id: the number of open comments on the space itself (top-level, not of its change
  * requests). For Space.comments.

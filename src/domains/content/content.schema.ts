@@ -121,7 +121,22 @@ const PageLayout = builder.objectRef<NonNullable<PageView["layout"]>>("PageLayou
     tableOfContents: t.exposeBoolean("tableOfContents"),
     outline: t.exposeBoolean("outline"),
     pagination: t.exposeBoolean("pagination"),
+    coverMask: t.exposeString("coverMask", { description: "none: covers are shown unmasked." }),
+    metadata: t.exposeBoolean("metadata", { description: "Whether the page's metadata is shown." }),
+    tags: t.exposeBoolean("tags", { description: "Whether the page's tags are shown." }),
+    actions: t.exposeBoolean("actions", { description: "Whether the page actions are shown." }),
+    anchors: t.exposeBoolean("anchors", { description: "Whether heading anchors are shown." }),
   }),
+});
+
+const PageLinkTarget = builder.objectRef<{ kind: "url"; url: string }>("PageLinkTarget").implement({
+  description: "Where a link page points.",
+  fields: (t) => ({ kind: t.exposeString("kind", { description: "url." }), url: t.exposeString("url") }),
+});
+
+const PageTag = builder.objectRef<{ tag: string; primary?: boolean }>("PageTag").implement({
+  description: "A tag of a page.",
+  fields: (t) => ({ tag: t.exposeString("tag"), primary: t.boolean({ nullable: true, resolve: (p) => p.primary ?? null }) }),
 });
 
 const PageCoverRef = builder.objectRef<{ kind: string; file: string }>("PageCoverRef").implement({
@@ -156,6 +171,9 @@ PageRef.implement({
     updatedAt: t.field({ type: "DateTime", resolve: (p) => p.updatedAt }),
     markdown: t.string({ nullable: true, description: "The page's content as markdown (absent for groups).", resolve: (p) => p.markdown ?? null }),
     type: t.field({ type: PageTypeEnum, resolve: (p) => p.type }),
+    kind: t.exposeString("kind", { deprecationReason: "Always sheet." }),
+    tags: t.field({ type: [PageTag], description: "Tags of the page: none (pages carry no tags here).", resolve: (p) => p.tags }),
+    target: t.field({ type: PageLinkTarget, nullable: true, description: "Where a link page points (link pages only).", resolve: (p) => p.target ?? null }),
     urls: t.field({ type: PageUrls, resolve: (p) => p.urls }),
     slug: t.exposeString("slug"),
     path: t.exposeString("path", { description: "Slugs of the page and its ancestors joined by / (groups add none)." }),
@@ -233,6 +251,11 @@ const ReusableContentRef = builder
     }),
   });
 
+const RevisionTag = builder.objectRef<{ id: string; title: string }>("RevisionTag").implement({
+  description: "A tag available in a revision.",
+  fields: (t) => ({ id: t.exposeString("id"), title: t.exposeString("title") }),
+});
+
 export const RevisionRef = builder.objectRef<RevisionView>("Revision").implement({
   description: "An immutable snapshot of a space's or a change request's content.",
   fields: (t) => ({
@@ -250,6 +273,7 @@ export const RevisionRef = builder.objectRef<RevisionView>("Revision").implement
     git: t.field({ type: RevisionGit, nullable: true, resolve: () => null }),
     urls: t.field({ type: RevisionUrls, resolve: (r) => r.urls }),
     type: t.field({ type: RevisionTypeEnum, resolve: (r) => r.type as (typeof REVISION_TYPES)[number] }),
+    tags: t.field({ type: [RevisionTag], description: "Tags available in the revision: none (content carries no tags here).", resolve: () => [] }),
   }),
 });
 

@@ -54,6 +54,11 @@ export interface PageLayout {
   tableOfContents: boolean;
   outline: boolean;
   pagination: boolean;
+  coverMask: string;
+  metadata: boolean;
+  tags: boolean;
+  actions: boolean;
+  anchors: boolean;
 }
 
 const DEFAULT_LAYOUT: PageLayout = {
@@ -65,6 +70,11 @@ const DEFAULT_LAYOUT: PageLayout = {
   tableOfContents: true,
   outline: true,
   pagination: true,
+  coverMask: "none",
+  metadata: true,
+  tags: true,
+  actions: true,
+  anchors: true,
 };
 
 export interface PageView {
@@ -76,6 +86,12 @@ export interface PageView {
   updatedAt: string;
   markdown?: string;
   type: "document" | "group" | "link";
+  /** Always `sheet` (a deprecated field GitBook's clients still read). */
+  kind: "sheet";
+  /** Where a link page points: `{kind: url, url}` (link pages only). */
+  target?: { kind: "url"; url: string };
+  /** Page tags: pages carry none here. */
+  tags: { tag: string; primary?: boolean }[];
   urls: { app: string };
   slug: string;
   path: string;
@@ -106,6 +122,8 @@ export function pageView(ctx: Context, ref: ScopeRef, node: PageTreeNode): PageV
     createdAt: node.createdAt,
     updatedAt: node.updatedAt,
     type: node.type,
+    kind: "sheet",
+    tags: [],
     urls: { app: pageAppUrl(ctx, ref, node.path) },
     slug: node.slug,
     path: node.path,
@@ -120,6 +138,7 @@ export function pageView(ctx: Context, ref: ScopeRef, node: PageTreeNode): PageV
   const markdown = pageMarkdown(node);
   if (markdown !== undefined) view.markdown = markdown;
   if (node.description) view.description = node.description;
+  if (node.type === "link") view.target = { kind: "url", url: node.href ?? "" };
   if (node.type === "document") {
     // A page's document is derived from its markdown in each revision; it is named after the page.
     view.documentId = `doc_${node.id.replace(/^page_/, "")}`;
@@ -156,6 +175,9 @@ const PAGE_JSON_FIELDS = [
   "updatedAt",
   "markdown",
   "type",
+  "kind",
+  "tags",
+  "target",
   "urls",
   "slug",
   "path",

@@ -170,7 +170,7 @@ const Configurations = builder.objectRef<Record<string, ConfigurationSchema | un
 const ExternalLink = builder.objectRef<{ url: string; label: string }>("IntegrationExternalLink").implement({
   fields: (t) => ({ url: t.exposeString("url"), label: t.exposeString("label") }),
 });
-const IntegrationUrls = urlsOf("IntegrationUrls", ["location", "icon", "app", "assets", "publicEndpoint"] as const, ["icon"]);
+const IntegrationUrls = urlsOf("IntegrationUrls", ["location", "icon", "app", "assets", "publicEndpoint", "publicContentEndpoint"] as const, ["icon"]);
 const IntegrationPermissions = permissionsOf("IntegrationPermissions", INTEGRATION_PERMISSIONS);
 
 export const organizationById = defineLoader<string, Organization | null>(async (ids, ctx) =>
@@ -238,7 +238,7 @@ export const IntegrationRef = builder.prismaObject("Integration", {
 
 // ─── Installations ─────────────────────────────────────────────────────────────────────────────
 
-const InstallationUrls = urlsOf("IntegrationInstallationUrls", ["location", "app", "publicEndpoint"] as const);
+const InstallationUrls = urlsOf("IntegrationInstallationUrls", ["location", "app", "publicEndpoint", "publicContentEndpoint"] as const);
 const InstallationTarget = builder.objectRef<{ organization: string }>("IntegrationInstallationTarget").implement({
   fields: (t) => ({ organization: t.exposeString("organization", { description: "Id of the organization the integration is installed in." }) }),
 });
@@ -295,7 +295,7 @@ builder.prismaObjectFields("Organization", (t) => ({
 
 // ─── Space and site installations ──────────────────────────────────────────────────────────────
 
-const ScopedInstallationUrls = urlsOf("IntegrationInstallationItemUrls", ["location", "publicEndpoint"] as const);
+const ScopedInstallationUrls = urlsOf("IntegrationInstallationItemUrls", ["location", "publicEndpoint", "publicContentEndpoint"] as const);
 
 const restQueries = new WeakMap<GraphQLSchema, Map<string, DocumentNode | null>>();
 

@@ -5,7 +5,8 @@ import type { Context } from "../../core/context.js";
  * Links of the integrations area. `assets` is where the gateway serves what was published as
  * base64 content (`icon`, `preview-<n>`, see integrations.http.ts). `publicEndpoint` is the
  * address reserved for requests from outside to the integration (its installation); this gateway
- * answers it with 501 until it forwards such requests.
+ * forwards such requests to the integration. `publicContentEndpoint` (rendered content) is the
+ * same address: this gateway has no separate origin for content.
  */
 export function integrationUrls(ctx: Pick<Context, "config" | "urls">, integration: Pick<Integration, "name" | "version" | "icon" | "previewImages">) {
   const base = `${ctx.config.publicUrl}/integrations/${encodeURIComponent(integration.name)}`;
@@ -17,6 +18,7 @@ export function integrationUrls(ctx: Pick<Context, "config" | "urls">, integrati
       app: ctx.urls.app(`/integrations/${encodeURIComponent(integration.name)}`),
       assets,
       publicEndpoint: `${base}/public`,
+      publicContentEndpoint: `${base}/public`,
     },
     previewImages: integration.previewImages.map((_img, i) => `${assets}preview-${i}?v=${integration.version}`),
   };
@@ -28,6 +30,7 @@ export function installationUrls(ctx: Pick<Context, "config" | "urls">, integrat
     location: ctx.urls.api(`/integrations/${name}/installations/${installation.id}`),
     app: ctx.urls.app(`/o/${installation.organizationId}/integrations/${name}`),
     publicEndpoint: `${ctx.config.publicUrl}/integrations/${name}/installations/${installation.id}/public`,
+    publicContentEndpoint: `${ctx.config.publicUrl}/integrations/${name}/installations/${installation.id}/public`,
   };
 }
 
@@ -37,5 +40,6 @@ export function scopedInstallationUrls(ctx: Pick<Context, "config" | "urls">, in
   return {
     location: ctx.urls.api(path),
     publicEndpoint: `${ctx.config.publicUrl}${path}/public`,
+    publicContentEndpoint: `${ctx.config.publicUrl}${path}/public`,
   };
 }

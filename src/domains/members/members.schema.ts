@@ -38,6 +38,11 @@ export const MemberRef = builder.prismaObject("Member", {
       description: "Number of the organization's teams the member belongs to.",
       resolve: (m, _a, ctx) => service.memberTeamCount(ctx).load(m),
     }),
+    sitesCount: t.int({
+      extensions: restName("sites"),
+      description: "Number of docs sites the member can read (every site of the organization; none when disabled).",
+      resolve: (m, _a, ctx) => service.memberSiteCount(ctx).load(m),
+    }),
     organization: t.relation("organization", { extensions: GRAPH_ONLY, description: "The organization of the membership." }),
   }),
 });

@@ -101,6 +101,22 @@ export async function spaceGrantsOf(ctx: Context, members: readonly MemberKey[])
  * Number of spaces each member can access (see spaces.policy.ts): every live space of the
  * organization for members with a role, the spaces granted to them for guests, none when disabled.
  */
+/**
+ * Number of docs sites a member can read: every site of the organization (sites are read by any
+ * member, guests included; sites.policy.ts), none for a disabled member.
+ */
+export const memberSiteCount = defineLoader<Member, number>(
+  async (members, ctx) => {
+    const organizationIds = unique(members.filter((m) => !m.disabled).map((m) => m.organizationId));
+    const rows = organizationIds.length
+      ? await ctx.prisma.site.groupBy({ by: ["organizationId"], where: { organizationId: { in: organizationIds } }, _count: { _all: true } })
+      : [];
+    const perOrg = new Map(rows.map((r) => [r.organizationId, r._count._all]));
+    return members.map((m) => (m.disabled ? 0 : (perOrg.get(m.organizationId) ?? 0)));
+  },
+  { cacheKey: keyOf },
+);
+
 export const memberSpaceCount = defineLoader<Member, number>(
   async (members, ctx) => {
     const active = members.filter((m) => !m.disabled);

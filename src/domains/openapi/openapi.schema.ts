@@ -5,7 +5,7 @@ import { deleted, deletionPayload } from "../../core/payloads.js";
 import { organizationParent } from "../organizations/organizations.schema.js";
 import { argsWithNulls } from "../../core/context.js";
 import { viewerMembership, viewerMemberWhere } from "../../core/access.js";
-import { GRAPH_ONLY, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
+import { GRAPH_ONLY, KEEP_NULL, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
 import { OPENAPI_PERMISSIONS, openApiPermissions } from "./openapi.policy.js";
 import { specUrls, versionUrls } from "./openapi.urls.js";
 import { PROCESS_ERROR_CODES, type ProcessErrorCode } from "./openapi.fetch.js";
@@ -46,13 +46,26 @@ const SpecPermissions = permissionsOf("OpenApiSpecPermissions", OPENAPI_PERMISSI
 const SpecUrls = urlsOf("OpenApiSpecUrls", ["location", "app", "published"] as const, ["published"]);
 const VersionUrls = urlsOf("OpenApiSpecVersionUrls", ["location"] as const);
 
+const VersionContentUrls = builder.objectRef<{ source: string; public: string | null }>("OpenApiSpecVersionContentUrls").implement({
+  fields: (t) => ({
+    source: t.exposeString("source", { description: "Where the version was fetched from." }),
+    public: t.string({
+      nullable: true,
+      extensions: KEEP_NULL,
+      description: "Where anyone may read the specification: the spec's published address when it is public; null for a private spec.",
+      resolve: (u) => u.public,
+    }),
+  }),
+});
+
 const VersionContent = builder
-  .objectRef<{ filesystem: Record<string, string>; url: string }>("OpenApiSpecVersionContent")
+  .objectRef<{ filesystem: Record<string, string>; url: string; urls?: { source: string; public: string | null } }>("OpenApiSpecVersionContent")
   .implement({
     description: "The content of a version: its files and where the specification is accessible.",
     fields: (t) => ({
       filesystem: t.field({ type: Filesystem, resolve: (c) => c.filesystem }),
       url: t.exposeString("url"),
+      urls: t.field({ type: VersionContentUrls, nullable: true, resolve: (c) => c.urls ?? null }),
     }),
   });
 
@@ -90,6 +103,10 @@ export const OpenApiSpecRef = builder.prismaNode("OpenApiSpec", {
     visibility: t.field({ type: VisibilityEnum, resolve: (s) => s.visibility as service.Visibility }),
     lastVersion: t.exposeString("lastVersionId", { nullable: true, description: "Id of the newest good version." }),
     lastProcessedAt: t.expose("lastProcessedAt", { type: "DateTime", nullable: true }),
+    lastProcessedErrorCount: t.int({
+      description: "Errors of the last processing: 1 when it failed (it stops at the first), 0 otherwise.",
+      resolve: (s) => (s.lastProcessErrorCode ? 1 : 0),
+    }),
     lastProcessErrorCode: t.field({
       type: ProcessErrorCodeEnum,
       nullable: true,

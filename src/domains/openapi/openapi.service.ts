@@ -8,6 +8,7 @@ import { checkLength, checkOneOf, checkPattern, checkUri } from "../../core/vali
 import { checkOutboundUrl } from "../../core/outbound.js";
 import { newId } from "../../core/ids.js";
 import { EDIT_ROLE, canViewSpec } from "./openapi.policy.js";
+import { specUrls } from "./openapi.urls.js";
 import { processorFor } from "./openapi.processing.js";
 
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -151,5 +152,8 @@ export async function getVersion(ctx: Context, organizationId: string, specSlug:
 
 export async function getVersionContent(ctx: Context, organizationId: string, specSlug: string, versionId: string) {
   const version = await getVersion(ctx, organizationId, specSlug, versionId);
-  return { filesystem: version.filesystem as Record<string, string>, url: version.url };
+  const spec = await getSpec(ctx, organizationId, specSlug);
+  // `public`: where anyone may read it, for a public spec (its published address); null otherwise.
+  const urls = { source: version.url, public: specUrls(ctx, spec).published ?? null };
+  return { filesystem: version.filesystem as Record<string, string>, url: version.url, urls };
 }

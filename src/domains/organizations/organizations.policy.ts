@@ -12,6 +12,9 @@ export const ORGANIZATION_PERMISSIONS = [
   "listMembers",
   "listTeams",
   "listIntegrations",
+  "access",
+  "listInstallations",
+  "installIntegration",
 ] as const;
 
 /** What a member may do in their organization; a non-member may do nothing. */
@@ -30,5 +33,9 @@ export function organizationPermissions(member: Pick<Member, "role"> | null) {
     listMembers: isFullMember,
     listTeams: isFullMember,
     listIntegrations: atLeast(role, "admin"),
+    access: isMember,
+    // Installations are listed to members of the installing organization, managed by its admins.
+    listInstallations: isMember,
+    installIntegration: atLeast(role, "admin"),
   };
 }

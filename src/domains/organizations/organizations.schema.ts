@@ -2,7 +2,7 @@ import { builder } from "../../core/builder.js";
 import { deleted, deletionPayload, type PayloadParent } from "../../core/payloads.js";
 import { argsWithNulls } from "../../core/context.js";
 import { viewerMembership } from "../../core/access.js";
-import { KEEP_NULL, RoleEnum, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
+import { KEEP_NULL, MergeRulesRef, RoleEnum, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
 import { ORGANIZATION_PERMISSIONS, organizationPermissions } from "./organizations.policy.js";
 import * as service from "./organizations.service.js";
 
@@ -13,9 +13,10 @@ const DefaultContent = builder.objectRef<{ type: string; site: string }>("Organi
   fields: (t) => ({ type: t.exposeString("type"), site: t.exposeString("site") }),
 });
 const Trial = builder.objectRef<{ status: string }>("OrganizationTrial").implement({
-  description: "Trial state. A self-hosted organization has no trial: status is notapplicable.",
+  description: "Trial state. A self-hosted organization has no trial: status is notapplicable, count 0.",
   fields: (t) => ({
     status: t.exposeString("status"),
+    count: t.int({ description: "Number of trials the organization has consumed: none.", resolve: () => 0 }),
     endDate: t.field({ type: "DateTime", nullable: true, resolve: () => null }),
     decision: t.string({ nullable: true, resolve: () => null }),
   }),
@@ -36,7 +37,7 @@ export const OrganizationRef = builder.prismaNode("Organization", {
     defaultContent: t.field({
       type: DefaultContent,
       nullable: true,
-      extensions: KEEP_NULL,
+      description: "The site visitors of the organization land on; absent when none is set.",
       resolve: (o) => (o.defaultContent as { type: string; site: string } | null) ?? null,
     }),
     sso: t.exposeBoolean("sso"),
@@ -45,6 +46,11 @@ export const OrganizationRef = builder.prismaNode("Organization", {
     plan: t.exposeString("plan"),
     customHostname: t.exposeString("customHostname", { nullable: true }),
     trial: t.field({ type: Trial, resolve: () => ({ status: "notapplicable" }) }),
+    mergeRules: t.field({
+      type: MergeRulesRef,
+      description: "Rules a change request must pass to be merged: none beyond the review role on its space.",
+      resolve: () => ({ type: "none" as const }),
+    }),
     internal_isOnNewTrial: t.boolean({ deprecationReason: "Always true.", resolve: () => true }),
     urls: t.field({
       type: OrganizationUrls,

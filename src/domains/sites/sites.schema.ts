@@ -5,7 +5,10 @@ import { deleted, deletionPayload, type PayloadParent } from "../../core/payload
 import { organizationParent } from "../organizations/organizations.schema.js";
 import type { Context } from "../../core/context.js";
 import { argsWithNulls } from "../../core/context.js";
-import { GRAPH_ONLY, listOf, pageArgs, restName, restOnly, urlsOf } from "../../core/shapes.js";
+import { viewerMembership } from "../../core/access.js";
+import { atLeast, type Role } from "../../core/roles.js";
+import { DefaultLevelEnum, GRAPH_ONLY, listOf, pageArgs, permissionsOf, restName, restOnly, urlsOf } from "../../core/shapes.js";
+import { SITE_ADMIN_ROLE, SITE_EDIT_ROLE } from "./sites.policy.js";
 import { SpaceRef } from "../spaces/spaces.schema.js";
 import { spaceById } from "../spaces/spaces.access.js";
 import type { JsonObject } from "./adaptive.js";
@@ -133,13 +136,28 @@ const StructureTypeEnum = builder.enumType("SiteStructureType", {
 
 // ─── Small objects ─────────────────────────────────────────────────────────────────────────────
 
-const SiteUrls = urlsOf("SiteUrls", ["location", "app", "published"] as const);
+const SiteUrls = urlsOf("SiteUrls", ["location", "app", "published", "preview"] as const);
+const SITE_PERMISSIONS = ["view", "access", "edit", "create", "admin", "installIntegration", "viewAdaptiveSchema", "editAdaptiveSchema"] as const;
+const SitePermissions = permissionsOf("SitePermissions", SITE_PERMISSIONS);
+
+/** What the caller may do with a site (sites.policy.ts): members read, `create` edits, `admin` administers. */
+function sitePermissions(member: { role: string | null } | null): Record<(typeof SITE_PERMISSIONS)[number], boolean> {
+  const role = (member?.role ?? null) as Role | null;
+  const edit = atLeast(role, SITE_EDIT_ROLE);
+  const admin = atLeast(role, SITE_ADMIN_ROLE);
+  return { view: !!member, access: !!member, edit, create: edit, admin, installIntegration: admin, viewAdaptiveSchema: !!member, editAdaptiveSchema: edit };
+}
+
+/** Whether a site's sections, groups and site spaces are drafts: nothing is live until the site is published. */
+async function isDraft(ctx: Parameters<typeof service.siteUrls>[0], siteId: string): Promise<boolean> {
+  return !(await service.siteById(ctx).load(siteId))?.published;
+}
 const PublishedUrls = urlsOf("SitePublishedUrls", ["published"] as const);
 
 const SiteProxy = builder.objectRef<{ origin: string; target: string }>("SiteProxy").implement({
   description: "The site is served under a subdirectory of another domain.",
   fields: (t) => ({
-    origin: t.exposeString("origin", { description: "Where visitors reach the site: https://<proxy>." }),
+    origin: t.exposeString("origin", { description: "Where visitors reach the site: host and path, as set (served over https)." }),
     target: t.exposeString("target", { description: "Where the proxy forwards requests: the site's own published address." }),
   }),
 });
@@ -212,6 +230,20 @@ export const SiteRef = builder.prismaNode("Site", {
       type: SiteTypeEnum,
       resolve: (s) => ((service.SITE_TYPES as readonly string[]).includes(s.type) ? (s.type as service.SiteType) : "basic"),
     }),
+    appliedType: t.field({
+      type: SiteTypeEnum,
+      description: "The type in effect: always its `type` here (no plan downgrades a site).",
+      resolve: (s) => ((service.SITE_TYPES as readonly string[]).includes(s.type) ? (s.type as service.SiteType) : "basic"),
+    }),
+    defaultLevel: t.field({
+      type: DefaultLevelEnum,
+      description: "A site has no default role of its own: members act on it with their organization role (inherit).",
+      resolve: () => "inherit" as const,
+    }),
+    permissions: t.field({
+      type: SitePermissions,
+      resolve: async (s, _a, ctx) => sitePermissions(await viewerMembership(ctx, s.organizationId)),
+    }),
     title: t.exposeString("title", { description: `${service.SITE_TITLE.min} to ${service.SITE_TITLE.max} characters.` }),
     icon: t.field({ type: SiteIconScalar, nullable: true, resolve: (s) => (s.icon as unknown) ?? null }),
     hostname: t.exposeString("hostname", { nullable: true, description: "Custom hostname of the site; absent when it has none." }),
@@ -222,7 +254,8 @@ export const SiteRef = builder.prismaNode("Site", {
       resolve: async (s, _a, ctx) => {
         if (!s.proxy) return null;
         const organization = await service.organizationById(ctx).load(s.organizationId);
-        return { origin: `https://${s.proxy}`, target: service.sitePublishedUrl(ctx, { ...s, proxy: null }, organization) };
+        // `origin` as it was set (host and path, no scheme), the way GitBook's API writes it.
+        return { origin: s.proxy, target: service.sitePublishedUrl(ctx, { ...s, proxy: null }, organization) };
       },
     }),
     visibility: t.field({ type: SiteVisibilityScalar, resolve: (s) => service.siteVisibility(s) }),
@@ -236,7 +269,14 @@ export const SiteRef = builder.prismaNode("Site", {
       type: [SiteFeatureRef],
       resolve: (s) => service.siteFeatures(s),
     }),
-    urls: t.field({ type: SiteUrls, resolve: (s, _a, ctx) => service.siteUrls(ctx, s) }),
+    urls: t.field({
+      type: SiteUrls,
+      description: "`preview` is where the site is served: it has no separate draft version, so it equals `published`.",
+      resolve: async (s, _a, ctx) => {
+        const urls = await service.siteUrls(ctx, s);
+        return { ...urls, preview: urls.published };
+      },
+    }),
     sections: t.relatedConnection("sections", {
       description: "The site's sections, by position.",
       cursor: "id",
@@ -304,6 +344,7 @@ export const SiteSpaceRef = builder.prismaNode("SiteSpace", {
       },
     }),
     condition: t.exposeString("condition", { nullable: true, description: "Expression over visitor.claims deciding whether visitors see it; absent: always shown." }),
+    draft: t.boolean({ description: "True while it is not live: until its site is published.", resolve: (s, _a, ctx) => isDraft(ctx, s.siteId) }),
     hasAdvancedCustomizationFeature: t.boolean({
       description: "True on ultimate sites.",
       resolve: async (s, _a, ctx) => {
@@ -356,6 +397,7 @@ export const SiteSectionRef = builder.prismaNode("SiteSection", {
       description: "Id of the group holding it; absent when ungrouped.",
       resolve: (s) => s.groupId,
     }),
+    draft: t.boolean({ description: "True while it is not live: until its site is published.", resolve: (s, _a, ctx) => isDraft(ctx, s.siteId) }),
     icon: t.exposeString("icon", { nullable: true, description: `Icon name, at most ${service.ICON_MAX} characters.` }),
     siteSpacesList: t.field({
       type: [SiteSpaceRef],
@@ -400,6 +442,13 @@ export const SiteSectionGroupRef = builder.prismaNode("SiteSectionGroup", {
       description: "Its sections, in order.",
       resolve: (g, _a, ctx) => service.sectionsOfGroup(ctx).load(g.id),
     }),
+    childrenList: t.field({
+      type: [SiteSectionRef],
+      extensions: restOnly("children"),
+      description: "What is nested under it, in order: its sections (groups do not nest here, and external links are not part of site structures).",
+      resolve: (g, _a, ctx) => service.sectionsOfGroup(ctx).load(g.id),
+    }),
+    draft: t.boolean({ description: "True while it is not live: until its site is published.", resolve: (g, _a, ctx) => isDraft(ctx, g.siteId) }),
     sections: t.relatedConnection("sections", {
       description: "Its sections, in order.",
       cursor: "id",
@@ -429,19 +478,32 @@ const PublishedStructure = builder.objectRef<PublishedView["structure"]>("Publis
   }),
 });
 
+const SiteIntegrationScript = builder.objectRef<{ script: string; cookies: boolean }>("SiteIntegrationScript").implement({
+  description: "A script an integration installed on the site adds to its pages.",
+  fields: (t) => ({
+    script: t.exposeString("script", { description: "URL of the script." }),
+    cookies: t.exposeBoolean("cookies", { description: "Whether the script sets cookies." }),
+  }),
+});
+
 const PublishedContentSite = builder.objectRef<PublishedView>("PublishedContentSite").implement({
   description: "A site as one visitor sees it.",
   fields: (t) => ({
     object: t.string({ resolve: () => "published-content-site" }),
     site: t.field({ type: SiteRef, resolve: (p) => p.site }),
     structure: t.field({ type: PublishedStructure, resolve: (p) => p.structure }),
+    scripts: t.field({
+      type: [SiteIntegrationScript],
+      description: "Scripts of integrations the pages load: none (integrations of this server add no scripts to sites).",
+      resolve: () => [],
+    }),
   }),
 });
 
 const ShareLinkRef = builder.objectRef<service.ShareLinkView>("SiteShareLink").implement({
   description: "A secret key that opens a share-link site to whoever holds it, until it is revoked.",
   fields: (t) => ({
-    object: t.string({ resolve: () => "site-share-link" }),
+    object: t.string({ resolve: () => "share-link" }),
     id: t.exposeString("id"),
     key: t.exposeString("key", { description: "The secret: pass it as `shareKey`." }),
     name: t.exposeString("name", { nullable: true }),

@@ -86,6 +86,18 @@ export function spacePermissions(role: Role | null, editMode: EditMode): Record<
   return Object.fromEntries(SPACE_PERMISSIONS.map((p) => [p, canOnSpace(role, editMode, p)])) as Record<SpacePermission, boolean>;
 }
 
+/** The keys of the Space `permissions` object: the space's rules, and `installIntegration`. */
+export const SPACE_PERMISSION_KEYS = [...SPACE_PERMISSIONS, "installIntegration"] as const;
+
+/**
+ * The Space `permissions` object. `installIntegration` follows the integrations policy:
+ * installations in a space are managed by admins of its organization (`organizationRole`),
+ * whatever their role on the space.
+ */
+export function spacePermissionsFor(role: Role | null, editMode: EditMode, organizationRole: Role | null) {
+  return { ...spacePermissions(role, editMode), installIntegration: atLeast(organizationRole, "admin") };
+}
+
 export const COLLECTION_PERMISSIONS = ["view", "admin", "viewInviteLinks", "create"] as const;
 
 export function collectionPermissions(role: Role | null) {

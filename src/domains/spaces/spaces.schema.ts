@@ -1,8 +1,11 @@
 import { builder } from "../../core/builder.js";
 import { deleted, deletionPayload, type PayloadParent } from "../../core/payloads.js";
 import { argsWithNulls } from "../../core/context.js";
-import { GRAPH_ONLY, RoleEnum, listOf, pageArgs, permissionsOf, restOnly, urlsOf } from "../../core/shapes.js";
-import { SPACE_PERMISSIONS, spacePermissions } from "./spaces.policy.js";
+import { viewerMembership } from "../../core/access.js";
+import type { Role } from "../../core/roles.js";
+import { DefaultLevelEnum, GRAPH_ONLY, MergeRulesRef, RoleEnum, listOf, pageArgs, permissionsOf, restOnly, urlsOf } from "../../core/shapes.js";
+import { ensureSpaceRevision } from "../content/revisions.js";
+import { SPACE_PERMISSION_KEYS, spacePermissionsFor } from "./spaces.policy.js";
 import * as service from "./spaces.service.js";
 import { requireSpace, viewerSpaceRole, visibleSpaceWhere } from "./spaces.access.js";
 
@@ -71,7 +74,7 @@ export const PositionInput = builder.inputType("ContentPositionInput", {
 // ─── Space ─────────────────────────────────────────────────────────────────────────────────────
 
 const SpaceUrls = urlsOf("SpaceUrls", ["location", "app", "published", "public", "icon"] as const, ["published", "public", "icon"]);
-const SpacePermissions = permissionsOf("SpacePermissions", SPACE_PERMISSIONS);
+const SpacePermissions = permissionsOf("SpacePermissions", SPACE_PERMISSION_KEYS);
 
 const SpaceGitSync = builder
   .objectRef<{ repoName?: string; installationProvider?: string; integration?: string; url?: string; updatedAt?: Date }>("SpaceGitSync")
@@ -97,7 +100,7 @@ export const SpaceRef = builder.prismaNode("Space", {
   fields: (t) => ({
     object: t.string({ resolve: () => "space" }),
     title: t.exposeString("title"),
-    emoji: t.exposeString("emoji", { nullable: true, description: "A Unicode character or hex codepoint; absent when the space has none." }),
+    emoji: t.string({ description: "A Unicode character or hex codepoint; \"\" when the space has none.", resolve: (s) => s.emoji ?? "" }),
     visibility: t.field({ type: SpaceVisibilityScalar, resolve: (s) => service.visibilityValue(s.visibility) }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
@@ -117,17 +120,27 @@ export const SpaceRef = builder.prismaNode("Space", {
     }),
     gitSync: t.field({ type: SpaceGitSync, nullable: true, resolve: () => null }),
     visitorAuth: t.field({ type: SpaceVisitorAuth, nullable: true, resolve: () => null }),
-    revision: t.string({ nullable: true, description: "Id of the active revision; absent until the space has content.", resolve: (s) => s.revisionId }),
+    revision: t.string({
+      description: "Id of the active revision (a space starts with an initial, empty one).",
+      resolve: async (s, _a, ctx) => s.revisionId ?? (await ensureSpaceRevision(ctx, s)),
+    }),
     defaultLevel: t.field({
-      type: RoleEnum,
-      nullable: true,
-      description: "Default role on the space's content; absent when it inherits (from its collection, else the member's role).",
-      resolve: (s) => s.defaultLevel,
+      type: DefaultLevelEnum,
+      description: "Default role on the space's content; inherit when it inherits (from its collection, else the member's role).",
+      resolve: (s) => s.defaultLevel ?? "inherit",
+    }),
+    mergeRules: t.field({
+      type: MergeRulesRef,
+      description: "Rules a change request must pass to be merged: a space inherits its organization's.",
+      resolve: () => ({ type: "inherit" as const }),
     }),
     // The counts (commentsCount, changeRequestsCount…) are added by the comments and change-requests areas.
     permissions: t.field({
       type: SpacePermissions,
-      resolve: async (s, _a, ctx) => spacePermissions(await viewerSpaceRole(ctx).load(s), s.editMode),
+      resolve: async (s, _a, ctx) => {
+        const [role, member] = await Promise.all([viewerSpaceRole(ctx).load(s), viewerMembership(ctx, s.organizationId)]);
+        return spacePermissionsFor(role, s.editMode, (member?.role ?? null) as Role | null);
+      },
     }),
     organization: t.relation("organization", { extensions: GRAPH_ONLY, description: "The organization the space belongs to." }),
   }),
@@ -190,7 +203,7 @@ builder.mutationFields((t) => ({
       spaceId: t.arg.string({ required: true }),
       editMode: t.arg({ type: EditModeEnum }),
       title: t.arg.string({ description: `At most ${service.SPACE_TITLE_MAX} characters.` }),
-      defaultLevel: t.arg({ type: RoleEnum, description: "Default role on the content; null makes the space inherit it again." }),
+      defaultLevel: t.arg({ type: DefaultLevelEnum, description: "Default role on the content; inherit (or null) makes the space inherit it again." }),
       emoji: t.arg.string({ description: `A Unicode character (📚) or hex codepoint (1f4da), at most ${service.EMOJI_MAX} characters; null removes it.` }),
     },
     resolve: (_q, _r, rawArgs, ctx) => {

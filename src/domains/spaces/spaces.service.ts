@@ -6,6 +6,7 @@ import { badInput, forbidden } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern, optionalId } from "../../core/validate.js";
 import { ROLES, type Role } from "../../core/roles.js";
 import { copySpaceContent } from "../content/revisions.js";
+import { emptyContent } from "../content/model.js";
 import { newId } from "../../core/ids.js";
 import {
   isExpired,
@@ -246,25 +247,35 @@ export async function createSpace(ctx: Context, organizationId: string, input: S
   const editMode = checkOneOf("editMode", input.editMode, EDIT_MODES) ?? "live";
   const parentId = optionalId("parent", input.parent) ?? null;
   if (parentId) await requireTargetCollection(ctx, organizationId, parentId, "parent");
-  return ctx.prisma.space.create({
-    data: {
-      id: newId("Space"),
-      organizationId,
-      parentId,
-      title,
-      emoji,
-      editMode,
-      visibility: parentId ? "in_collection" : "private",
-      position: await endPosition(ctx.prisma, organizationId, parentId),
-    },
-  });
+  // A space starts with its initial, empty revision, created with it.
+  const id = newId("Space");
+  const revisionId = newId("Revision");
+  const [space] = await ctx.prisma.$transaction([
+    ctx.prisma.space.create({
+      data: {
+        id,
+        organizationId,
+        parentId,
+        title,
+        emoji,
+        editMode,
+        visibility: parentId ? "in_collection" : "private",
+        position: await endPosition(ctx.prisma, organizationId, parentId),
+        revisionId,
+      },
+    }),
+    ctx.prisma.revision.create({
+      data: { id: revisionId, spaceId: id, parents: [], type: "initial", content: emptyContent() as object, createdById: ctx.viewer.userId },
+    }),
+  ]);
+  return space;
 }
 
 export interface SpacePatch {
   title?: string | null;
   emoji?: string | null;
   editMode?: EditMode | null;
-  defaultLevel?: Role | null;
+  defaultLevel?: Role | "inherit" | null;
 }
 
 export async function updateSpace(ctx: Context, spaceId: string, patch: SpacePatch) {
@@ -284,7 +295,9 @@ export async function updateSpace(ctx: Context, spaceId: string, patch: SpacePat
     if (patch.editMode === null) throw badInput("editMode cannot be null: use live or locked.");
     data.editMode = checkOneOf("editMode", patch.editMode, EDIT_MODES);
   }
-  if (patch.defaultLevel !== undefined) data.defaultLevel = checkOneOf("defaultLevel", patch.defaultLevel, ROLES) ?? null;
+  if (patch.defaultLevel !== undefined) {
+    data.defaultLevel = patch.defaultLevel === "inherit" ? null : (checkOneOf("defaultLevel", patch.defaultLevel, ROLES) ?? null);
+  }
   const updated = await ctx.prisma.space.update({ where: { id: spaceId }, data });
   spaceById(ctx).clear(spaceId).prime(spaceId, updated);
   publishSpaceUpdated(ctx, spaceId);

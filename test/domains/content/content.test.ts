@@ -89,13 +89,29 @@ describe("pages", () => {
       noIndex: false,
       noRobotsIndex: false,
       urls: { app: `${t.url}/app/s/${spaceId}/getting-started` },
-      layout: { width: "default", cover: false, coverSize: "hero", title: true, description: true, tableOfContents: true, outline: true, pagination: true },
+      layout: {
+        width: "default",
+        cover: false,
+        coverSize: "hero",
+        title: true,
+        description: true,
+        tableOfContents: true,
+        outline: true,
+        pagination: true,
+        coverMask: "none",
+        metadata: true,
+        tags: true,
+        actions: true,
+        anchors: true,
+      },
+      kind: "sheet",
+      tags: [],
     });
     expect(doc.documentId).toEqual(expect.any(String));
     expect(doc.createdAt).toBe(doc.updatedAt);
 
     const group = await newPage(spaceId, { title: "Guides", type: "group" });
-    expect(Object.keys(group).sort()).toEqual(["createdAt", "hidden", "id", "noIndex", "noRobotsIndex", "pages", "path", "slug", "title", "type", "updatedAt", "urls"]);
+    expect(Object.keys(group).sort()).toEqual(["createdAt", "hidden", "id", "kind", "noIndex", "noRobotsIndex", "pages", "path", "slug", "tags", "title", "type", "updatedAt", "urls"]);
     expect(group).toMatchObject({ type: "group", path: "" });
     const inGroup = await newPage(spaceId, { title: "Deploy", parent: group.id, markdown: "Ship it." });
     expect(inGroup.path).toBe("deploy"); // groups add no path segment

@@ -103,7 +103,8 @@ describe("OpenAPI spec lifecycle", () => {
 
     const content = await reader.get(`${specPath("petstore")}/versions/latest/content`);
     expect(content.status).toBe(200);
-    expect(content.body).toEqual({ filesystem: { "openapi.yaml": PETSTORE_YAML }, url: `${src.url}/petstore.yaml` });
+    expect(content.body).toMatchObject({ filesystem: { "openapi.yaml": PETSTORE_YAML }, url: `${src.url}/petstore.yaml` });
+    expect(content.body.urls.source).toBe(`${src.url}/petstore.yaml`);
     expect((await reader.get(`${specPath("petstore")}/versions/${firstVersion}/content`)).body).toEqual(content.body);
   });
 

@@ -191,7 +191,7 @@ describe("PATCH /v1/orgs/{organizationId}/sites/{siteId}", () => {
     const host = await admin.patch(sitePath(org, s.id), { hostname: "docs.acme.example.com" });
     expect(host.body).toMatchObject({ hostname: "docs.acme.example.com", urls: { published: "https://docs.acme.example.com" } });
     const proxied = await admin.patch(sitePath(org, s.id), { proxy: "acme.com/docs" });
-    expect(proxied.body.proxy).toEqual({ origin: "https://acme.com/docs", target: "https://docs.acme.example.com" });
+    expect(proxied.body.proxy).toEqual({ origin: "acme.com/docs", target: "https://docs.acme.example.com" });
     expect(proxied.body.urls.published).toBe("https://acme.com/docs");
 
     const cleared = await admin.patch(sitePath(org, s.id), { basename: null, proxy: null, hostname: null });
@@ -271,7 +271,7 @@ describe("PATCH /v1/orgs/{organizationId}/sites/{siteId}", () => {
       proxy: "a.com/" + "p".repeat(506),
     });
     expect(edge.status).toBe(200);
-    expect(edge.body.proxy.origin).toBe("https://a.com/" + "p".repeat(506));
+    expect(edge.body.proxy.origin).toBe("a.com/" + "p".repeat(506));
     expect((await admin.patch(sitePath(org, s.id), { title: "ab", basename: "b" })).status).toBe(200);
     expect((await admin.get(sitePath(org, s.id))).body.title).toBe("ab");
   });
@@ -408,7 +408,7 @@ describe("share links and the visitor-auth key", () => {
     const created = await admin.post(sitePath(org, s.id, "/share-links"), { name: "Partners" });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
-      object: "site-share-link",
+      object: "share-link",
       id: expect.stringMatching(/^sitesl_/),
       key: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
       name: "Partners",
