@@ -43,6 +43,14 @@ export const GITBOOK_ALLOWED: GitBookAllowance[] = [
     reason: "The spec answers every delete with 204 and an empty body; GitBook's document says 205 (also empty).",
   },
 
+  {
+    operation: "POST /integrations/{integrationName}",
+    status: 201,
+    path: "",
+    keyword: "status",
+    reason: "Publishing an integration answers 201 when it creates the integration and 200 for a new version of an existing one; GitBook's document says 200 for both (same body).",
+  },
+
   // ─── Limits the spec sets differently ──────────────────────────────────────────────────────
   {
     operation: ANY,
@@ -121,7 +129,7 @@ export const GITBOOK_ALLOWED: GitBookAllowance[] = [
   },
   {
     operation: /^GET \/(orgs\/\{organizationId\}|spaces\/\{spaceId\})\/search$/,
-    path: /^\/items\/\*(\/pages\/\*(\/sections\/\*)?)?$/,
+    path: /^\/items\/\*(\/pages\/\*)?(\/sections\/\*)?$/,
     keyword: "required",
     message: /'(score|rank|type|ancestors|description)'/,
     reason: "Search results have the spec's shape (space → pages → sections, ordered by relevance); GitBook adds relevance scores, a global rank, page ancestors and descriptions, which this server's full-text search does not compute.",

@@ -174,7 +174,7 @@ describe("sites batching", () => {
       expect(sites.edges.every((e: any) => e.node.sections.totalCount === 20 && e.node.siteSpacesCount === 40)).toBe(true);
       // Computed per row: defaults, titles, URLs, groups, permissions.
       const first = sites.edges[0].node;
-      expect(first).toMatchObject({ type: "ultimate", published: true, subdomain: { subdomain: "bigorg" }, proxy: { origin: "https://proxy0.example.com/docs" } });
+      expect(first).toMatchObject({ type: "ultimate", published: true, subdomain: { subdomain: "bigorg" }, proxy: { origin: "proxy0.example.com/docs" } });
       expect(first.sectionGroups.totalCount).toBe(1);
       expect(first.sections.edges[0].node).toMatchObject({ default: true, condition: "visitor.claims.beta === true", urls: { published: "https://proxy0.example.com/docs/section-0" } });
       expect(first.sections.edges[1].node.default).toBe(false);

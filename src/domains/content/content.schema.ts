@@ -171,7 +171,7 @@ PageRef.implement({
     updatedAt: t.field({ type: "DateTime", resolve: (p) => p.updatedAt }),
     markdown: t.string({ nullable: true, description: "The page's content as markdown (absent for groups).", resolve: (p) => p.markdown ?? null }),
     type: t.field({ type: PageTypeEnum, resolve: (p) => p.type }),
-    kind: t.exposeString("kind", { deprecationReason: "Always sheet." }),
+    kind: t.exposeString("kind", { deprecationReason: "sheet for documents, else the page type." }),
     tags: t.field({ type: [PageTag], description: "Tags of the page: none (pages carry no tags here).", resolve: (p) => p.tags }),
     target: t.field({ type: PageLinkTarget, nullable: true, description: "Where a link page points (link pages only).", resolve: (p) => p.target ?? null }),
     urls: t.field({ type: PageUrls, resolve: (p) => p.urls }),

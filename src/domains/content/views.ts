@@ -86,8 +86,8 @@ export interface PageView {
   updatedAt: string;
   markdown?: string;
   type: "document" | "group" | "link";
-  /** Always `sheet` (a deprecated field GitBook's clients still read). */
-  kind: "sheet";
+  /** `sheet` for documents, else the type (a deprecated field GitBook's clients still read). */
+  kind: "sheet" | "group" | "link";
   /** Where a link page points: `{kind: url, url}` (link pages only). */
   target?: { kind: "url"; url: string };
   /** Page tags: pages carry none here. */
@@ -122,7 +122,7 @@ export function pageView(ctx: Context, ref: ScopeRef, node: PageTreeNode): PageV
     createdAt: node.createdAt,
     updatedAt: node.updatedAt,
     type: node.type,
-    kind: "sheet",
+    kind: node.type === "document" ? "sheet" : node.type,
     tags: [],
     urls: { app: pageAppUrl(ctx, ref, node.path) },
     slug: node.slug,

@@ -494,7 +494,7 @@ const PublishedContentSite = builder.objectRef<PublishedView>("PublishedContentS
     structure: t.field({ type: PublishedStructure, resolve: (p) => p.structure }),
     scripts: t.field({
       type: [SiteIntegrationScript],
-      description: "Scripts of integrations the pages load: none (integrations of this server add no scripts to sites).",
+      description: "Scripts of integrations the site's pages load: none (this server does not inject integration scripts into published sites).",
       resolve: () => [],
     }),
   }),

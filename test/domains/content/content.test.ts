@@ -28,7 +28,8 @@ async function newPage(spaceId: string, body: Record<string, unknown>, by: Calle
   return created(await by.post(`/v1/spaces/${spaceId}/content/pages`, body));
 }
 
-const DOC_PAGE_KEYS = ["createdAt", "documentId", "hidden", "id", "layout", "markdown", "noIndex", "noRobotsIndex", "pages", "path", "slug", "title", "type", "updatedAt", "urls"];
+// The spec's fields, and `kind` and `tags` that GitBook's schema requires.
+const DOC_PAGE_KEYS = ["createdAt", "documentId", "hidden", "id", "kind", "layout", "markdown", "noIndex", "noRobotsIndex", "pages", "path", "slug", "tags", "title", "type", "updatedAt", "urls"];
 
 describe("GET /v1/spaces/{spaceId}/content", () => {
   it("serves a new space's initial, empty revision with the documented fields", async () => {
@@ -36,7 +37,7 @@ describe("GET /v1/spaces/{spaceId}/content", () => {
     const res = await admin.get(`/v1/spaces/${spaceId}/content`);
     expect(res.status).toBe(200);
     const rev = res.body;
-    expect(Object.keys(rev).sort()).toEqual(["createdAt", "files", "id", "object", "pages", "parents", "reusableContents", "type", "urls", "variables"]);
+    expect(Object.keys(rev).sort()).toEqual(["createdAt", "files", "id", "object", "pages", "parents", "reusableContents", "tags", "type", "urls", "variables"]);
     expect(rev).toMatchObject({ object: "revision", parents: [], pages: [], files: [], reusableContents: [], variables: {}, type: "initial" });
     expect(rev.id).toMatch(/^rev_/);
     expect(rev.urls).toEqual({ app: `${t.url}/app/s/${spaceId}/~/revisions/${rev.id}` });

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GitBookAPI, GitBookAPIError } from "@gitbook/api";
+import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { acmeDocs, type Admin } from "../helpers/fixtures.js";
+
+/**
+ * GitBook's own TypeScript client (`@gitbook/api`) pointed at a started gateway: a realistic
+ * flow through its methods. Every answer it receives is also checked against this server's
+ * /openapi.json and GitBook's schema for the operation (the same checker as the other REST
+ * tests; test/gitbook-allowlist.ts lists the accepted differences).
+ */
+let t: TestGateway;
+let admin: Admin;
+let org: string;
+let api: GitBookAPI;
+const seen: string[] = [];
+
+beforeAll(async () => {
+  t = await startGateway();
+  ({ admin, org } = await acmeDocs(t));
+  api = new GitBookAPI({
+    endpoint: t.url,
+    authToken: admin.token,
+    // The client sends every request through this binding: check each answer on its way back.
+    serviceBinding: {
+      fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
+        const res = await fetch(input, init);
+        const url = new URL(typeof input === "string" || input instanceof URL ? input.toString() : input.url);
+        const method = (init?.method ?? "GET").toUpperCase();
+        const text = await res.clone().text();
+        t.openapi.check(method, url.pathname, res.status, text ? JSON.parse(text) : undefined, text);
+        seen.push(`${method} ${url.pathname} ${res.status}`);
+        return res;
+      },
+    } as any,
+  });
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+describe("GitBook's client (@gitbook/api) against this server", () => {
+  it("creates a space, writes content through a change request, merges it, comments, and publishes a site", { timeout: 120_000 }, async () => {
+    // Organizations and a space.
+    const orgs = await api.orgs.listOrganizationsForAuthenticatedUser();
+    expect(orgs.data.items.map((o) => o.id)).toContain(org);
+
+    const space = (await api.orgs.createSpace(org, { title: "Handbook" })).data;
+    expect(space).toMatchObject({ object: "space", title: "Handbook", organization: org, emoji: "", defaultLevel: "inherit" });
+    expect(space.revision).toEqual(expect.any(String)); // a new space has its first, empty revision
+    expect(space.mergeRules).toEqual({ type: "inherit" });
+
+    const initial = (await api.spaces.getCurrentRevision(space.id)).data;
+    expect(initial.id).toBe(space.revision);
+    expect(initial.pages).toEqual([]);
+
+    // A change request, content written into it, then merged.
+    const cr = (await api.spaces.createChangeRequest(space.id, { subject: "First pages" })).data;
+    expect(cr).toMatchObject({ object: "change-request", space: space.id, subject: "First pages", status: "draft" });
+
+    // Writing pages is this server's own route (the spec's), sent through the client's transport.
+    const page = (
+      await api.request({
+        path: `/spaces/${space.id}/change-requests/${cr.id}/content/pages`,
+        method: "POST",
+        body: { title: "Getting started", markdown: "# Getting started\n\nInstall it, then run it." },
+        type: "application/json" as any,
+        format: "json",
+        secure: true,
+      })
+    ).data as any;
+    expect(page).toMatchObject({ title: "Getting started", type: "document", kind: "sheet", tags: [] });
+
+    const crPages = (await api.spaces.listPagesInChangeRequest(space.id, cr.id)).data;
+    expect(crPages.pages.map((p) => p.title)).toEqual(["Getting started"]);
+
+    // A discussion on the change request, with a reply.
+    const comment = (await api.spaces.postCommentInChangeRequest(space.id, cr.id, { body: { markdown: "Looks good?" } as any })).data;
+    expect(comment).toMatchObject({ object: "comment", repliers: [] });
+    await api.spaces.postCommentReplyInChangeRequest(space.id, cr.id, comment.id, { body: { markdown: "Yes, merge it." } as any });
+    const discussed = (await api.spaces.getCommentInChangeRequest(space.id, cr.id, comment.id)).data;
+    expect(discussed.replies).toBe(1);
+    expect(discussed.repliers).toEqual([expect.objectContaining({ count: 1, user: expect.objectContaining({ id: admin.user }) })]);
+
+    const merged = (await api.spaces.mergeChangeRequest(space.id, cr.id)).data;
+    expect(merged.result).toBe("merge");
+    const after = (await api.spaces.getChangeRequestById(space.id, cr.id)).data;
+    expect(after).toMatchObject({ status: "merged", revisionMerged: merged.revision });
+
+    const live = (await api.spaces.getSpaceById(space.id)).data;
+    expect(live.revision).toBe(merged.revision);
+    const revision = (await api.spaces.getCurrentRevision(space.id)).data as any;
+    expect(revision).toMatchObject({ id: merged.revision, type: "merge" });
+    expect(revision.mergedFrom).toMatchObject({ id: cr.id, number: cr.number });
+    const pages = (await api.spaces.listPages(space.id)).data;
+    expect(pages.pages.map((p) => p.title)).toEqual(["Getting started"]);
+
+    // A comment on the space itself.
+    const onSpace = (await api.spaces.postCommentInSpace(space.id, { body: { markdown: "Merged, thanks." } as any })).data;
+    expect((await api.spaces.listCommentsInSpace(space.id)).data.items.map((c) => c.id)).toContain(onSpace.id);
+
+    // A site showing the space, published.
+    const site = (await api.orgs.createSite(org, { title: "Acme Handbook" })).data;
+    expect(site).toMatchObject({ object: "site", published: false, appliedType: site.type, defaultLevel: "inherit" });
+    expect(site.permissions).toMatchObject({ view: true, admin: true });
+    const siteSpace = (await api.orgs.addSpaceToSite(org, site.id, { spaceId: space.id })).data;
+    expect(siteSpace).toMatchObject({ object: "site-space", draft: true, space: expect.objectContaining({ id: space.id }) });
+
+    const published = (await api.orgs.publishSite(org, site.id)).data;
+    expect((published as { published?: boolean }).published).toBe(true);
+    const siteSpaces = (await api.orgs.listSiteSpaces(org, site.id)).data;
+    expect(siteSpaces.items.map((s) => [s.space.id, s.draft])).toEqual([[space.id, false]]);
+
+    // What a visitor sees, without a token.
+    const visitor = new GitBookAPI({ endpoint: t.url });
+    const seenByVisitor = (await visitor.orgs.getPublishedContentSite(org, site.id)).data;
+    expect(seenByVisitor.site.id).toBe(site.id);
+    expect(seenByVisitor.scripts).toEqual([]);
+
+    // The client's errors carry the documented message.
+    const missing = await api.spaces.getSpaceById("spc_missing").catch((err: unknown) => err);
+    expect(missing).toBeInstanceOf(GitBookAPIError);
+    expect((missing as GitBookAPIError).code).toBe(404);
+
+    expect(seen.length).toBeGreaterThan(20);
+  });
+});
