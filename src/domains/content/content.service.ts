@@ -404,8 +404,17 @@ export async function importContent(
   const scope = await editScope(ctx, spaceId, changeRequestId, "import content");
   if (!input.url) throw badInput("url is required: the address to import from.");
   const source = checkSource(input.source);
-  const plan = await fetchImport(ctx.config, input.url, source);
+  const plan = await fetchImport(ctx.config, input.url, source, maxFileBytes(ctx));
+  // The images' bytes first (content-addressed ids: an image the space already holds is kept as
+  // it is), then the revision that references them.
+  for (const image of plan.images) {
+    await ctx.prisma.$executeRaw`
+      INSERT INTO "FileBlob" ("id", "spaceId", "name", "contentType", "size", "width", "height", "data")
+      VALUES (${image.id}, ${scope.space.id}, ${image.name}, ${image.contentType}, ${image.bytes.length}, ${image.width ?? null}, ${image.height ?? null}, decode(${image.bytes.toString("base64")}, 'base64'))
+      ON CONFLICT ("spaceId", "id") DO NOTHING`;
+  }
   const now = new Date().toISOString();
-  const result = await commit(ctx, scope, "import", (draft) => applyImport(draft, plan, now));
+  const fileUrl = (fileId: string) => `/v1/spaces/${scope.space.id}/content/files/${fileId}/download`;
+  const result = await commit(ctx, scope, "import", (draft) => applyImport(draft, plan, now, fileUrl));
   return { revision: result.revisionId, importedResources: result.value, totalResources: Math.max(plan.totalResources, result.value) };
 }

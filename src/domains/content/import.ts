@@ -4,6 +4,8 @@ import TurndownService from "turndown";
 import { parse, type HTMLElement } from "node-html-parser";
 import { badInput } from "../../core/errors.js";
 import { checkUri } from "../../core/validate.js";
+import crypto from "node:crypto";
+import { imageSize } from "image-size";
 import { newId } from "../../core/ids.js";
 import { parentPath, positionAt, takenSlugs, uniqueSlug, type RevisionContent, type StoredPage } from "./model.js";
 
@@ -19,6 +21,14 @@ import { parentPath, positionAt, takenSlugs, uniqueSlug, type RevisionContent, t
  * - `html`: the one HTML page at `url`, not following links.
  * - `markdown`: the one markdown file at `url`, its first `# heading` as title.
  *
+ * Images the pages show (`<img src>`, markdown `![](…)`) come in as files of the space: each is
+ * downloaded through the outbound policy (the same as the pages), at most IMPORT_MAX_IMAGES per
+ * import and the server's file size limit each, must be served as image/*, and is stored once
+ * per content: its file id is derived from the SHA-256 of its bytes, so the same image found at
+ * several addresses (or imported again) is one file. The imported pages reference the files
+ * (`/v1/spaces/{spaceId}/content/files/{fileId}/download`); an image that could not be brought
+ * in keeps its absolute link.
+ *
  * Imported pages are added after the existing top-level pages.
  */
 
@@ -28,7 +38,19 @@ export type ImportSource = (typeof IMPORT_SOURCES)[number];
 export const IMPORT_MAX_PAGES = 50;
 export const IMPORT_TIME_MS = 20_000;
 export const IMPORT_MAX_BYTES = 2 * 1024 * 1024;
+export const IMPORT_MAX_IMAGES = 100;
 const FETCH_TIMEOUT_MS = 8_000;
+
+/** An image an import brings in as a file. */
+export interface ImportImage {
+  /** Content-derived: `file_` and the start of the SHA-256 of the bytes. */
+  id: string;
+  name: string;
+  contentType: string;
+  bytes: Buffer;
+  width?: number;
+  height?: number;
+}
 
 export interface FetchedPage {
   url: URL;
@@ -40,6 +62,9 @@ export interface FetchedPage {
 
 export interface ImportPlan {
   pages: FetchedPage[];
+  /** Images brought in, by content; `imageBySource` maps each absolute source address to one. */
+  images: ImportImage[];
+  imageBySource: Map<string, ImportImage>;
   /** Every resource found: the imported pages and those skipped (limits, errors, not HTML). */
   totalResources: number;
 }
@@ -53,16 +78,24 @@ function normalize(url: URL): string {
   return u.href.replace(/\/index\.html?$/i, "/");
 }
 
-async function fetchText(config: OutboundConfig, url: URL, deadline: number): Promise<{ text: string; type: string } | null> {
+/**
+ * GETs `url` through the outbound policy, within the deadline and `maxBytes` (counted as the
+ * bytes arrive); null when it fails, answers an error or is too large. A refusal by the policy
+ * is thrown (outboundRefusal tells it apart).
+ */
+async function fetchBytes(config: OutboundConfig, url: URL, deadline: number, maxBytes: number, accept: string): Promise<{ bytes: Buffer; type: string } | null> {
   const remaining = deadline - Date.now();
   if (remaining <= 0) return null;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), Math.min(FETCH_TIMEOUT_MS, remaining));
   try {
-    const res = await outboundFetch(config, url, { signal: controller.signal, redirect: "follow", headers: { accept: "text/html, text/markdown;q=0.9, */*;q=0.5" } });
-    if (!res.ok || !res.body) return null;
+    const res = await outboundFetch(config, url, { signal: controller.signal, redirect: "follow", headers: { accept } });
+    if (!res.ok || !res.body) {
+      await res.body?.cancel().catch(() => undefined);
+      return null;
+    }
     const declared = Number(res.headers.get("content-length") ?? "0");
-    if (declared > IMPORT_MAX_BYTES) {
+    if (declared > maxBytes) {
       await res.body.cancel();
       return null;
     }
@@ -73,21 +106,97 @@ async function fetchText(config: OutboundConfig, url: URL, deadline: number): Pr
       const { done, value } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > IMPORT_MAX_BYTES) {
+      if (size > maxBytes) {
         await reader.cancel();
         return null;
       }
       chunks.push(value);
     }
-    return { text: Buffer.concat(chunks).toString("utf8"), type: (res.headers.get("content-type") ?? "").toLowerCase() };
+    return { bytes: Buffer.concat(chunks), type: (res.headers.get("content-type") ?? "").toLowerCase() };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function fetchText(config: OutboundConfig, url: URL, deadline: number): Promise<{ text: string; type: string } | null> {
+  try {
+    const got = await fetchBytes(config, url, deadline, IMPORT_MAX_BYTES, "text/html, text/markdown;q=0.9, */*;q=0.5");
+    return got && { text: got.bytes.toString("utf8"), type: got.type };
   } catch (err) {
     // A page that cannot be fetched is skipped, but an address the server may not reach is the caller's to fix.
     const refusal = outboundRefusal(err);
     if (refusal) throw badInput(`url: ${url.href} cannot be imported: ${refusal}.`);
     return null;
-  } finally {
-    clearTimeout(timer);
   }
+}
+
+/** The absolute http(s) addresses of the images of a page's HTML or markdown, in order. */
+function imageSources(page: FetchedPage): URL[] {
+  const raw: string[] = [];
+  if (page.html !== undefined) {
+    for (const img of parse(page.html, { comment: false }).querySelectorAll("img[src]")) raw.push(img.getAttribute("src")!);
+  } else if (page.markdown !== undefined) {
+    for (const m of page.markdown.matchAll(MARKDOWN_IMAGE)) raw.push(m[2]!);
+  }
+  const out: URL[] = [];
+  for (const src of raw) {
+    try {
+      const url = new URL(src.trim(), page.url);
+      if (url.protocol === "http:" || url.protocol === "https:") out.push(url);
+    } catch {
+      /* not an address */
+    }
+  }
+  return out;
+}
+
+/** `![alt](address "title")` of markdown; group 2 is the address. */
+const MARKDOWN_IMAGE = /(!\[[^\]\n]*\]\(\s*<?)([^)\s>]+)(>?(?:\s+"[^"\n]*")?\s*\))/g;
+
+function fileNameOf(url: URL, contentType: string): string {
+  const last = decodeURIComponent(url.pathname.split("/").filter(Boolean).pop() ?? "").replace(/[\/\\\u0000-\u001f]/g, "").trim();
+  if (last) return [...last].slice(0, 255).join("");
+  const ext = /^image\/([a-z0-9.+-]+)/.exec(contentType)?.[1]?.replace(/\+.*$/, "") ?? "img";
+  return `image.${ext}`;
+}
+
+/**
+ * Downloads the images of the fetched pages (see the header): each address once, within the
+ * deadline, IMPORT_MAX_IMAGES and `maxBytes` each; the same bytes become one image.
+ */
+async function fetchImages(config: OutboundConfig, pages: FetchedPage[], deadline: number, maxBytes: number) {
+  const images = new Map<string, ImportImage>();
+  const imageBySource = new Map<string, ImportImage>();
+  const tried = new Set<string>();
+  for (const page of pages) {
+    for (const url of imageSources(page)) {
+      const key = url.href;
+      if (tried.has(key) || tried.size >= IMPORT_MAX_IMAGES || Date.now() >= deadline) continue;
+      tried.add(key);
+      let got: { bytes: Buffer; type: string } | null = null;
+      try {
+        got = await fetchBytes(config, url, deadline, maxBytes, "image/*");
+      } catch {
+        got = null; // refused by the outbound policy, or failed: the page keeps the image's link
+      }
+      const contentType = got?.type.split(";")[0]!.trim() ?? "";
+      if (!got || !got.bytes.length || !/^image\/[a-z0-9.+-]+$/.test(contentType)) continue;
+      const hash = crypto.createHash("sha256").update(got.bytes).digest("hex");
+      let image = images.get(hash);
+      if (!image) {
+        image = { id: `file_${hash.slice(0, 32)}`, name: fileNameOf(url, contentType), contentType, bytes: got.bytes };
+        try {
+          const size = imageSize(got.bytes);
+          if (size.width && size.height) Object.assign(image, { width: size.width, height: size.height });
+        } catch {
+          /* a format without readable dimensions */
+        }
+        images.set(hash, image);
+      }
+      imageBySource.set(key, image);
+    }
+  }
+  return { images: [...images.values()], imageBySource };
 }
 
 function titleOf(doc: HTMLElement, url: URL): string {
@@ -104,7 +213,7 @@ function contentRoot(doc: HTMLElement): HTMLElement {
 }
 
 /** Fetches what an import brings in, within the limits. */
-export async function fetchImport(config: OutboundConfig, urlText: string, source: ImportSource): Promise<ImportPlan> {
+export async function fetchImport(config: OutboundConfig, urlText: string, source: ImportSource, maxImageBytes: number): Promise<ImportPlan> {
   checkUri("url", urlText);
   checkOutboundUrl(config, "url", urlText);
   const start = new URL(urlText);
@@ -116,7 +225,8 @@ export async function fetchImport(config: OutboundConfig, urlText: string, sourc
     const heading = /^#\s+(.+)$/m.exec(got.text)?.[1]?.trim();
     const fallback = decodeURIComponent(start.pathname.split("/").filter(Boolean).pop() ?? "").replace(/\.md$/i, "") || start.hostname;
     const markdown = heading ? got.text.replace(/^#\s+.+\n?/m, "").replace(/^\s*\n/, "") : got.text;
-    return { pages: [{ url: start, title: (heading ?? fallback).slice(0, 200), markdown }], totalResources: 1 };
+    const pages = [{ url: start, title: (heading ?? fallback).slice(0, 200), markdown }];
+    return { pages, totalResources: 1, ...(await fetchImages(config, pages, deadline, maxImageBytes)) };
   }
 
   const scope = new URL(start.href);
@@ -151,7 +261,7 @@ export async function fetchImport(config: OutboundConfig, urlText: string, sourc
   if (!pages.length) {
     throw badInput(`url: could not fetch an HTML page from ${start.href} (unreachable, not found, not HTML, or over ${IMPORT_MAX_BYTES} bytes).`);
   }
-  return { pages, totalResources: seen.size };
+  return { pages, totalResources: seen.size, ...(await fetchImages(config, pages, deadline, maxImageBytes)) };
 }
 
 function turndown(): TurndownService {
@@ -164,7 +274,21 @@ function turndown(): TurndownService {
  * Adds the fetched pages to a content (pure: replayable on a newer head). Returns the number of
  * pages added.
  */
-export function applyImport(content: RevisionContent, plan: ImportPlan, now: string): number {
+export function applyImport(content: RevisionContent, plan: ImportPlan, now: string, fileUrl: (fileId: string) => string): number {
+  // The images become files of the content (the same id for the same bytes: added once).
+  const used = new Set<string>();
+  const imageLink = (src: string, base: URL): string | null => {
+    let url: URL;
+    try {
+      url = new URL(src.trim(), base);
+    } catch {
+      return null;
+    }
+    const image = plan.imageBySource.get(url.href);
+    if (!image) return null;
+    used.add(image.id);
+    return fileUrl(image.id);
+  };
   const byUrl = new Map<string, { page: StoredPage; fetched: FetchedPage }>();
   // A page nests under the imported page whose URL is its closest ancestor: /docs/guide.html
   // (read as /docs/guide) holds /docs/guide/advanced.html.
@@ -206,7 +330,10 @@ export function applyImport(content: RevisionContent, plan: ImportPlan, now: str
   const service = turndown();
   for (const { page, fetched } of byUrl.values()) {
     if (fetched.markdown !== undefined) {
-      page.markdown = fetched.markdown;
+      page.markdown = fetched.markdown.replace(MARKDOWN_IMAGE, (all, open: string, src: string, close: string) => {
+        const link = imageLink(src, fetched.url);
+        return link ? `${open}${link}${close}` : all;
+      });
       continue;
     }
     const html = parse(fetched.html!, { comment: false });
@@ -221,8 +348,14 @@ export function applyImport(content: RevisionContent, plan: ImportPlan, now: str
       }
     }
     for (const img of html.querySelectorAll("img[src]")) {
+      const src = img.getAttribute("src")!;
+      const link = imageLink(src, fetched.url);
+      if (link) {
+        img.setAttribute("src", link);
+        continue;
+      }
       try {
-        img.setAttribute("src", new URL(img.getAttribute("src")!, fetched.url).href);
+        img.setAttribute("src", new URL(src, fetched.url).href);
       } catch {
         /* leave it */
       }
@@ -232,6 +365,16 @@ export function applyImport(content: RevisionContent, plan: ImportPlan, now: str
     const first = /^#\s+(.+)\n*/.exec(markdown);
     if (first && first[1]!.trim() === page.title) markdown = markdown.slice(first[0].length);
     page.markdown = markdown;
+  }
+  for (const image of plan.images) {
+    if (!used.has(image.id) || content.files[image.id]) continue;
+    content.files[image.id] = {
+      id: image.id,
+      name: image.name,
+      contentType: image.contentType,
+      size: image.bytes.length,
+      ...(image.width && image.height ? { width: image.width, height: image.height } : {}),
+    };
   }
   return byUrl.size;
 }
