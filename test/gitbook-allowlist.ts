@@ -86,7 +86,7 @@ export const GITBOOK_ALLOWED: GitBookAllowance[] = [
     reason: "Trace log levels are the spec's (it gives `debug` as a sample and the delivery trace also writes `log`); GitBook knows debug, info, warn, error.",
   },
   {
-    operation: /^GET \/integrations/,
+    operation: /^(GET|POST|PATCH) \/integrations/,
     path: /\/(scopes|categories)\/\*$/,
     keyword: "enum",
     reason: "Integration scopes and categories are stored as published by the integration (the spec leaves their values open); GitBook's enumerations are narrower.",
@@ -98,7 +98,7 @@ export const GITBOOK_ALLOWED: GitBookAllowance[] = [
     reason: "Site `features[].id`: the spec's list of features has ids GitBook's enumeration does not (the spec gives sites-adaptive-content as a sample only).",
   },
   {
-    operation: /^(GET|PUT) \/orgs\/\{organizationId\}\/openapi/,
+    operation: /^(GET|PUT|PATCH|POST) \/orgs\/\{organizationId\}\/openapi/,
     path: /\/(processingState|lastProcessErrorCode)$/,
     keyword: "enum",
     reason: "OpenAPI processing states and error codes are the spec's (`FETCH_TOO_LARGE`, …); GitBook's enumerations are narrower.",
