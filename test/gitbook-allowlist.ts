@@ -123,7 +123,7 @@ export const GITBOOK_ALLOWED: GitBookAllowance[] = [
     reason: "Site customization (theme, header, footer, …: 17 required groups in GitBook's schema) is not a feature of this server; there is nothing truthful to send.",
   },
   {
-    operation: "GET /integrations/{integrationName}/render",
+    operation: /^(GET|POST) \/integrations\/\{integrationName\}\/render$/,
     path: ANY,
     reason: "A render answer is the integration's own ContentKit output, relayed as it answered (spec); its `props` and `state` are the integration's, which GitBook's schema types narrowly.",
   },

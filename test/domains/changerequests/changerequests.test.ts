@@ -42,7 +42,7 @@ describe("POST /v1/spaces/{spaceId}/change-requests", () => {
     expect(res.status).toBe(201);
     const cr = res.body;
     expect(Object.keys(cr).sort()).toEqual(
-      ["comments", "createdAt", "createdBy", "id", "number", "object", "outdated", "revision", "revisionInitial", "status", "subject", "updatedAt", "urls"].sort(),
+      ["comments", "createdAt", "createdBy", "id", "number", "object", "outdated", "revision", "revisionInitial", "space", "status", "subject", "updatedAt", "urls"].sort(),
     );
     expect(cr).toMatchObject({
       object: "change-request",

@@ -91,6 +91,7 @@ describe("POST /v1/spaces/{spaceId}/comments", () => {
       postedAt: expect.any(String),
       reactions: [],
       replies: 0,
+      repliers: [],
       body: { markdown: "Is this **right**?" },
       target: {
         page: {

@@ -97,6 +97,7 @@ describe("POST /v1/integrations/{integrationName} (publish)", () => {
       app: `${t.url}/app/integrations/figma`,
       assets: `${t.url}/integrations/figma/assets/`,
       publicEndpoint: `${t.url}/integrations/figma/public`,
+      publicContentEndpoint: `${t.url}/integrations/figma/public`,
     });
     expect(i.previewImages).toEqual([`${t.url}/integrations/figma/assets/preview-0?v=1`]);
     expect(JSON.stringify(i)).not.toContain("s3cret");
@@ -238,6 +239,7 @@ describe("installations", () => {
         location: `${t.url}/v1/integrations/figma/installations/${installation.id}`,
         app: `${t.url}/app/o/${admin.organization}/integrations/figma`,
         publicEndpoint: `${t.url}/integrations/figma/installations/${installation.id}/public`,
+        publicContentEndpoint: `${t.url}/integrations/figma/installations/${installation.id}/public`,
       },
     });
     const again = await admin.post("/v1/integrations/figma/installations", { organization: admin.organization });
@@ -307,7 +309,11 @@ describe("installations", () => {
       status: "active",
       configuration: { folder: "/designs" },
       externalIds: ["space-ext"],
-      urls: { location: `${t.url}${path}`, publicEndpoint: `${t.url}/integrations/figma/installations/${installation.id}/spaces/${spaceId}/public` },
+      urls: {
+        location: `${t.url}${path}`,
+        publicEndpoint: `${t.url}/integrations/figma/installations/${installation.id}/spaces/${spaceId}/public`,
+        publicContentEndpoint: `${t.url}/integrations/figma/installations/${installation.id}/spaces/${spaceId}/public`,
+      },
       space: spaceId,
     });
     expect((await admin.put(`/v1/integrations/figma/installations/${installation.id}/spaces/${otherSpace}`, {})).status).toBe(404);
@@ -378,7 +384,11 @@ describe("installations", () => {
       status: "active",
       configuration: { trackingId: "UA-1" },
       externalIds: ["prop-1"],
-      urls: { location: `${t.url}${path}`, publicEndpoint: `${t.url}/integrations/analytics/installations/${inst.id}/sites/${site.id}/public` },
+      urls: {
+        location: `${t.url}${path}`,
+        publicEndpoint: `${t.url}/integrations/analytics/installations/${inst.id}/sites/${site.id}/public`,
+        publicContentEndpoint: `${t.url}/integrations/analytics/installations/${inst.id}/sites/${site.id}/public`,
+      },
       site: site.id,
     });
     // The same PUT again changes nothing and records nothing; a new configuration records the change with `previous`.

@@ -87,6 +87,7 @@ describe("GET /v1/orgs/{organizationId}/members", () => {
       sso: false,
       spaces: 3,
       teams: 2,
+      sites: 0,
     });
     expect(rita).not.toHaveProperty("lastSeenAt");
     const gus = res.body.items.find((m: any) => m.id === guest.user);

@@ -54,7 +54,7 @@ describe("OpenAPI spec lifecycle", () => {
     expect(res.status).toBe(201);
     const s = res.body;
     expect(Object.keys(s).sort()).toEqual(
-      ["createdAt", "id", "object", "permissions", "processingState", "slug", "sourceURL", "updatedAt", "urls", "visibility"].sort(),
+      ["createdAt", "id", "lastProcessedErrorCount", "object", "permissions", "processingState", "slug", "sourceURL", "updatedAt", "urls", "visibility"].sort(),
     );
     expect(s).toMatchObject({
       object: "openapi-spec",
@@ -164,6 +164,7 @@ describe("OpenAPI spec lifecycle", () => {
     expect((await admin.get(`${specPath("petstore")}/versions/latest/content`)).body).toEqual({
       filesystem: { "openapi.yaml": PETSTORE_V2_YAML },
       url: `${src.url}/fixed.yaml`,
+      urls: { source: `${src.url}/fixed.yaml`, public: null }, // a private spec
     });
     expect((await admin.get(`${specPath("petstore")}/versions/${firstVersion}/content`)).body.filesystem).toEqual({
       "openapi.yaml": PETSTORE_YAML,

@@ -45,7 +45,11 @@ describe("POST /v1/orgs/{organizationId}/sites", () => {
         location: `${t.url}/v1/orgs/${org}/sites/${s.id}`,
         app: `${t.url}/app/o/${org}/sites/${s.id}`,
         published: `${t.url}/sites/${org}/${s.id}`,
+        preview: `${t.url}/sites/${org}/${s.id}`,
       },
+      appliedType: "basic",
+      defaultLevel: "inherit",
+      permissions: { view: true, access: true, edit: true, create: true, admin: true, installIntegration: true, viewAdaptiveSchema: true, editAdaptiveSchema: true },
     });
     const spaces = await admin.get(sitePath(org, s.id, "/site-spaces"));
     expect(spaces.body.count).toBe(2);
@@ -152,7 +156,7 @@ describe("GET /v1/orgs/{organizationId}/sites/{siteId}", () => {
     const s = await site(admin, org, { title: "Readable" });
     const res = await reader.get(sitePath(org, s.id));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual(s);
+    expect(res.body).toEqual({ ...s, permissions: expect.objectContaining({ view: true, edit: false, admin: false }) });
     expect((await admin.get(sitePath(org, "site_nope"))).status).toBe(404);
     const hidden = await other.get(sitePath(org, s.id));
     expect(hidden.status).toBe(404);

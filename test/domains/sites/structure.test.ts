@@ -50,6 +50,7 @@ describe("site sections", () => {
       path: "changelog",
       icon: "book",
       siteSpaces: expect.any(Array),
+      draft: true, // until the site is published
       urls: { published: `${t.url}/sites/${org}/${s.id}/changelog` },
     });
     expect(section.siteSpaces.map((x: any) => [x.space.id, x.section, x.default, x.path])).toEqual([
@@ -67,6 +68,7 @@ describe("site sections", () => {
       title: "Guide",
       default: false,
       hasAdvancedCustomizationFeature: false,
+      draft: true,
       urls: { published: `${t.url}/sites/${org}/${s.id}/changelog/guide` },
     });
     expect((await admin.get(sitePath(org, s.id))).body.siteSpaces).toBe(3);
@@ -250,6 +252,8 @@ describe("site section groups", () => {
       title: "Middle",
       icon: "folder",
       sections: [expect.objectContaining({ id: made[2].id, sectionGroup: expect.any(String) }), expect.objectContaining({ id: made[1].id })],
+      children: [expect.objectContaining({ id: made[2].id }), expect.objectContaining({ id: made[1].id })],
+      draft: true,
     });
     // Nested objects come out whole through REST: group → sections → siteSpaces → space.
     const nestedSpace = group.sections[0].siteSpaces[0].space;
@@ -296,7 +300,7 @@ describe("site section groups", () => {
 
     const patched = await admin.patch(g, { title: "Group", icon: null });
     expect(patched.status).toBe(200);
-    expect(patched.body).toEqual({ object: "site-section-group", id: group.id, title: "Group", sections: [] });
+    expect(patched.body).toEqual({ object: "site-section-group", id: group.id, title: "Group", sections: [], children: [], draft: true });
     for (const [body, field] of [
       [{ title: "" }, "title"],
       [{ title: "t".repeat(101) }, "title"],
@@ -361,6 +365,7 @@ describe("site spaces", () => {
       title: "Guide",
       default: true,
       hasAdvancedCustomizationFeature: false,
+      draft: true, // until the site is published
       urls: { published: `${t.url}/sites/${org}/${s.id}/guide` },
     });
     const second = await admin.post(sitePath(org, s.id, "/site-spaces"), { spaceId: spaces.API });

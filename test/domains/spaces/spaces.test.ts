@@ -32,7 +32,7 @@ const db = () => t.gateway.db.prisma;
 const newSpace = (body: Record<string, unknown> = {}, by: Caller = admin, org = admin.organization) => createSpace(by, org, { title: "Space", ...body });
 const newCollection = (title: string, org = admin.organization, by: Caller = admin) => createCollection(by, org, { title });
 
-const ALL_PERMISSIONS = { view: true, access: true, admin: true, viewInviteLinks: true, edit: true, triggerGitSync: true, comment: true, merge: true, review: true };
+const ALL_PERMISSIONS = { view: true, access: true, admin: true, viewInviteLinks: true, edit: true, triggerGitSync: true, comment: true, merge: true, review: true, installIntegration: true };
 
 describe("POST /v1/orgs/{organizationId}/spaces", () => {
   it("creates a top-level space with the documented fields (201)", async () => {
@@ -44,6 +44,7 @@ describe("POST /v1/orgs/{organizationId}/spaces", () => {
       [
         "object", "id", "title", "emoji", "visibility", "createdAt", "updatedAt", "editMode", "urls", "organization",
         "comments", "changeRequests", "changeRequestsOpen", "changeRequestsDraft", "permissions",
+        "revision", "defaultLevel", "mergeRules",
       ].sort(),
     );
     expect(s).toEqual({
@@ -66,6 +67,9 @@ describe("POST /v1/orgs/{organizationId}/spaces", () => {
       changeRequestsOpen: 0,
       changeRequestsDraft: 0,
       permissions: ALL_PERMISSIONS,
+      revision: expect.stringMatching(/^rev_/), // its first, empty revision
+      defaultLevel: "inherit",
+      mergeRules: { type: "inherit" },
     });
     expect(new Date(s.createdAt).toISOString()).toBe(s.createdAt);
     expect(new Date(s.createdAt).getTime()).toBeGreaterThanOrEqual(before - 1000);
@@ -112,7 +116,7 @@ describe("GET /v1/spaces/{spaceId}", () => {
     expect(mine.status).toBe(200);
     expect(mine.body).toEqual(s);
     expect((await reader.get(`/v1/spaces/${s.id}`)).body.permissions).toEqual({
-      view: true, access: true, admin: false, viewInviteLinks: false, edit: false, triggerGitSync: false, comment: false, merge: false, review: false,
+      view: true, access: true, admin: false, viewInviteLinks: false, edit: false, triggerGitSync: false, comment: false, merge: false, review: false, installIntegration: false,
     });
     expect((await editor.get(`/v1/spaces/${s.id}`)).body.permissions).toMatchObject({ edit: true, comment: true, review: false, admin: false });
   });
@@ -178,8 +182,8 @@ describe("PATCH /v1/spaces/{spaceId}", () => {
     expect(byAdmin.body.permissions).toMatchObject({ admin: true, edit: false, merge: false });
     expect(new Date(byAdmin.body.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(s.updatedAt).getTime());
     const cleared = await admin.patch(`/v1/spaces/${s.id}`, { emoji: null, defaultLevel: null, editMode: "live" });
-    expect(cleared.body).not.toHaveProperty("emoji");
-    expect(cleared.body).not.toHaveProperty("defaultLevel");
+    expect(cleared.body.emoji).toBe(""); // none (GitBook's schema requires the field)
+    expect(cleared.body.defaultLevel).toBe("inherit");
     expect(cleared.body.urls).not.toHaveProperty("icon");
     expect(cleared.body.editMode).toBe("live");
   });
