@@ -267,6 +267,7 @@ describe("GET /v1/orgs/{organizationId}/teams/{teamId}/members", () => {
         sso: false,
         spaces: expect.any(Number),
         teams: expect.any(Number),
+        sites: expect.any(Number),
       },
       team: { role: "owner" },
       permissions: { view: true },
