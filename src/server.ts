@@ -38,6 +38,9 @@ import { healthRoutes } from "./server/health.js";
 import { createRouteNamer, useRequestNotes } from "./server/requests.js";
 import { useRateLimit } from "./server/rate-limit.js";
 
+/** How long a start waits for Redis before serving without it. */
+const REDIS_START_WAIT_MS = 5_000;
+
 export interface Gateway {
   config: Config;
   db: Database;
@@ -78,6 +81,14 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     redisDown = true;
   });
   redis?.on("ready", () => (redisDown = false));
+  // Shared counters from the first request: the gateway listens once this client is connected
+  // (or, with Redis unreachable at start, after a bounded wait; the limiter then counts in memory).
+  const redisConnected = redis
+    ? new Promise<void>((resolve) => {
+        redis.once("ready", () => resolve());
+        setTimeout(resolve, REDIS_START_WAIT_MS).unref();
+      })
+    : Promise.resolve();
   let stopping = false;
   const pubsub = createPubSubFor(config.redisUrl);
   const accessCache = new AccessCache(config.accessCacheTtlMs);
@@ -158,7 +169,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     maxRequestBodySize: config.maxBodyBytes,
     plugins: [
       useRequestNotes(createRouteNamer(rawRouteList, routeTable)),
-      useRateLimit({ perMinute: config.rateLimitPerMinute, redis, onLimited: () => metrics.rateLimited.inc() }),
+      useRateLimit({ perMinute: config.rateLimitPerMinute, redis, scope: accessScope(config), onLimited: () => metrics.rateLimited.inc() }),
       ...metrics.plugins(),
       routing,
       useLiveToken(),
@@ -208,6 +219,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     db.prisma.integrationEvent.count({ where: { status: "pending" } }),
   );
   await dispatcher.start();
+  await redisConnected;
 
   let closed = false;
   return {

@@ -26,6 +26,11 @@ import { bearerToken } from "../core/auth.js";
 export interface RateLimitOptions {
   perMinute: number;
   redis?: Redis;
+  /**
+   * The deployment whose processes share counters in Redis (its database: see accessScope), so
+   * that other deployments using the same Redis keep their own.
+   */
+  scope?: string;
   /** Called for each request refused. */
   onLimited?: () => void;
 }
@@ -38,8 +43,8 @@ export function useRateLimit(opts: RateLimitOptions): Plugin {
   const limiter: RateLimiterAbstract = opts.redis
     ? new RateLimiterRedis({
         storeClient: opts.redis,
-        // Counters of one limit are shared by the processes that apply it (changing the limit starts afresh).
-        keyPrefix: `docs-api:rate-limit:${points}`,
+        // Counters of one limit are shared by the processes of one deployment (changing the limit starts afresh).
+        keyPrefix: `docs-api:rate-limit:${opts.scope ?? "default"}:${points}`,
         points,
         duration: WINDOW_SECONDS,
         rejectIfRedisNotReady: true,

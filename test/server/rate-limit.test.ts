@@ -12,7 +12,7 @@ let admin: Admin;
 let other: Admin;
 
 beforeAll(async () => {
-  // A limit of its own: counters are kept per limit, so this file's traffic and the others' never mix.
+  // Counters are kept per deployment (database) and limit: this file's traffic and the others' never mix.
   t = await startGateway({ rateLimitPerMinute: LIMIT });
   ({ admin, other } = await acmeDocs(t));
 });
