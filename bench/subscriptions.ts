@@ -4,6 +4,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { loadConfig } from "../src/config.js";
 import { createGateway } from "../src/server.js";
+import { configureLogging } from "../src/core/logger.js";
 import { runAdminCommand } from "../src/cli/commands.js";
 import { recordIntegrationEvents } from "../src/events/record.js";
 
@@ -27,7 +28,8 @@ export async function subscriptionFanOut() {
   const paced = Number(process.env.BENCH_PACED || 50);
   const burst = Number(process.env.BENCH_BURST || 200);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-bench-"));
-  const config = { ...loadConfig({ ...process.env, PORT: "0" }), dataDir, host: "127.0.0.1" };
+  const config = { ...loadConfig({ ...process.env, PORT: "0", LOG_LEVEL: process.env.LOG_LEVEL || "silent" }), dataDir, host: "127.0.0.1" };
+  configureLogging(config);
   const gateway = await createGateway(config);
   const port = await gateway.listen(0);
   const url = `http://127.0.0.1:${port}`;
