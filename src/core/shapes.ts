@@ -63,28 +63,21 @@ export const pageArgs = builder.args((t) => ({
   limit: t.int({ description: "Number of results per page, at most 1000." }),
 }));
 
-export const RoleEnum = builder.enumType("Role", {
-  values: {
-    admin: { description: "Administer content, create and delete spaces." },
-    create: { description: "Create content." },
-    review: { description: "Review content." },
-    edit: { description: "Edit live or through change requests." },
-    comment: { description: "Access content and discussions." },
-    read: { description: "Access content, no update." },
-  } as const,
-});
+/** The roles, most powerful first, as enumeration values of the graph. */
+const ROLE_VALUES = {
+  admin: { description: "Administer content, create and delete spaces." },
+  create: { description: "Create content." },
+  review: { description: "Review content." },
+  edit: { description: "Edit live or through change requests." },
+  comment: { description: "Access content and discussions." },
+  read: { description: "Access content, no update." },
+} as const;
+
+export const RoleEnum = builder.enumType("Role", { values: ROLE_VALUES });
 
 export const DefaultLevelEnum = builder.enumType("DefaultLevel", {
   description: "Default role on a piece of content: a Role, or inherit (from the parent collection, else the member's role).",
-  values: {
-    admin: { description: "Administer content, create and delete spaces." },
-    create: { description: "Create content." },
-    review: { description: "Review content." },
-    edit: { description: "Edit live or through change requests." },
-    comment: { description: "Access content and discussions." },
-    read: { description: "Access content, no update." },
-    inherit: { description: "No default of its own: inherited." },
-  } as const,
+  values: { ...ROLE_VALUES, inherit: { description: "No default of its own: inherited." } } as const,
 });
 
 export const MergeRulesTypeEnum = builder.enumType("MergeRulesType", {
