@@ -16,7 +16,9 @@ import { createLogger } from "../src/core/logger.js";
  * - the same Space row read by a raw node:http handler with one driver SELECT, by node:http with
  *   the project's Prisma client (`findUnique`), by GraphQL (the same fields as REST) and by
  *   `GET /v1/spaces/{id}`, with the access cache on and, on a second gateway, off
- *   (ACCESS_CACHE_TTL_MS=0);
+ *   (ACCESS_CACHE_TTL_MS=0), all without the response cache (RESPONSE_CACHE=off);
+ * - the same REST GET and GraphQL query on a third gateway with the response cache on
+ *   (RESPONSE_CACHE=on): answers served from it, against the rows above;
  * - the REST list of 50 spaces;
  * - the nested organization → spaces → change requests → comments query at N = 5 and 50
  *   (N spaces, each with 3 change requests of 3 comments), with its SQL statements per request;
@@ -34,12 +36,14 @@ export async function requestPath() {
   const connections = Number(process.env.BENCH_CONNECTIONS || 10);
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
-    const main = await startBenchGateway({}, cleanups);
-    const uncached = await startBenchGateway({ accessCacheTtlMs: 0 } as Partial<Config>, cleanups);
+    const main = await startBenchGateway({ responseCache: "off" }, cleanups);
+    const uncached = await startBenchGateway({ accessCacheTtlMs: 0, responseCache: "off" }, cleanups);
+    const cachedGateway = await startBenchGateway({ responseCache: "on" }, cleanups);
     console.log(`database: ${main.gateway.db.kind === "pglite" ? "embedded (PGlite)" : "PostgreSQL"}; ${connections} connections, ${duration} s per row`);
 
     const a = await seed(main);
     const b = await seed(uncached);
+    const c = await seed(cachedGateway);
 
     // Baselines on the main gateway's own database: a raw driver handler and a Prisma handler.
     const raw = await listenRaw(async (id) => (await main.gateway.db.driverQuery('SELECT * FROM "Space" WHERE id = $1', [id]))[0]);
@@ -68,6 +72,8 @@ export async function requestPath() {
     const gqlUn = await measure({ name: "GraphQL same fields, access cache off", ...gql(b, SPACE_QUERY, { id: b.spaceId }) }, uncached.gateway);
     const rest = await measure({ name: "REST GET /v1/spaces/{id}", url: `${a.url}/v1/spaces/${a.spaceId}`, headers: a.headers }, main.gateway);
     const graph = await measure({ name: "GraphQL same fields", ...gql(a, SPACE_QUERY, { id: a.spaceId }) }, main.gateway);
+    const restCached = await measure({ name: "REST GET /v1/spaces/{id}, response cache", url: `${c.url}/v1/spaces/${c.spaceId}`, headers: c.headers }, cachedGateway.gateway);
+    const graphCached = await measure({ name: "GraphQL same fields, response cache", ...gql(c, SPACE_QUERY, { id: c.spaceId }) }, cachedGateway.gateway);
     const list = await measure({ name: "REST list of 50 spaces", url: `${a.url}/v1/orgs/${a.organization}/spaces?limit=50`, headers: a.headers }, main.gateway);
     const n5 = await measure({ name: "nested org→spaces→CRs→comments, N=5", ...gql(a, NESTED_QUERY, { org: a.nested5, n: 5 }) }, main.gateway);
     const n50 = await measure({ name: "nested org→spaces→CRs→comments, N=50", ...gql(a, NESTED_QUERY, { org: a.nested50, n: 50 }) }, main.gateway);
@@ -92,6 +98,8 @@ export async function requestPath() {
     console.log(`  REST GET / Prisma findUnique   ${ratio(rest, ormRow)}   (access cache off: ${ratio(restUn, ormRow)})`);
     console.log(`  REST GET / GraphQL same fields ${ratio(rest, graph)}   (access cache off: ${ratio(restUn, gqlUn)})`);
     console.log(`  GraphQL / raw driver           ${ratio(graph, rawRow)}`);
+    console.log(`  REST GET cached / raw driver   ${ratio(restCached, rawRow)}   (cached / uncached: ${ratio(restCached, rest)})`);
+    console.log(`  GraphQL cached / raw driver    ${ratio(graphCached, rawRow)}   (cached / uncached: ${ratio(graphCached, graph)})`);
     console.log(`  REST GET / same, cache off     ${ratio(rest, restUn)}`);
     console.log(`  list of 50 / REST GET          ${ratio(list, rest)}`);
     console.log(`  nested N=50 / N=5              ${ratio(n50, n5)}   statements ${n5.statements} → ${n50.statements}`);

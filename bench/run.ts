@@ -1,16 +1,24 @@
 import { requestPath } from "./http.js";
-import { subscriptionFanOut } from "./subscriptions.js";
+import { liveStreams } from "./streams.js";
 
 /**
- * `npm run bench`: runs every benchmark one after another and prints its figures. Figures are
- * measured in one run on this machine and are never asserted by tests.
+ * `npm run bench`: runs every benchmark one after another and prints its figures; `npm run bench
+ * -- streams` (or `http`) runs the ones named. Figures are measured in one run on this machine and
+ * are never asserted by tests.
  */
-const benchmarks: [name: string, run: () => Promise<unknown>][] = [
-  ["request path: REST, GraphQL, Prisma and the raw driver on the same rows", () => requestPath()],
-  ["subscription fan-out", () => subscriptionFanOut()],
+const benchmarks: [id: string, name: string, run: () => Promise<unknown>][] = [
+  ["http", "request path: REST, GraphQL, Prisma and the raw driver on the same rows", () => requestPath()],
+  ["streams", "live streams: write → arrival at graphql-ws subscribers in child processes, against a minimal server", () => liveStreams()],
 ];
 
-for (const [name, run] of benchmarks) {
+const chosen = process.argv.slice(2);
+const unknown = chosen.filter((id) => !benchmarks.some(([b]) => b === id));
+if (unknown.length) {
+  console.error(`Unknown benchmark ${unknown.join(", ")}; there are: ${benchmarks.map(([id]) => id).join(", ")}.`);
+  process.exit(2);
+}
+for (const [id, name, run] of benchmarks) {
+  if (chosen.length && !chosen.includes(id)) continue;
   console.log(`== ${name}`);
   await run();
 }

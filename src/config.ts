@@ -73,6 +73,20 @@ export interface Config {
    * at most (core/access-cache.ts; writes drop their entries at once, this is a safety net); 0 turns it off.
    */
   accessCacheTtlMs: number;
+  /**
+   * WS_MAX_BUFFERED_BYTES: how much a graphql-ws socket may have waiting to be sent before the
+   * gateway closes it as too slow (close code 4008, graphql/streams.ts).
+   */
+  wsMaxBufferedBytes: number;
+  /**
+   * RESPONSE_CACHE: `off` turns the response cache off (benchmarks, debugging), `on` turns it on
+   * in every setup; unset (`auto`) it is on, except on PostgreSQL without REDIS_URL, where other
+   * gateways' writes could not drop this one's entries (src/server/response-cache.ts). With
+   * REDIS_URL the entries live in Redis, shared by every gateway.
+   */
+  responseCache: "on" | "off" | "auto";
+  /** RESPONSE_CACHE_TTL_MS: how long a cached answer is kept at most (writes drop theirs at once; a safety net); 0 turns the cache off. */
+  responseCacheTtlMs: number;
 }
 
 /** Largest body of the file upload route: the file's bytes base64-encoded, plus MAX_BODY_BYTES for the other fields. */
@@ -138,7 +152,18 @@ export function operations(env: NodeJS.ProcessEnv) {
     trustProxy: flag(env.TRUST_PROXY),
     shutdownTimeoutMs: intFrom(env.SHUTDOWN_TIMEOUT_MS, 10_000, "SHUTDOWN_TIMEOUT_MS"),
     accessCacheTtlMs: intFrom(env.ACCESS_CACHE_TTL_MS, 30_000, "ACCESS_CACHE_TTL_MS"),
+    wsMaxBufferedBytes: Math.max(1024, intFrom(env.WS_MAX_BUFFERED_BYTES, 1024 * 1024, "WS_MAX_BUFFERED_BYTES")),
+    responseCache: responseCacheSetting(env.RESPONSE_CACHE),
+    responseCacheTtlMs: intFrom(env.RESPONSE_CACHE_TTL_MS, 60_000, "RESPONSE_CACHE_TTL_MS"),
   };
+}
+
+function responseCacheSetting(value: string | undefined): "on" | "off" | "auto" {
+  const v = (value ?? "").trim().toLowerCase();
+  if (v === "" || v === "auto") return "auto";
+  if (/^(1|true|yes|on)$/.test(v)) return "on";
+  if (/^(0|false|no|off)$/.test(v)) return "off";
+  throw new Error(`RESPONSE_CACHE must be on, off or auto, got "${value}"`);
 }
 
 function flag(value: string | undefined): boolean {

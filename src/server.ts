@@ -3,7 +3,7 @@ import crypto from "node:crypto";
 import { createYoga, type Plugin } from "graphql-yoga";
 import { WebSocketServer } from "ws";
 import { useServer } from "graphql-ws/use/ws";
-import { GraphQLError } from "graphql";
+import { GraphQLError, type ExecutionResult } from "graphql";
 import type { Config } from "./config.js";
 import { completeSchema, schema } from "./schema.js";
 import { rawRouteTable, routeTable } from "./rest/table.js";
@@ -17,7 +17,8 @@ import { UNEXPECTED, maskGraphQLError } from "./core/error-report.js";
 import { AccessCache, accessScope } from "./core/access-cache.js";
 import { useGraphLimits } from "./graphql/limits.js";
 import { useInputChecks } from "./graphql/input.js";
-import { graphqlWsOperations } from "./graphql/ws.js";
+import { asErrors, forSocket, graphqlWsOperations } from "./graphql/ws.js";
+import { LiveStreams } from "./graphql/streams.js";
 import { graphiql } from "./graphql/graphiql.js";
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
 import { loadTrustedDocuments, useTrustedDocuments } from "./graphql/trusted-documents.js";
@@ -37,6 +38,7 @@ import { createMetrics, metricsAnswer } from "./server/metrics.js";
 import { healthRoutes } from "./server/health.js";
 import { createRouteNamer, useRequestNotes } from "./server/requests.js";
 import { useRateLimit } from "./server/rate-limit.js";
+import { createResponseCache, type ResponseCache } from "./server/response-cache.js";
 
 /** How long a start waits for Redis before serving without it. */
 const REDIS_START_WAIT_MS = 5_000;
@@ -45,6 +47,8 @@ export interface Gateway {
   config: Config;
   db: Database;
   services: Services;
+  /** The response cache (tests drop its entries to compare cached answers with uncached ones). */
+  responseCache: ResponseCache;
   /** Fetch-API entry point (tests call it without a port). */
   fetch: (request: Request) => Promise<Response>;
   /** Node HTTP server with graphql-ws mounted on /graphql; not listening until `listen`. */
@@ -97,6 +101,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   accessCache.watch(db);
   metrics.counterFrom("access_cache_hits_total", "Tokens and memberships answered from the in-process access cache.", () => accessCache.stats.hits);
   metrics.counterFrom("access_cache_misses_total", "Tokens and memberships read from the database (not cached, expired, or the cache is off).", () => accessCache.stats.misses);
+  const responseCache = createResponseCache({ config, db, accessCache, scope: accessScope(config) });
+  metrics.counterFrom("response_cache_hits_total", "GraphQL and REST answers served from the response cache.", () => responseCache.stats.hits);
+  metrics.counterFrom("response_cache_misses_total", "Response cache look-ups that found no entry (the answer was made).", () => responseCache.stats.misses);
   const services: Services = { prisma: db.prisma, config, urls: makeUrls(config), pubsub, accessCache };
 
   async function authenticate(header: string | null | undefined, request?: Request): Promise<Context> {
@@ -113,6 +120,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     publicUrl: config.publicUrl,
     bodyLimit: bodyLimits(config, routeTable),
     maxJsonDepth: config.maxJsonDepth,
+    // Through yoga's envelop: its plugins (the response cache's among them) see /v1 operations too.
+    execute: (args) => yoga.getEnveloped(args.contextValue as any).execute(args) as any,
+    cache: responseCache,
     context: (request, explicitNulls, allowAnonymous) => authenticateRequest(services, request, allowAnonymous ? "optional" : "required", explicitNulls),
   });
 
@@ -178,21 +188,31 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       useGraphLimits(),
       useDeferStream(),
       ...(trusted ? [useTrustedDocuments(trusted)] : []),
+      // Last: a kept answer is looked up once the document is the one that will run.
+      ...responseCache.plugins,
     ],
   });
 
   // Every body is read within its bound before the request goes on (rest/body-limit.ts).
   const app = withBodyLimit(yoga, { limitFor: bodyLimits(config, routeTable), lingerBytes: config.maxBodyBytes, lingerMs: 2_000 });
-  const front = createHttpFront({ app, logger: opts.logger ?? log, metrics, trustProxy: config.trustProxy });
+  const front = createHttpFront({ app: responseCache.track(app), logger: opts.logger ?? log, metrics, trustProxy: config.trustProxy });
   const httpServer = http.createServer((req, res) => front.handle(req, res));
   // Clients (and proxies) reuse connections for longer than Node's 5 s default.
   httpServer.keepAliveTimeout = 65_000;
   httpServer.headersTimeout = 66_000;
   const wsServer = new WebSocketServer({ server: httpServer, path: "/graphql" });
   wsServer.on("connection", (socket, req) => front.webSocket(socket, req));
+  // Subscriptions share one execution per event among the sockets that would get the same result.
+  const streams = new LiveStreams({
+    accessCache,
+    maxBufferedBytes: config.wsMaxBufferedBytes,
+    serialize: (result: ExecutionResult) =>
+      JSON.stringify(result.errors ? { ...result, errors: result.errors.map((e) => (e instanceof GraphQLError ? forSocket(e).toJSON() : e)) } : result),
+    fault: (err) => ({ errors: asErrors(err) }),
+  });
   const ws = useServer(
     {
-      ...graphqlWsOperations(yoga, trusted),
+      ...graphqlWsOperations(yoga, trusted, streams),
       onConnect: async (ctx) => {
         const header = (ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization) as string | undefined;
         const viewer = await viewerFromToken(services, bearerToken(header));
@@ -213,6 +233,11 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     onOutcome: (outcome) => metrics.deliveries.labels(outcome).inc(),
   });
   metrics.gauge("websocket_connections", "graphql-ws connections open.", () => wsServer.clients.size);
+  metrics.gauge("live_stream_groups", "Shared graphql-ws subscription streams open (one execution per event each).", () => streams.size().groups);
+  metrics.gauge("live_stream_subscriptions", "graphql-ws subscriptions in shared streams.", () => streams.size().subscriptions);
+  metrics.counterFrom("live_stream_executions_total", "Subscription events executed (once per shared stream, whatever its number of sockets).", () => streams.stats.executions);
+  metrics.counterFrom("live_stream_deliveries_total", "Subscription results sent to graphql-ws sockets.", () => streams.stats.deliveries);
+  metrics.counterFrom("live_stream_slow_consumers_total", "graphql-ws sockets closed for falling behind (close code 4008).", () => streams.stats.slowConsumers);
   metrics.counterFrom("pubsub_publish_failures_total", "Redis pub/sub publishes that did not reach Redis (the live notification was dropped; the write itself committed).", () => pubsubFailures.publish);
   metrics.counterFrom("pubsub_outages_total", "Times the Redis pub/sub became unreachable.", () => pubsubFailures.outages);
   metrics.gauge("integration_events_pending", "Integration events waiting for delivery (the backlog).", () =>
@@ -220,13 +245,15 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   );
   await dispatcher.start();
   await redisConnected;
+  await responseCache.ready(REDIS_START_WAIT_MS);
 
   let closed = false;
   return {
     config,
     db,
     services,
-    fetch: (request) => Promise.resolve(yoga.fetch(request)),
+    responseCache,
+    fetch: (request) => responseCache.trackFetch(() => Promise.resolve(yoga.fetch(request))),
     httpServer,
     listen(port = config.port) {
       return new Promise((resolve, reject) => {
@@ -248,6 +275,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       const unfinished = await front.drain(config.shutdownTimeoutMs);
       if (unfinished) log.warn(`Shutdown: ${unfinished} requests still running after ${config.shutdownTimeoutMs} ms; closing their connections`);
       const wsClosed = Promise.resolve(ws.dispose()).catch(() => undefined);
+      streams.close();
       // A peer that does not answer the close handshake is cut off after a moment.
       await Promise.race([wsClosed, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
       for (const socket of wsServer.clients) socket.terminate();
@@ -256,6 +284,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       httpServer.closeAllConnections();
       await serverClosed;
       accessCache.close();
+      responseCache.close();
       accessPublisher?.close();
       await pubsub.close();
       redis?.disconnect();

@@ -96,10 +96,13 @@ export class AccessCache {
   readonly stats = { hits: 0, misses: 0 };
   private readonly tokens = new Map<string, Entry<TokenRow>>();
   private readonly members = new Map<string, Entry<unknown>>();
+  /** Token ids known live (live streams re-check their token before each delivery). */
+  private readonly liveTokens = new Map<string, Entry<true>>();
   private generation = 0;
   private database = "";
   private outagesSeen = pubsubFailures.outages;
   private readonly origin = Math.random().toString(36).slice(2);
+  private readonly clearListeners = new Set<() => void>();
   private announce?: (payload: { origin: string; database: string }) => Promise<void>;
   private listening?: { return?: () => unknown };
 
@@ -149,6 +152,30 @@ export class AccessCache {
   }
 
   /**
+   * Whether the token `tokenId` is live (exists, not revoked); `read` answers on a miss (live
+   * answers are kept, a revoked token is read again). Live streams ask it before each delivery.
+   */
+  async liveToken(tokenId: string, read: () => Promise<boolean>): Promise<boolean> {
+    if (this.fresh(this.liveTokens, tokenId)) return true;
+    const generation = this.generation;
+    const live = await read();
+    if (live && this.enabled && generation === this.generation) this.store(this.liveTokens, tokenId, { value: true, expires: Date.now() + this.ttlMs });
+    return live;
+  }
+
+  /**
+   * A number that changes whenever cached answers are dropped (a change of access here or in
+   * another process, a pub/sub outage): what was checked at one version holds while it is current.
+   */
+  version(): number {
+    if (pubsubFailures.outages !== this.outagesSeen) {
+      this.outagesSeen = pubsubFailures.outages;
+      this.clear();
+    }
+    return this.generation;
+  }
+
+  /**
    * The membership answers of `userId` (with a token of SSO provider `ssoProvider`) in each of
    * `organizationIds`, in order; `read` resolves those not cached, in one batch.
    */
@@ -184,6 +211,14 @@ export class AccessCache {
     await this.announce?.({ origin: this.origin, database: this.database });
   }
 
+  /**
+   * Has `listener` called whenever every entry is dropped: after a change made here, one another
+   * process announced, or a Redis outage (the response cache drops what access decided).
+   */
+  onClear(listener: () => void): void {
+    this.clearListeners.add(listener);
+  }
+
   /** Drops every entry of this process only (tests compare cached answers with uncached ones). */
   forget(): void {
     this.clear();
@@ -193,6 +228,8 @@ export class AccessCache {
     this.generation++;
     this.tokens.clear();
     this.members.clear();
+    this.liveTokens.clear();
+    for (const listener of this.clearListeners) listener();
   }
 
   private fresh<V>(map: Map<string, Entry<V>>, key: string): V | undefined {

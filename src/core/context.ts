@@ -35,6 +35,11 @@ export interface Context {
    * those its route documents (201 when a publish created something), and extra headers.
    */
   response: { status?: number; headers: Record<string, string> };
+  /**
+   * Set on the context a shared graphql-ws stream executes its events with (graphql/streams.ts):
+   * it stands for every subscriber of the stream, which checks their tokens itself.
+   */
+  sharedStream?: boolean;
 }
 
 export interface Services {

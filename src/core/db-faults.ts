@@ -73,5 +73,27 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return somewhereIn(error, (e) => lost(e) || busy(e));
 }
 
+/** SQLSTATE, Prisma code and driver adapter kind of a foreign key violation. */
+function referenceGone(e: any): boolean {
+  return e.code === "P2003" || e.code === "23503" || e.originalCode === "23503" || e.kind === "ForeignKeyConstraintViolation";
+}
+
+/**
+ * True when a write failed because a row it refers to is gone: it was removed by another request
+ * between this request's check and its write (a reply to a comment deleted at the same moment).
+ */
+export function isReferenceGone(error: unknown): boolean {
+  return somewhereIn(error, referenceGone);
+}
+
+export const REFERENCE_GONE = "Something this request refers to was deleted while it was being written; nothing was stored. Check that it still exists.";
+
+/** True when a write or a read that must find its row found none: another request deleted it after this one looked it up. */
+export function isRowGone(error: unknown): boolean {
+  return somewhereIn(error, (e) => e.code === "P2025");
+}
+
+export const ROW_GONE = "What this request acts on was deleted by another request while this one was being handled.";
+
 /** The 503 a request gets for a transient database fault. */
 export const databaseUnavailable = () => new AppError(503, DATABASE_UNAVAILABLE);

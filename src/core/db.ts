@@ -42,8 +42,11 @@ export interface OpenOptions {
   progress?: (message: string) => void;
 }
 
-/** Called after each SQL statement Prisma sends: its duration, and whether it failed. */
-export type StatementObserver = (seconds: number, ok: boolean) => void;
+/**
+ * Called after each SQL statement Prisma sends, in the caller's asynchronous context: its duration,
+ * whether it failed, and its text (without parameters).
+ */
+export type StatementObserver = (seconds: number, ok: boolean, sql: string) => void;
 
 /**
  * A write that took effect: each table written, with the SQL of the statements that wrote it. The
@@ -62,6 +65,51 @@ export function writtenTable(sql: string): string | null {
 }
 
 /**
+ * What the database's own triggers write when a table is written (prisma/migrations/*_counters):
+ * the counts kept on the parent rows. Told to write listeners with the statement's own table, so
+ * that whatever keeps answers made from those rows (a response cache) hears of the change too.
+ */
+const TRIGGER_WRITES: Record<string, { columns: RegExp; statements: readonly string[] }> = {
+  ChangeRequest: {
+    columns: /"(?:spaceId|status)"\s*=/,
+    statements: ['UPDATE "Space" SET "changeRequestsCount" = …, "openChangeRequestsCount" = …, "draftChangeRequestsCount" = … (trigger)'],
+  },
+  Comment: {
+    columns: /"(?:spaceId|changeRequestId|parentId|status)"\s*=/,
+    statements: [
+      'UPDATE "Space" SET "openCommentsCount" = … (trigger)',
+      'UPDATE "ChangeRequest" SET "openCommentsCount" = … (trigger)',
+      'UPDATE "Comment" SET "repliesCount" = … (trigger)',
+    ],
+  },
+};
+
+/** The `SET …` of an UPDATE statement, without its WHERE (the whole rest when it has none). */
+function setClause(sql: string): string {
+  const set = sql.search(/\sSET\s/i);
+  const where = sql.search(/\sWHERE\s/i);
+  return sql.slice(set, where > set ? where : undefined);
+}
+
+/** `writes` with the tables the triggers wrote because of them (an UPDATE only when it set a counted column). */
+export function withTriggerWrites(writes: ReadonlyMap<string, readonly string[]>): ReadonlyMap<string, readonly string[]> {
+  let out: Map<string, readonly string[]> | undefined;
+  for (const [table, statements] of writes) {
+    const trigger = TRIGGER_WRITES[table];
+    if (!trigger) continue;
+    const counted = statements.some((sql) => !/^\s*UPDATE/i.test(sql) || trigger.columns.test(setClause(sql)));
+    if (!counted) continue;
+    out ??= new Map(writes);
+    for (const sql of trigger.statements) {
+      const written = writtenTable(sql)!;
+      const before = out.get(written) ?? [];
+      if (!before.includes(sql)) out.set(written, [...before, sql]);
+    }
+  }
+  return out ?? writes;
+}
+
+/**
  * Wraps a driver adapter factory so that every statement Prisma sends through it (queries and
  * commands, in transactions too) is counted and timed, at the cost of a clock read: no query text
  * is built or logged unless LOG_SQL asks for it (Prisma's query events, below).
@@ -75,16 +123,16 @@ function instrumented<F extends object>(factory: F, observe: StatementObserver, 
         if (typeof value !== "function") return value;
         if (prop === "queryRaw" || prop === "executeRaw") {
           return async (...args: unknown[]) => {
+            const sql = (args[0] as { sql?: string } | undefined)?.sql ?? "";
             const start = performance.now();
             let result: unknown;
             try {
               result = await value.apply(target, args);
-              observe((performance.now() - start) / 1000, true);
+              observe((performance.now() - start) / 1000, true, sql);
             } catch (err) {
-              observe((performance.now() - start) / 1000, false);
+              observe((performance.now() - start) / 1000, false, sql);
               throw err;
             }
-            const sql = (args[0] as { sql?: string } | undefined)?.sql ?? "";
             const table = writtenTable(sql);
             if (table) {
               const writes = pending ?? new Map<string, string[]>();
@@ -120,11 +168,12 @@ function createPrisma(
   writeListeners: Set<WriteListener>,
   opts: OpenOptions,
 ): PrismaClient {
-  const observe: StatementObserver = (seconds, ok) => {
+  const observe: StatementObserver = (seconds, ok, sql) => {
     stats.statements++;
-    for (const observer of observers) observer(seconds, ok);
+    for (const observer of observers) observer(seconds, ok, sql);
   };
-  const written = async (writes: ReadonlyMap<string, readonly string[]>) => {
+  const written = async (statements: ReadonlyMap<string, readonly string[]>) => {
+    const writes = withTriggerWrites(statements);
     for (const listener of writeListeners) {
       try {
         await listener(writes);

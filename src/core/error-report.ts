@@ -2,7 +2,7 @@ import { GraphQLError } from "graphql";
 import { maskError as yogaMaskError } from "graphql-yoga";
 import { appErrorOf } from "./errors.js";
 import { log as logger } from "./logger.js";
-import { DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "./db-faults.js";
+import { DATABASE_UNAVAILABLE, REFERENCE_GONE, RETRY_AFTER_SECONDS, ROW_GONE, isDatabaseUnavailable, isReferenceGone, isRowGone } from "./db-faults.js";
 
 /** Logs a fault in full (with the request id of the request it happened in). */
 function logUnexpected(err: unknown): void {
@@ -19,10 +19,14 @@ export const UNEXPECTED = "Unexpected error.";
 /**
  * Decides what a client learns of an error: an AppError keeps its status and message; a GraphQL
  * request error (a variable of the wrong type, a missing argument) is a 400 with its message; a
- * lost database connection is a 503 (core/db-faults.ts; answered with Retry-After); anything
- * else is a masked 500.
+ * lost database connection is a 503 (core/db-faults.ts; answered with Retry-After); a write whose
+ * referenced row was deleted by a concurrent request is a 409, one whose own row was is a 404;
+ * anything else is a masked 500.
  */
 export function reportError(error: unknown, log: (err: unknown) => void = logUnexpected): ErrorBody {
+  // /v1 operations run through yoga's envelop too: what its masking hid is reported as it was.
+  const unmasked = (error as { [MASKED]?: unknown } | null)?.[MASKED];
+  if (unmasked !== undefined) return reportError(unmasked, log);
   const app = appErrorOf(error);
   if (app) return { error: { code: app.status, message: app.message } };
   if (error instanceof GraphQLError && !error.path) {
@@ -36,8 +40,17 @@ export function reportError(error: unknown, log: (err: unknown) => void = logUne
     logger.warn({ err: error }, "database unavailable");
     return { error: { code: 503, message: DATABASE_UNAVAILABLE } };
   }
+  const race = raceOf(error);
+  if (race) return { error: race };
   log(error);
   return { error: { code: 500, message: UNEXPECTED } };
+}
+
+/** A write that lost a race with a concurrent delete: what it refers to (409) or its own row (404) is gone. */
+function raceOf(error: unknown): ErrorBody["error"] | undefined {
+  if (isReferenceGone(error)) return { code: 409, message: REFERENCE_GONE };
+  if (isRowGone(error)) return { code: 404, message: ROW_GONE };
+  return undefined;
 }
 
 /** The error that decides the status when several were raised: the most severe client error. */
@@ -55,11 +68,28 @@ export function maskGraphQLError(error: unknown, message: string, isDev?: boolea
   if (!appErrorOf(error) && isDatabaseUnavailable(error)) {
     logger.warn({ err: error }, "database unavailable");
     const original = error instanceof GraphQLError ? error : undefined;
-    return new GraphQLError(DATABASE_UNAVAILABLE, {
+    const unavailable = new GraphQLError(DATABASE_UNAVAILABLE, {
       nodes: original?.nodes,
       path: original?.path,
       extensions: { code: 503, http: { status: 503, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } } },
     });
+    return maskedAs(unavailable, error);
   }
-  return yogaMaskError(error, message, isDev);
+  const race = appErrorOf(error) ? undefined : raceOf(error);
+  if (race) {
+    const original = error instanceof GraphQLError ? error : undefined;
+    const gone = new GraphQLError(race.message, { nodes: original?.nodes, path: original?.path, extensions: { code: race.code, http: { status: race.code } } });
+    return maskedAs(gone, error);
+  }
+  const masked = yogaMaskError(error, message, isDev);
+  return masked !== error ? maskedAs(masked, error) : masked;
 }
+
+/** `masked`, remembering the error it stands for (a /v1 answer is decided from that one). */
+function maskedAs(masked: Error, error: unknown): Error {
+  Object.defineProperty(masked, MASKED, { value: error, enumerable: false });
+  return masked;
+}
+
+/** The error a masked one stands for (never serialized). */
+const MASKED = Symbol("masked");

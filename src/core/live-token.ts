@@ -6,30 +6,55 @@ import type { Context } from "./context.js";
 import { unauthorized } from "./errors.js";
 
 /**
- * Live subscriptions (graphql-ws and SSE) hold the context of the request that opened them, so
- * the token behind it is checked again before every delivery: once it is revoked (by any
- * process: the check reads the database), the subscription answers one 401 error and completes.
- * Checks of the subscribers that receive the same event are batched into one query per process.
+ * Live subscriptions hold the context of the request that opened them, so the token behind it is
+ * checked again before every delivery: once it is revoked (by any process), the subscription
+ * answers one 401 error and completes. The check is answered by the access cache
+ * (core/access-cache.ts, exactly invalidated across processes), so a delivery sends no statement.
+ * When access changed since the subscription was checked (the access cache dropped its answers),
+ * the field's subscribe-time check runs again before the next delivery; a refusal (role removed,
+ * SSO required) is answered instead, and the subscription completes.
+ * This plugin does it for subscriptions served over HTTP (SSE); graphql-ws streams are shared by
+ * their subscribers (graphql/streams.ts), which check each subscriber the same way.
  */
 export function useLiveToken(): Plugin<Context> {
   return {
-    onSubscribe() {
+    onSubscribe({ subscribeFn, args: subscribeArgs }) {
+      const ctx = subscribeArgs.contextValue as Context;
+      if (!ctx.viewer?.tokenId || ctx.sharedStream) return;
+      let checked = ctx.accessCache.version();
+      /** Null while the subscription may go on, else what it answers before it ends. */
+      const refusal = async (): Promise<ExecutionResult | null> => {
+        if (!(await tokenIsLive(ctx, ctx.viewer.tokenId))) return { errors: [revokedTokenError()] };
+        const version = ctx.accessCache.version();
+        if (version === checked) return null;
+        const again = await subscribeFn({ ...subscribeArgs, contextValue: { ...ctx, loaders: new Map() } });
+        if (!isAsyncIterable(again)) return again as ExecutionResult;
+        await again[Symbol.asyncIterator]().return?.();
+        checked = version;
+        return null;
+      };
       return {
-        onSubscribeResult({ args, result, setResult }) {
-          if (!isAsyncIterable(result)) return;
-          const ctx = args.contextValue as Context;
-          if (!ctx.viewer?.tokenId) return;
-          setResult(untilRevoked(result, () => tokenIsLive(ctx.prisma, ctx.viewer.tokenId)));
+        onSubscribeResult({ result, setResult }) {
+          if (isAsyncIterable<ExecutionResult>(result)) setResult(untilRefused(result, refusal));
         },
       };
     },
   };
 }
 
+/** The 401 a live subscription answers once its token is revoked. */
+export function revokedTokenError() {
+  return unauthorized("The API token of this subscription was revoked: subscribe again with a valid token.");
+}
+
+/** Whether a token exists and is not revoked: from the access cache, else read (concurrent reads share one query). */
+export function tokenIsLive(ctx: Pick<Context, "prisma" | "accessCache">, tokenId: string): Promise<boolean> {
+  return ctx.accessCache.liveToken(tokenId, () => readTokenIsLive(ctx.prisma, tokenId));
+}
+
 const checkers = new WeakMap<PrismaClient, DataLoader<string, boolean>>();
 
-/** Whether a token exists and is not revoked, read afresh (concurrent checks share one query). */
-export function tokenIsLive(prisma: PrismaClient, tokenId: string): Promise<boolean> {
+function readTokenIsLive(prisma: PrismaClient, tokenId: string): Promise<boolean> {
   let loader = checkers.get(prisma);
   if (!loader) {
     loader = new DataLoader<string, boolean>(
@@ -50,11 +75,11 @@ function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
 }
 
 /**
- * Passes the results of `source` on while `live()` holds; then answers one 401 error and ends.
- * `return` goes straight to the source, so a client that unsubscribes between events frees it at
- * once (an async generator would wait for the next event).
+ * Passes the results of `source` on while `refusal()` answers null; then answers its refusal and
+ * ends. `return` goes straight to the source, so a client that unsubscribes between events frees
+ * it at once (an async generator would wait for the next event).
  */
-function untilRevoked(source: AsyncIterable<ExecutionResult>, live: () => Promise<boolean>): AsyncIterableIterator<ExecutionResult> {
+function untilRefused(source: AsyncIterable<ExecutionResult>, refusal: () => Promise<ExecutionResult | null>): AsyncIterableIterator<ExecutionResult> {
   const iterator = source[Symbol.asyncIterator]();
   let ended = false;
   const done = (): IteratorResult<ExecutionResult> => ({ done: true, value: undefined });
@@ -66,11 +91,11 @@ function untilRevoked(source: AsyncIterable<ExecutionResult>, live: () => Promis
       if (ended) return done();
       const next = await iterator.next();
       if (next.done || ended) return next.done ? next : done();
-      if (await live()) return next;
+      const refused = await refusal();
+      if (!refused) return next;
       ended = true;
       await iterator.return?.();
-      const error = unauthorized("The API token of this subscription was revoked: subscribe again with a valid token.");
-      return { done: false, value: { errors: [error] } };
+      return { done: false, value: refused };
     },
     async return() {
       ended = true;

@@ -4,6 +4,7 @@ import ipaddr from "ipaddr.js";
 import { Agent, buildConnector } from "undici";
 import type { Config } from "../config.js";
 import { badInput } from "./errors.js";
+import { readsOutsideDatabase } from "./request-reads.js";
 
 /**
  * Requests the server makes to addresses its users choose — website imports, OpenAPI sources,
@@ -92,8 +93,9 @@ export function outboundDispatcher(config: Pick<Config, "outboundAllowedNetworks
   return agent;
 }
 
-/** fetch() under the outbound policy. */
+/** fetch() under the outbound policy. An answer made with what it fetched is not kept by the response cache. */
 export function outboundFetch(config: Pick<Config, "outboundAllowedNetworks">, url: string | URL, init: RequestInit = {}): Promise<Response> {
+  readsOutsideDatabase();
   return fetch(url, { ...init, dispatcher: outboundDispatcher(config) } as RequestInit);
 }
 

@@ -1,7 +1,8 @@
-import { createPubSub } from "graphql-yoga";
+import { createPubSub, FixedBuffer, Repeater } from "graphql-yoga";
 import { setMaxListeners } from "node:events";
 import { Redis } from "ioredis";
 import { log } from "./logger.js";
+import { AppError } from "./errors.js";
 import type { SpaceActivity } from "../events/activity.js";
 import type { IntegrationEventMessage } from "../events/messages.js";
 
@@ -43,18 +44,56 @@ export function awaitedPublisher(redisUrl: string) {
   };
 }
 
+/** Events a subscription may hold unread before it is ended (see boundedSubscriptions). */
+export const MAX_PENDING_EVENTS = 4_096;
+
+/** The error a subscription ends with when it fell more than MAX_PENDING_EVENTS events behind. */
+export const fellBehind = () =>
+  new AppError(503, `This live stream fell more than ${MAX_PENDING_EVENTS} events behind its reader and was ended; subscribe again.`);
+
 /** In-process pub/sub by default; Redis when a URL is given, so several gateways share events. */
 export function createPubSubFor(redisUrl?: string): PubSub {
   if (!redisUrl) {
     // Any number of subscribers may follow one topic (a dashboard per viewer): no listener cap.
     const eventTarget = new EventTarget();
     setMaxListeners(0, eventTarget);
-    const pubsub = createPubSub<Topics>({ eventTarget: eventTarget as any });
-    return Object.assign(pubsub, { close: async () => undefined });
+    return Object.assign(boundedSubscriptions(eventTarget as unknown as Target), { close: async () => undefined });
   }
   const redis = redisEventTarget(redisUrl);
-  const pubsub = createPubSub<Topics>({ eventTarget: redis.eventTarget as any });
-  return Object.assign(pubsub, { close: redis.close });
+  return Object.assign(boundedSubscriptions(redis.eventTarget), { close: redis.close });
+}
+
+interface Target {
+  addEventListener(topic: string, listener: Listener): void;
+  removeEventListener(topic: string, listener: Listener): void;
+  dispatchEvent(event: CustomEvent): boolean;
+}
+
+/**
+ * graphql-yoga's pub/sub whose subscriptions hold at most MAX_PENDING_EVENTS unread events. A
+ * reader that falls further behind (an SSE client that stops reading, a stream slower than its
+ * events) is ended with `fellBehind`, after the events it holds, instead of growing without end;
+ * yoga's own subscriptions would throw inside the publisher's event listener at 1,024 pending
+ * events, and that exception would end the process.
+ */
+function boundedSubscriptions(target: Target): ReturnType<typeof createPubSub<Topics>> {
+  const pubsub = createPubSub<Topics>({ eventTarget: target as any });
+  const subscribe = (routingKey: string, id?: string) => {
+    const topic = id === undefined ? routingKey : `${routingKey}:${id}`;
+    const buffer = new FixedBuffer(MAX_PENDING_EVENTS);
+    return new Repeater<unknown>((push, stop) => {
+      const listener: Listener = (event) => {
+        if (buffer.full) {
+          stop(fellBehind());
+          return;
+        }
+        push(event.detail).catch(() => undefined);
+      };
+      target.addEventListener(topic, listener);
+      void stop.then(() => target.removeEventListener(topic, listener));
+    }, buffer);
+  };
+  return Object.assign(pubsub, { subscribe }) as ReturnType<typeof createPubSub<Topics>>;
 }
 
 type Listener = (event: CustomEvent) => void;
@@ -74,8 +113,10 @@ type Listener = (event: CustomEvent) => void;
  */
 function redisEventTarget(redisUrl: string) {
   let down = false;
+  // Once closed, the clients' own disconnection (and streams unsubscribing after it) is no outage.
+  let closed = false;
   const outage = (what: string, err: unknown) => {
-    if (down) return;
+    if (down || closed) return;
     down = true;
     pubsubFailures.outages++;
     log.warn(`Redis pub/sub unreachable (${what}: ${(err as Error)?.message ?? err}); writes go on, live updates pause until it is back.`);
@@ -139,8 +180,54 @@ function redisEventTarget(redisUrl: string) {
   return {
     eventTarget,
     close: async () => {
+      closed = true;
       publishClient.disconnect();
       subscribeClient.disconnect();
+    },
+  };
+}
+
+/**
+ * The newest of `source`'s values: a consumer slower than the source skips the values it had no
+ * time for and receives the last one. For state streams (an event says "this changed, read it
+ * again"), where only the newest state matters; `source` is read as fast as it publishes.
+ */
+export function latest<T>(source: AsyncIterable<T>): AsyncIterableIterator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  let pending: { value: T } | null = null;
+  let ended = false;
+  const waiter: { wake?: () => void } = {};
+  const pump = (async () => {
+    try {
+      for (let next = await iterator.next(); !next.done && !ended; next = await iterator.next()) {
+        pending = { value: next.value };
+        waiter.wake?.();
+      }
+    } finally {
+      ended = true;
+      waiter.wake?.();
+    }
+  })();
+  pump.catch(() => undefined);
+  const done = (): IteratorResult<T> => ({ done: true, value: undefined });
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      while (!pending && !ended) await new Promise<void>((resolve) => (waiter.wake = resolve));
+      waiter.wake = undefined;
+      if (!pending) return done();
+      const { value } = pending;
+      pending = null;
+      return { done: false, value };
+    },
+    async return() {
+      ended = true;
+      pending = null;
+      waiter.wake?.();
+      await iterator.return?.();
+      return done();
     },
   };
 }

@@ -116,16 +116,73 @@ export function publishEventMessage(pubsub: PubSub, message: IntegrationEventMes
   if (message.organizationId) pubsub.publish("integration:event", message.organizationId, message);
 }
 
-/** Records events in one transaction, then announces them. */
+/**
+ * Records events in one transaction, then announces them. Calls made while another call's
+ * transaction is under way are written together in the next one (a group commit), so a burst of
+ * events from concurrent writes costs a few transactions, not one each; each call resolves once
+ * its events are stored, and events are announced in the order they were stored. Should a shared
+ * transaction fail, its calls are written again one by one, so that one bad call fails alone.
+ */
 export async function recordIntegrationEvents(services: EventServices, events: NewIntegrationEvent[], now?: Date): Promise<IntegrationEventMessage[]> {
   if (!events.length) return [];
   const prepared = prepareEvents(events, now);
-  await services.prisma.$transaction([
-    services.prisma.integrationEvent.createMany({ data: prepared.rows }),
-    services.prisma.integrationEventLog.createMany({ data: prepared.logs }),
-  ]);
-  announceEvents(services, prepared);
+  await groupCommit(services, prepared);
   return prepared.messages;
+}
+
+interface Queued {
+  prepared: PreparedEvents;
+  done: (err?: unknown) => void;
+}
+
+const queues = new WeakMap<PrismaClient, { waiting: Queued[]; writing: boolean }>();
+
+function groupCommit(services: EventServices, prepared: PreparedEvents): Promise<void> {
+  let queue = queues.get(services.prisma);
+  if (!queue) queues.set(services.prisma, (queue = { waiting: [], writing: false }));
+  const stored = new Promise<void>((resolve, reject) => queue.waiting.push({ prepared, done: (err) => (err ? reject(err) : resolve()) }));
+  if (!queue.writing) void writeQueued(services, queue);
+  return stored;
+}
+
+async function writeQueued(services: EventServices, queue: { waiting: Queued[]; writing: boolean }): Promise<void> {
+  queue.writing = true;
+  try {
+    while (queue.waiting.length) {
+      const batch = queue.waiting.splice(0);
+      const stored = await storeEvents(services.prisma, batch.map((q) => q.prepared)).then(
+        () => batch,
+        async (err: unknown) => {
+          if (batch.length === 1) {
+            batch[0]!.done(err);
+            return [];
+          }
+          const alone: Queued[] = [];
+          for (const q of batch) {
+            await storeEvents(services.prisma, [q.prepared]).then(() => alone.push(q), (one: unknown) => q.done(one));
+          }
+          return alone;
+        },
+      );
+      for (const q of stored) {
+        try {
+          announceEvents(services, q.prepared);
+        } catch {
+          // Stored all the same: the live notification is lost, as with an unreachable pub/sub.
+        }
+        q.done();
+      }
+    }
+  } finally {
+    queue.writing = false;
+  }
+}
+
+function storeEvents(prisma: PrismaClient, all: PreparedEvents[]) {
+  return prisma.$transaction([
+    prisma.integrationEvent.createMany({ data: all.flatMap((p) => p.rows) }),
+    prisma.integrationEventLog.createMany({ data: all.flatMap((p) => p.logs) }),
+  ]);
 }
 
 /**

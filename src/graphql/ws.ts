@@ -1,21 +1,26 @@
-import { GraphQLError, type ExecutionArgs, type ExecutionResult } from "graphql";
+import { GraphQLError, getOperationAST, type ExecutionArgs, type ExecutionResult } from "graphql";
 import type { ServerOptions } from "graphql-ws";
 import type { YogaServerInstance } from "graphql-yoga";
 import { UNEXPECTED } from "../core/error-report.js";
 import { trustedQuery, type TrustedDocuments } from "./trusted-documents.js";
+import { groupKey, type LiveStreams, type StreamOperation } from "./streams.js";
 
 type Enveloped = ReturnType<YogaServerInstance<any, any>["getEnveloped"]>;
-type Operation = ExecutionArgs & { rootValue: { execute: Enveloped["execute"]; subscribe: Enveloped["subscribe"] } };
+type Operation = ExecutionArgs & {
+  rootValue: { execute: Enveloped["execute"]; subscribe: Enveloped["subscribe"] };
+  /** Set on subscriptions: what shares a stream (graphql/streams.ts). */
+  stream?: Omit<StreamOperation, "args">;
+};
 
 /** An error as a graphql-ws message carries it: without the HTTP status meant for HTTP answers. */
-function forSocket(error: GraphQLError): GraphQLError {
+export function forSocket(error: GraphQLError): GraphQLError {
   if (!error.extensions?.http) return error;
   const { http: _http, ...extensions } = error.extensions;
   return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions });
 }
 
 /** The errors an operation that could not start answers with: its own, or a masked fault. */
-function asErrors(err: unknown): readonly GraphQLError[] {
+export function asErrors(err: unknown): readonly GraphQLError[] {
   if (err instanceof GraphQLError) return [forSocket(err)];
   console.error("graphql-ws operation failed:", err);
   return [new GraphQLError(UNEXPECTED)];
@@ -25,9 +30,14 @@ function asErrors(err: unknown): readonly GraphQLError[] {
  * How graphql-ws runs operations through the yoga server's plugins (parse, limits, validation,
  * context, masked errors). One operation that fails (a syntax error, a document over a limit,
  * a token revoked meanwhile) answers an `error` message for its own id; the socket and the other
- * operations on it stay open. With trusted documents, an operation names one by id.
+ * operations on it stay open. With trusted documents, an operation names one by id. Subscriptions
+ * share their streams with the same subscriptions of other sockets (`streams`, graphql/streams.ts).
  */
-export function graphqlWsOperations(yoga: YogaServerInstance<any, any>, trusted?: TrustedDocuments): Pick<ServerOptions, "onSubscribe" | "execute" | "subscribe"> {
+export function graphqlWsOperations(
+  yoga: YogaServerInstance<any, any>,
+  trusted?: TrustedDocuments,
+  streams?: LiveStreams,
+): Pick<ServerOptions, "onSubscribe" | "execute" | "subscribe"> {
   const run = async (args: Operation, kind: "execute" | "subscribe"): Promise<ExecutionResult | AsyncIterable<ExecutionResult>> => {
     try {
       return (await args.rootValue[kind](args)) as ExecutionResult | AsyncIterable<ExecutionResult>;
@@ -37,8 +47,12 @@ export function graphqlWsOperations(yoga: YogaServerInstance<any, any>, trusted?
   };
   return {
     execute: (args) => run(args as Operation, "execute") as any,
-    subscribe: (args) => run(args as Operation, "subscribe") as any,
-    onSubscribe: async (ctx, _id, params) => {
+    subscribe: (args) => {
+      const op = args as Operation;
+      if (!streams || !op.stream) return run(op, "subscribe") as any;
+      return streams.join({ ...op.stream, args: op as StreamOperation["args"] }) as any;
+    },
+    onSubscribe: async (ctx, id, params) => {
       try {
         const enveloped = yoga.getEnveloped({
           ...ctx,
@@ -47,17 +61,22 @@ export function graphqlWsOperations(yoga: YogaServerInstance<any, any>, trusted?
           params,
           connectionParams: ctx.connectionParams,
         } as any);
-        const document = enveloped.parse(trusted ? trustedQuery(trusted, params as any) : params.query);
+        const query = trusted ? trustedQuery(trusted, params as any) : params.query;
+        const document = enveloped.parse(query);
         const errors = enveloped.validate(enveloped.schema, document);
         if (errors.length) return errors.map(forSocket);
+        const contextValue = await enveloped.contextFactory();
         const args: Operation = {
           schema: enveloped.schema,
           operationName: params.operationName,
           document,
           variableValues: params.variables,
-          contextValue: await enveloped.contextFactory(),
+          contextValue,
           rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
         };
+        if (getOperationAST(document, params.operationName)?.operation === "subscription") {
+          args.stream = { key: groupKey(query, params.operationName, params.variables, contextValue as any), socket: (ctx.extra as any).socket, id };
+        }
         return args;
       } catch (err) {
         return asErrors(err);

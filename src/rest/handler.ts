@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { execute, isScalarType, type ExecutionArgs, type GraphQLSchema, type OperationDefinitionNode, type FieldNode } from "graphql";
+import { execute, isScalarType, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode, type FieldNode } from "graphql";
 import { useSofa } from "sofa-api";
 import type { RouteDef } from "./route.js";
 import { projectRestSchema } from "./project.js";
@@ -27,7 +27,19 @@ export interface RestOptions {
   bodyLimit: (method: string, pathname: string) => number;
   /** Deepest nesting of objects and arrays in a body (MAX_JSON_DEPTH). */
   maxJsonDepth: number;
+  /**
+   * Runs a route's operation: the gateway's envelop `execute` (yoga's plugins see /v1 operations
+   * as they see /graphql ones); graphql's `execute` when absent.
+   */
+  execute?: (args: ExecutionArgs) => PromiseOrValue<ExecutionResult>;
+  /** The response cache's side of GET answers (src/server/response-cache.ts). */
+  cache?: {
+    lookupRest(request: Request, url: URL): Promise<Response | null>;
+    keepRest(request: Request, url: URL, response: Response): Promise<Response>;
+  };
 }
+
+type PromiseOrValue<T> = T | Promise<T>;
 
 export function errorResponse(body: ErrorBody, headers: Record<string, string> = {}): Response {
   // A 503 (the database out of reach for a moment) tells when to try again.
@@ -81,8 +93,9 @@ export function createRestHandler(opts: RestOptions) {
     ]),
   );
 
+  const run = opts.execute ?? execute;
   const restExecute = async (args: ExecutionArgs) => {
-    const result = await execute(args);
+    const result = await run(args);
     if (result.errors?.length || !result.data) return result;
     const op = args.document.definitions[0] as OperationDefinitionNode;
     const field = (op.selectionSet.selections[0] as FieldNode).name.value;
@@ -124,6 +137,9 @@ export function createRestHandler(opts: RestOptions) {
       return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
     }
     try {
+      // A kept answer of this URL for these credentials (only 200s of valid requests are kept).
+      const kept = request.method === "GET" ? await opts.cache?.lookupRest(request, url) : null;
+      if (kept) return notModified(kept, request);
       const { text, nulls, json } =
         request.method === "GET" || request.method === "HEAD" || request.method === "DELETE"
           ? { text: "", nulls: new Set<string>(), json: null }
@@ -142,7 +158,8 @@ export function createRestHandler(opts: RestOptions) {
         body: text ? text : undefined,
       });
       const response = await router.fetch(forwarded, { context } as any);
-      return withETag(withResolverChoices(await finishResponse(response, request, url), route, context), request);
+      const answer = await withETag(withResolverChoices(await finishResponse(response, request, url), route, context), request);
+      return notModified(opts.cache && request.method === "GET" ? await opts.cache.keepRest(request, url, answer) : answer, request);
     } catch (err) {
       return errorAnswer(err);
     }
@@ -159,11 +176,16 @@ export function createRestHandler(opts: RestOptions) {
     const etag = `"${crypto.createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`;
     const headers = new Headers(response.headers);
     headers.set("etag", etag);
-    if (noneMatch(request.headers.get("if-none-match"), etag)) {
-      for (const name of ["content-type", "content-length"]) headers.delete(name);
-      return new Response(null, { status: 304, headers });
-    }
     return new Response(body, { status: 200, headers });
+  }
+
+  /** The 304 of a GET whose `If-None-Match` names the answer's ETag; else the answer. */
+  function notModified(response: Response, request: Request): Response {
+    const etag = response.headers.get("etag");
+    if (request.method !== "GET" || response.status !== 200 || !etag || !noneMatch(request.headers.get("if-none-match"), etag)) return response;
+    const headers = new Headers(response.headers);
+    for (const name of ["content-type", "content-length"]) headers.delete(name);
+    return new Response(null, { status: 304, headers });
   }
 
   /** Applies the status (among those the route documents) and headers its resolver chose. */

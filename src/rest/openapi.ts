@@ -65,11 +65,12 @@ export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[]
       // sofa-api places an argument in the path when the path merely contains `:name` (so `page`
       // in `/page/{pageId}`): a parameter is a path parameter only when its own placeholder is there.
       const parameters = (op.parameters ?? []).map((p: any) => (p.in === "path" && !path.includes(`{${p.name}}`) ? { ...p, in: "query" } : p));
-      const params = parameters.filter((p: any) => p.in === "path" || !hasBody);
+      // A write's arguments named in the route's `query` stay query parameters.
+      const params = parameters.filter((p: any) => p.in === "path" || !hasBody || (p.in === "query" && route.query?.includes(p.name)));
       let requestBody: any;
       const bodySchema = op.requestBody?.content?.["application/json"]?.schema;
       if (hasBody && bodySchema) {
-        const pathNames = new Set(params.filter((p: any) => p.in === "path").map((p: any) => p.name));
+        const pathNames = new Set(params.map((p: any) => p.name));
         const properties = Object.fromEntries(Object.entries<any>(bodySchema.properties ?? {}).filter(([k]) => !pathNames.has(k)));
         const required = (bodySchema.required ?? []).filter((k: string) => !pathNames.has(k));
         requestBody = {
@@ -99,8 +100,8 @@ export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[]
     if ((!isObjectType(type) && !isInputObjectType(type)) || !schemas[type.name]?.properties) continue;
     // A response carries exactly the documented fields; an input takes only its known fields.
     schemas[type.name].additionalProperties = false;
-    if (!isObjectType(type)) continue;
-    for (const field of Object.values(type.getFields())) {
+    // Fields marked keepNull: a response may send null, an input may take null (it means something).
+    for (const field of Object.values<any>(type.getFields())) {
       const prop = schemas[type.name].properties[field.name];
       if (!prop || !field.extensions?.keepNull) continue;
       if (prop.$ref) {

@@ -16,6 +16,8 @@ export interface RouteDef {
   summary?: string;
   /** "optional": anonymous callers are served too (published content for visitors). */
   auth?: "required" | "optional";
+  /** Arguments of a write read from the query string, not the body (`?compat=false`). */
+  query?: string[];
   /** A file upload: its body may be as large as the upload bound instead of MAX_BODY_BYTES (rest/body-limit.ts). */
   upload?: true;
 }

@@ -1,29 +1,72 @@
-import { getNamedType, isListType, isNonNullType, isObjectType, isUnionType, type GraphQLOutputType } from "graphql";
+import { isListType, isNonNullType, isObjectType, isUnionType, type GraphQLObjectType, type GraphQLOutputType } from "graphql";
 
 /**
  * Gives a GraphQL result the documented REST shape: an absent optional field is omitted rather
  * than sent as null, except fields marked `keepNull` whose documented value may be null.
  */
 export function shapeForRest(value: unknown, type: GraphQLOutputType): unknown {
-  if (value === null || value === undefined) return value;
-  if (isNonNullType(type)) return shapeForRest(value, type.ofType);
-  if (isListType(type)) return (value as unknown[]).map((item) => shapeForRest(item, type.ofType));
-  let named = getNamedType(type);
-  if (isUnionType(named) && typeof value === "object") {
-    // A union value is shaped as the member type whose fields hold all of its keys.
-    const keys = Object.keys(value as object);
-    named = named.getTypes().find((member) => keys.every((k) => k in member.getFields())) ?? named;
+  return shaperOf(type)(value);
+}
+
+type Shaper = (value: unknown) => unknown;
+
+const identity: Shaper = (value) => value;
+
+/**
+ * The shaping of each type, worked out once per type from the schema (a list of 50 objects walks
+ * the same fields 50 times): per object field, whether a null stays and how its value is shaped.
+ */
+const shapers = new WeakMap<object, Shaper>();
+
+function shaperOf(type: GraphQLOutputType): Shaper {
+  let shaper = shapers.get(type);
+  if (shaper) return shaper;
+  // Set before the inner types are worked out: a type may contain itself (a page's children).
+  let inner: Shaper = identity;
+  shaper = (value) => inner(value);
+  shapers.set(type, shaper);
+  inner = buildShaper(type);
+  return shaper;
+}
+
+function buildShaper(type: GraphQLOutputType): Shaper {
+  if (isNonNullType(type)) return shaperOf(type.ofType);
+  if (isListType(type)) {
+    const item = shaperOf(type.ofType);
+    return (value) => (value === null || value === undefined ? value : (value as unknown[]).map(item));
   }
-  if (!isObjectType(named) || typeof value !== "object") return value;
-  const fields = named.getFields();
-  const out: Record<string, unknown> = {};
-  for (const [key, fieldValue] of Object.entries(value as Record<string, unknown>)) {
-    const field = fields[key];
-    if (fieldValue === null) {
-      if (field?.extensions?.keepNull) out[key] = null;
-      continue;
+  if (isUnionType(type)) {
+    const members = type.getTypes().map((member) => ({ member, keys: member.getFields(), shape: shaperOf(member) }));
+    return (value) => {
+      if (value === null || value === undefined || typeof value !== "object") return value;
+      // A union value is shaped as the member type whose fields hold all of its keys.
+      const keys = Object.keys(value);
+      const found = members.find((m) => keys.every((k) => k in m.keys));
+      return found ? found.shape(value) : value;
+    };
+  }
+  if (isObjectType(type)) return objectShaper(type);
+  return identity;
+}
+
+function objectShaper(type: GraphQLObjectType): Shaper {
+  let fields: Map<string, { keepNull: boolean; shape: Shaper }> | undefined;
+  return (value) => {
+    if (value === null || value === undefined || typeof value !== "object") return value;
+    fields ??= new Map(
+      Object.entries(type.getFields()).map(([name, field]) => [name, { keepNull: !!field.extensions?.keepNull, shape: shaperOf(field.type) }]),
+    );
+    const out: Record<string, unknown> = {};
+    for (const key in value) {
+      if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+      const fieldValue = (value as Record<string, unknown>)[key];
+      const field = fields.get(key);
+      if (fieldValue === null) {
+        if (field?.keepNull) out[key] = null;
+        continue;
+      }
+      out[key] = field ? field.shape(fieldValue) : fieldValue;
     }
-    out[key] = field ? shapeForRest(fieldValue, field.type) : fieldValue;
-  }
-  return out;
+    return out;
+  };
 }

@@ -170,3 +170,17 @@ export async function startGateway(overrides: Partial<Config> = {}, opts: { logg
     },
   };
 }
+
+/** Whether the suite runs on PostgreSQL with Redis, where several gateway processes can share the data. */
+export const TWO_PROCESSES = !!(process.env.DATABASE_URL && process.env.REDIS_URL);
+
+/**
+ * The gateway a test reads from: a second gateway on `t`'s database and Redis when TWO_PROCESSES
+ * (a write on `t`, the read on the other), else `t` itself. `close` stops only what it started.
+ */
+export async function readerGateway(t: TestGateway): Promise<{ gateway: Gateway; url: string; close: () => Promise<void> }> {
+  if (!TWO_PROCESSES) return { gateway: t.gateway, url: t.url, close: async () => undefined };
+  const second = await createGateway({ ...t.config, port: 0 }, { logger: testLogger() });
+  const port = await second.listen(0);
+  return { gateway: second, url: `http://127.0.0.1:${port}`, close: () => second.close() };
+}

@@ -1,10 +1,9 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { readerGateway, startGateway, TWO_PROCESSES, type TestGateway } from "../helpers/gateway.js";
 import { runAdminCommand } from "../../src/cli/commands.js";
 import { createApiToken } from "../../src/core/auth.js";
 import { ssoTokenLabel } from "../../src/domains/sso/sso.enforce.js";
-import type { Gateway } from "../../src/server.js";
 
 /**
  * The access cache answers exactly what the database answers. Random sequences of writes that
@@ -18,28 +17,17 @@ import type { Gateway } from "../../src/server.js";
  * gateway process shares the database and Redis: the writes go to the first, the reads to the
  * second, so what the second has cached must be dropped by the first's writes through Redis.
  */
-const TWO_PROCESSES = !!(process.env.DATABASE_URL && process.env.REDIS_URL);
 const RUNS = Number(process.env.ACCESS_PROPERTY_RUNS || 8);
 
 let t: TestGateway;
-let reader: { gateway: Gateway; url: string };
-let closeReader: () => Promise<void> = async () => undefined;
+let reader: Awaited<ReturnType<typeof readerGateway>>;
 
 beforeAll(async () => {
   t = await startGateway({ integrationDispatchPollMs: 60 * 60 * 1000 });
-  if (TWO_PROCESSES) {
-    const { createGateway } = await import("../../src/server.js");
-    const { createLogger } = await import("../../src/core/logger.js");
-    const second = await createGateway({ ...t.config, port: 0 }, { logger: createLogger({ level: "silent", format: "json" }) });
-    const port = await second.listen(0);
-    reader = { gateway: second, url: `http://127.0.0.1:${port}` };
-    closeReader = () => second.close();
-  } else {
-    reader = { gateway: t.gateway, url: t.url };
-  }
+  reader = await readerGateway(t);
 }, 120_000);
 afterAll(async () => {
-  await closeReader();
+  await reader?.close();
   await t?.close();
 });
 

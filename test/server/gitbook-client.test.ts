@@ -125,4 +125,51 @@ describe("GitBook's client (@gitbook/api) against this server", () => {
 
     expect(seen.length).toBeGreaterThan(20);
   });
+
+  it("writes a change request's content with its batched changes (updateChangeRequestContent), then merges it", { timeout: 60_000 }, async () => {
+    const space = (await api.orgs.createSpace(org, { title: "Batched" })).data;
+    const cr = (await api.spaces.createChangeRequest(space.id, { subject: "Write the guide" })).data;
+
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    const batch = (
+      await api.spaces.updateChangeRequestContent(
+        space.id,
+        cr.id,
+        {
+          changes: [
+            { operation: "insert_page", ref: "start", document: { markdown: "# Getting started\n\nThen read [the details](./details.md).\n\n![Overview](./overview.png)\n" } },
+            { operation: "insert_page", ref: "details", title: "Details", document: { markdown: "Back to [the start](./start.md)." } },
+            { operation: "insert_files", files: [{ ref: "overview.png", name: "overview.png", contentType: "image/png", base64: png }] },
+          ],
+        },
+        { compat: false },
+      )
+    ).data;
+    if (!("changes" in batch)) throw new Error("compat=false answers the pages touched");
+    expect(batch.changeRequest.id).toBe(cr.id);
+    expect(batch.changes.map((c) => c.object)).toEqual(["created_page", "created_page"]);
+    const [start, details] = batch.changes.map((c) => (c.object === "deleted_page" ? c.page : c.page.id));
+    const file = batch.insertedFiles![0]!;
+    expect(file).toMatchObject({ name: "overview.png", contentType: "image/png", dimensions: { width: 1, height: 1 } });
+
+    const page = (await api.spaces.getPageInChangeRequestById(space.id, cr.id, start!)).data as any;
+    expect(page.title).toBe("Getting started");
+    expect(page.markdown).toBe(`Then read [the details](page:${details}).\n\n![Overview](file:${file.id})\n`);
+
+    // Without compat the answer is the change request, as GitBook's clients have read it so far.
+    const renamed = (await api.spaces.updateChangeRequestContent(space.id, cr.id, { changes: [{ operation: "update_page", page: details!, title: "The details", into: start }] })).data;
+    expect(renamed).toMatchObject({ object: "change-request", id: cr.id });
+
+    // One wrong change rejects the batch, with the client's error.
+    const refused = await api.spaces
+      .updateChangeRequestContent(space.id, cr.id, { changes: [{ operation: "delete_page", page: details! }, { operation: "delete_page", page: "page_missing" }] })
+      .catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(GitBookAPIError);
+    expect((refused as GitBookAPIError).code).toBe(400);
+
+    await api.spaces.mergeChangeRequest(space.id, cr.id);
+    const pages = (await api.spaces.listPages(space.id)).data.pages as any[];
+    expect(pages.map((p) => [p.title, p.pages.map((c: any) => c.title)])).toEqual([["Getting started", ["The details"]]]);
+    expect((await api.spaces.listFiles(space.id)).data.items.map((f) => f.id)).toEqual([file.id]);
+  });
 });

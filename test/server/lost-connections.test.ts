@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type Answer, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, created, createSpace, type Admin } from "../helpers/fixtures.js";
 import { isConnectionLost, isDatabaseUnavailable } from "../../src/core/db-faults.js";
+import { reportError } from "../../src/core/error-report.js";
 
 /**
  * PostgreSQL connections lost while requests run (a restart, an administrator's
@@ -32,6 +33,20 @@ describe("transient database faults are recognized", () => {
     expect(isConnectionLost(new Error("Connection terminated unexpectedly"))).toBe(true);
     expect(isConnectionLost(new Error("timeout exceeded when trying to connect"))).toBe(false);
     expect(isConnectionLost(adapter({ kind: "postgres", code: "40P01" }))).toBe(false);
+  });
+
+  it("a write that lost a race with a concurrent delete is a 409 or a 404, not a 500", () => {
+    const known = (code: string) => Object.assign(new Error("Invalid invocation"), { name: "PrismaClientKnownRequestError", code });
+    const silent = () => {};
+    // What it refers to is gone (a reply to a comment deleted meanwhile): 409, nothing stored.
+    expect(reportError(known("P2003"), silent).error.code).toBe(409);
+    expect(reportError({ originalError: Object.assign(new Error("x"), { cause: { kind: "ForeignKeyConstraintViolation" } }) }, silent).error.code).toBe(409);
+    // Its own row is gone (an update of a comment deleted meanwhile): 404.
+    expect(reportError(known("P2025"), silent).error).toMatchObject({ code: 404, message: expect.stringMatching(/deleted by another request/) });
+    // Anything else stays a masked 500, logged.
+    const logged: unknown[] = [];
+    expect(reportError(known("P2010"), (e) => logged.push(e)).error.code).toBe(500);
+    expect(logged).toHaveLength(1);
   });
 });
 

@@ -15,6 +15,14 @@ export default [
   ]),
   ...routes("Change request content", [
     { method: "GET", path: content, field: "Query.changeRequestContent", summary: "Get the change request's active revision" },
+    {
+      method: "POST",
+      path: content,
+      field: "Mutation.changeRequestContentUpdate",
+      query: ["compat"],
+      upload: true,
+      summary: "Apply a batch of content changes (insert, update, delete, revert pages; insert files) as one revision",
+    },
     { method: "POST", path: `${content}/import`, field: "Mutation.changeRequestContentImport", status: 201, summary: "Import content from a URL" },
     { method: "GET", path: `${content}/pages`, field: "Query.changeRequestPages", summary: "List the pages of the change request's content" },
     { method: "GET", path: `${content}/files`, field: "Query.changeRequestFiles", summary: "List the files of the change request's content" },

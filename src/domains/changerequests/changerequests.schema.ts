@@ -1,9 +1,8 @@
 import { builder } from "../../core/builder.js";
 import { deleted, deletionPayload } from "../../core/payloads.js";
 import { spaceParent } from "../spaces/spaces.schema.js";
-import { openChangeRequestCommentCounts } from "../comments/comments.service.js";
 import { argsWithNulls } from "../../core/context.js";
-import { GRAPH_ONLY, listOf, pageArgs, restName, restOnly, urlsOf } from "../../core/shapes.js";
+import { GRAPH_ONLY, KEEP_NULL, listOf, pageArgs, restName, restOnly, urlsOf } from "../../core/shapes.js";
 import { UserRef } from "../users/users.schema.js";
 import { userById } from "../content/loaders.js";
 import {
@@ -12,6 +11,7 @@ import {
   FileRef,
   ImportResult,
   LinkReportRef,
+  PageDocumentScalar,
   PageRef,
   PageTypeEnum,
   RevisionPages,
@@ -61,7 +61,7 @@ export const ChangeRequestRef = builder.prismaNode("ChangeRequest", {
       description: "The space's revision it was last updated from (POST …/update); absent before the first update.",
     }),
     revisionMerged: t.exposeString("revisionMerged", { nullable: true, description: "The space's revision made by merging it; absent until merged." }),
-    commentsCount: t.int({ extensions: restName("comments"), description: "Number of open comments.", resolve: (cr, _a, ctx) => openChangeRequestCommentCounts(ctx).load(cr.id) }),
+    commentsCount: t.exposeInt("openCommentsCount", { extensions: restName("comments"), description: "Number of open comments." }),
     outdated: t.boolean({
       description: "True while the space's content changed since the change request's base (draft and open change requests).",
       resolve: (cr, _a, ctx) => service.isOutdated(ctx, cr),
@@ -109,21 +109,10 @@ builder.objectField(RevisionRef, "mergedFrom", (t) =>
 // ─── Graph fields on Space ───────────────────────────────────────────────────────────────────
 
 builder.prismaObjectFields("Space", (t) => ({
-  changeRequestsCount: t.int({
-    extensions: restName("changeRequests"),
-    description: "Number of change requests.",
-    resolve: async (s, _a, ctx) => (await service.changeRequestCounts(ctx).load(s.id)).changeRequests,
-  }),
-  openChangeRequestsCount: t.int({
-    extensions: restName("changeRequestsOpen"),
-    description: "Number of open change requests.",
-    resolve: async (s, _a, ctx) => (await service.changeRequestCounts(ctx).load(s.id)).changeRequestsOpen,
-  }),
-  draftChangeRequestsCount: t.int({
-    extensions: restName("changeRequestsDraft"),
-    description: "Number of draft change requests.",
-    resolve: async (s, _a, ctx) => (await service.changeRequestCounts(ctx).load(s.id)).changeRequestsDraft,
-  }),
+  // Counts kept with the space's row (prisma/schema.prisma): no statement of their own.
+  changeRequestsCount: t.exposeInt("changeRequestsCount", { extensions: restName("changeRequests"), description: "Number of change requests." }),
+  openChangeRequestsCount: t.exposeInt("openChangeRequestsCount", { extensions: restName("changeRequestsOpen"), description: "Number of open change requests." }),
+  draftChangeRequestsCount: t.exposeInt("draftChangeRequestsCount", { extensions: restName("changeRequestsDraft"), description: "Number of draft change requests." }),
   changeRequests: t.relatedConnection("changeRequests", {
     description: "Change requests of the space, newest first; all statuses unless `status` is given.",
     cursor: "id",
@@ -276,5 +265,149 @@ builder.mutationFields((t) => ({
     type: FileRef,
     args: { ...crArgs, ...fileUploadArgs },
     resolve: (_r, args, ctx) => content.uploadFile(ctx, args.spaceId, args.changeRequestId, args),
+  }),
+}));
+
+// ─── Batched content changes (GitBook's updateChangeRequestContent) ──────────────────────────
+
+const ContentOperationEnum = builder.enumType("ChangeRequestContentOperation", {
+  values: {
+    insert_page: { description: "Insert a page (document required; into, at, ref, page metadata)." },
+    update_page: { description: "Update a page (page required): its document, metadata, or place (into: a page id or null for the top level; at)." },
+    delete_page: { description: "Delete a page and its sub-pages (page)." },
+    revert_page: { description: "Revert a page to a revision of the space (revision; the change request's base when omitted)." },
+    insert_files: { description: "Add files (files: 1 to 20, each from a url or base64 bytes)." },
+  } as const,
+});
+
+const ContentDocumentInput = builder.inputType("ChangeRequestContentDocumentInput", {
+  description: "A page's document: {markdown} (frontmatter sets the page's metadata), {document} (a JSON document), or {} (empty).",
+  fields: (t) => ({
+    markdown: t.string({ description: "The page as markdown." }),
+    document: t.field({ type: PageDocumentScalar, description: "The page as a JSON document (the `format=document` shape)." }),
+  }),
+});
+
+const ContentFileInput = builder.inputType("ChangeRequestContentFileInput", {
+  description: "A file to add: exactly one of url (fetched by the server) and base64 (then contentType is required).",
+  fields: (t) => ({
+    ref: t.string({ description: "A name for this file inside the batch: pages of the batch link to it as `./<ref>`." }),
+    name: t.string({ required: true, description: "File name with its extension (1 to 256 characters)." }),
+    contentType: t.string({ description: "Media type; required with base64, else the served one." }),
+    url: t.string({ description: "A public http(s) URL to fetch the file from." }),
+    base64: t.string({ description: "The bytes, base64-encoded." }),
+  }),
+});
+
+const ContentChangeInput = builder.inputType("ChangeRequestContentChangeInput", {
+  description: "One change of a batch; `operation` says which fields it takes.",
+  fields: (t) => ({
+    operation: t.field({ type: ContentOperationEnum, required: true }),
+    page: t.string({ description: "Id of the page (update_page, delete_page, revert_page)." }),
+    title: t.string({ description: "Title (1 to 256 characters)." }),
+    slug: t.string({ description: "Path segment in the parent; derived from the title when omitted." }),
+    emoji: t.string({ description: "Emoji; \"\" removes it." }),
+    icon: t.string({ description: "Icon name; \"\" removes it." }),
+    description: t.string({ description: "Description; \"\" removes it." }),
+    hidden: t.boolean({ description: "Hidden from the navigation." }),
+    noIndex: t.boolean({ description: "Left out of search." }),
+    noRobotsIndex: t.boolean({ description: "Left out of search engines' indexes." }),
+    condition: t.string({ description: "Adaptive-content condition: only \"\" (pages have no conditions here)." }),
+    document: t.field({ type: ContentDocumentInput, description: "The page's document (insert_page, update_page)." }),
+    into: t.string({ extensions: KEEP_NULL, description: "Parent page id; null (update_page) moves the page to the top level." }),
+    at: t.int({ description: "Index among the siblings (0 first); last when omitted." }),
+    ref: t.string({ description: "A name for the inserted page inside the batch: other pages of the batch link to it as `./<ref>.md`." }),
+    revision: t.string({ description: "Revision of the space to revert to (revert_page)." }),
+    block: t.stringList({ description: "Not supported: pages are reverted whole." }),
+    files: t.field({ type: [ContentFileInput], description: "Files to add (insert_files)." }),
+  }),
+});
+
+const ContentPageUrls = urlsOf("ChangeRequestContentPageUrls", ["location"] as const);
+const ContentPage = builder.objectRef<content.ContentChangeView["page"]>("ChangeRequestContentPage").implement({
+  fields: (t) => ({
+    id: t.exposeString("id"),
+    urls: t.field({ type: ContentPageUrls, nullable: true, description: "Where to read the page (absent for a deleted page).", resolve: (p) => p.urls }),
+  }),
+});
+
+const PAGE_REF_SCHEMA = {
+  type: "object",
+  required: ["object", "id", "urls"],
+  additionalProperties: false,
+  properties: {
+    object: { type: "string", enum: ["page"] },
+    id: { type: "string" },
+    urls: { type: "object", required: ["location"], additionalProperties: false, properties: { location: { type: "string" } } },
+  },
+};
+
+/** The /v1 form of the changes: a deleted page is named by its id alone, the others by a page reference. */
+(builder.scalarType as (name: string, options: any) => unknown)("ChangeRequestContentChangesJSON", {
+  description: "Pages a batch touched: created_page {ref?, page}, updated_page {page} with page {object, id, urls.location}, deleted_page {page: id}.",
+  extensions: {
+    jsonSchema: {
+      type: "array",
+      items: {
+        oneOf: [
+          { type: "object", required: ["object", "page"], additionalProperties: false, properties: { object: { type: "string", enum: ["created_page"] }, ref: { type: "string" }, page: PAGE_REF_SCHEMA } },
+          { type: "object", required: ["object", "page"], additionalProperties: false, properties: { object: { type: "string", enum: ["updated_page"] }, page: PAGE_REF_SCHEMA } },
+          { type: "object", required: ["object", "page"], additionalProperties: false, properties: { object: { type: "string", enum: ["deleted_page"] }, page: { type: "string" } } },
+        ],
+      },
+    },
+  },
+  serialize: (value: content.ContentChangeView[]) =>
+    value.map((c) =>
+      c.object === "deleted_page"
+        ? { object: c.object, page: c.page.id }
+        : { object: c.object, ...(c.ref ? { ref: c.ref } : {}), page: { object: "page", id: c.page.id, urls: c.page.urls } },
+    ),
+  parseValue: () => {
+    throw new TypeError("ChangeRequestContentChangesJSON is an output type.");
+  },
+});
+
+const ContentChange = builder.objectRef<content.ContentChangeView>("ChangeRequestContentChange").implement({
+  description: "A page a batch touched.",
+  fields: (t) => ({
+    object: t.exposeString("object", { description: "created_page, updated_page or deleted_page." }),
+    ref: t.string({ nullable: true, description: "The ref the batch gave an inserted page.", resolve: (c) => c.ref ?? null }),
+    page: t.field({ type: ContentPage, resolve: (c) => c.page }),
+  }),
+});
+
+const ContentUpdate = builder.objectRef<content.ContentUpdateView>("ChangeRequestContentUpdate").implement({
+  description: "The result of a batch of changes (compat false).",
+  fields: (t) => ({
+    changeRequest: t.field({ type: ChangeRequestRef, resolve: (u) => u.changeRequest }),
+    changes: t.field({
+      type: [ContentChange],
+      extensions: { restType: "ChangeRequestContentChangesJSON" },
+      description: "One entry per page touched, in the order first touched.",
+      resolve: (u) => u.changes,
+    }),
+    insertedFiles: t.field({ type: [FileRef], description: "Files the batch added, in order.", resolve: (u) => u.insertedFiles }),
+  }),
+});
+
+const ContentUpdateResult = builder.unionType("ChangeRequestContentUpdateResult", {
+  description: "The change request (compat true, the default), or the change request with the pages touched and the files added (compat false).",
+  types: [ChangeRequestRef, ContentUpdate],
+  resolveType: (value) => ("changes" in value && "changeRequest" in value ? ContentUpdate : ChangeRequestRef),
+});
+
+builder.mutationFields((t) => ({
+  changeRequestContentUpdate: t.field({
+    type: ContentUpdateResult,
+    description:
+      "Applies up to 50 content changes to a draft or open change request, in order, as one revision; " +
+      "the first change that does not apply rejects the whole batch (400 naming it) and nothing is written (edit role).",
+    args: {
+      ...crArgs,
+      changes: t.arg({ type: [ContentChangeInput], required: true }),
+      compat: t.arg.boolean({ defaultValue: true, description: "false answers the pages touched and the files added too." }),
+    },
+    resolve: (_r, args, ctx) => content.updateChangeRequestContent(ctx, args.spaceId, args.changeRequestId, args.changes as any, args.compat ?? true),
   }),
 }));

@@ -40,26 +40,6 @@ export const SUBJECT_MAX = 250;
 
 // ─── Loaders ─────────────────────────────────────────────────────────────────────────────────
 
-export interface ChangeRequestCounts {
-  changeRequests: number;
-  changeRequestsOpen: number;
-  changeRequestsDraft: number;
-}
-
-/** Total, open and draft change request counts of spaces, in one query (for Space's count fields). */
-export const changeRequestCounts = defineLoader<string, ChangeRequestCounts>(async (spaceIds, ctx) => {
-  const rows = await ctx.prisma.changeRequest.groupBy({ by: ["spaceId", "status"], where: { spaceId: { in: [...spaceIds] } }, _count: { _all: true } });
-  const counts = new Map<string, ChangeRequestCounts>();
-  for (const row of rows) {
-    const c = counts.get(row.spaceId) ?? { changeRequests: 0, changeRequestsOpen: 0, changeRequestsDraft: 0 };
-    c.changeRequests += row._count._all;
-    if (row.status === "open") c.changeRequestsOpen += row._count._all;
-    if (row.status === "draft") c.changeRequestsDraft += row._count._all;
-    counts.set(row.spaceId, c);
-  }
-  return spaceIds.map((id) => counts.get(id) ?? { changeRequests: 0, changeRequestsOpen: 0, changeRequestsDraft: 0 });
-});
-
 /** True when the space's content moved past the change request's base (draft and open only). */
 export async function isOutdated(ctx: Context, cr: ChangeRequest): Promise<boolean> {
   if (!EDITABLE_STATUSES.includes(cr.status as ChangeRequestStatus)) return false;

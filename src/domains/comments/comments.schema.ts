@@ -162,7 +162,7 @@ export const CommentRef = builder.prismaNode("Comment", {
   fields: (t) => ({
     object: t.string({ resolve: () => "comment" }),
     ...sharedFields(t),
-    repliesCount: t.int({ extensions: restName("replies"), description: "Number of replies.", resolve: (c, _a, ctx) => service.replyCount(ctx).load(c.id) }),
+    repliesCount: t.exposeInt("repliesCount", { extensions: restName("replies"), description: "Number of replies." }),
     repliers: t.field({
       type: [CommentReplier],
       description: "The users who replied, the most recent first.",
@@ -212,11 +212,7 @@ function commentConnectionQuery(args: { status?: service.CommentStatusFilter | n
 }
 
 builder.prismaObjectFields("Space", (t) => ({
-  commentsCount: t.int({
-    extensions: restName("comments"),
-    description: "Number of open comments.",
-    resolve: (s, _a, ctx) => service.openSpaceCommentCounts(ctx).load(s.id),
-  }),
+  commentsCount: t.exposeInt("openCommentsCount", { extensions: restName("comments"), description: "Number of open comments." }),
   comments: t.relatedConnection("comments", {
     type: CommentRef,
     cursor: "id",

@@ -4,6 +4,7 @@ import { byKeys, countsByKeys, defineLoader } from "../../core/loaders.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { badInput, forbidden, notFound } from "../../core/errors.js";
 import { checkLength } from "../../core/validate.js";
+import { isReferenceGone, isRowGone } from "../../core/db-faults.js";
 import { newId } from "../../core/ids.js";
 import type { Role } from "../../core/roles.js";
 import { inTransactionWithActivity } from "../../events/activity.js";
@@ -110,12 +111,6 @@ const revisionPages = defineLoader<string, RevisionPages | null>(async (ids, ctx
   return ids.map((id) => found.get(id) ?? null);
 });
 
-/** Number of replies of each comment. */
-export const replyCount = defineLoader<string, number>(async (ids, ctx) => {
-  const rows = await ctx.prisma.comment.groupBy({ by: ["parentId"], where: { parentId: { in: [...ids] } }, _count: { _all: true } });
-  return countsByKeys(ids, rows.map((r) => ({ key: r.parentId!, count: r._count._all })));
-});
-
 /** Who replied to a comment: per author, their number of replies and the time of their latest, latest first. */
 export interface Replier {
   userId: string;
@@ -141,28 +136,8 @@ export const repliersOf = defineLoader<string, Replier[]>(async (ids, ctx) => {
   );
 });
 
-/**
- * Per space id: the number of open comments on the space itself (top-level, not of its change
- * requests). For Space.comments.
- */
-export const openSpaceCommentCounts = defineLoader<string, number>(async (spaceIds, ctx) => {
-  const rows = await ctx.prisma.comment.groupBy({
-    by: ["spaceId"],
-    where: { spaceId: { in: [...spaceIds] }, changeRequestId: null, parentId: null, status: "open" },
-    _count: { _all: true },
-  });
-  return countsByKeys(spaceIds, rows.map((r) => ({ key: r.spaceId, count: r._count._all })));
-});
-
-/** Per change request id: the number of its open top-level comments. For ChangeRequest.comments. */
-export const openChangeRequestCommentCounts = defineLoader<string, number>(async (changeRequestIds, ctx) => {
-  const rows = await ctx.prisma.comment.groupBy({
-    by: ["changeRequestId"],
-    where: { changeRequestId: { in: [...changeRequestIds] }, parentId: null, status: "open" },
-    _count: { _all: true },
-  });
-  return countsByKeys(changeRequestIds, rows.map((r) => ({ key: r.changeRequestId!, count: r._count._all })));
-});
+// The counts of open comments (Space, ChangeRequest) and of replies (Comment) are columns the
+// database keeps in the transaction of every comment write (prisma/schema.prisma).
 
 export interface ReactionGroup {
   emoji: string;
@@ -426,6 +401,10 @@ export async function createReply(ctx: Context, scope: CommentScope, commentId: 
       ...(scope.changeRequest ? { changeRequestId: scope.changeRequest.id } : {}),
     });
     return created;
+  }).catch((err) => {
+    // The comment was deleted between the check above and the insert: say so as a GET would.
+    if (isReferenceGone(err)) throw notFound(`Comment "${commentId}"`);
+    throw err;
   });
   return withFormat(reply, input.format);
 }
@@ -473,8 +452,14 @@ async function applyPatch(ctx: Context, scope: CommentScope, row: Comment, threa
     writes.push(ctx.prisma.commentReaction.deleteMany({ where: { commentId: row.id, userId, emoji: { in: removed } } }));
   }
   if (!writes.length) return row;
-  await ctx.prisma.$transaction(writes);
-  return ctx.prisma.comment.findUniqueOrThrow({ where: { id: row.id } });
+  try {
+    await ctx.prisma.$transaction(writes);
+    return await ctx.prisma.comment.findUniqueOrThrow({ where: { id: row.id } });
+  } catch (err) {
+    // Deleted by another request after the lookup: answered as a lookup after the delete would be.
+    if (isRowGone(err) || isReferenceGone(err)) throw notFound(`${kind === "reply" ? "Reply" : "Comment"} "${row.id}"`);
+    throw err;
+  }
 }
 
 export async function updateComment(ctx: Context, scope: CommentScope, commentId: string, patch: CommentPatch) {

@@ -15,6 +15,7 @@ import {
   takenSlugs,
   uniqueSlug,
   type RevisionContent,
+  type StoredFile,
   type StoredPage,
 } from "./model.js";
 import {
@@ -42,7 +43,9 @@ import {
   type RevisionView,
 } from "./views.js";
 import { LinkResolver, addedBroken, linkReport, type LinkStatus } from "./links.js";
-import { applyImport, checkSource, fetchImport } from "./import.js";
+import { applyImport, checkSource, fetchBytes, fetchImport } from "./import.js";
+import { applyChanges, planChanges, type ChangeOutcome, type ContentChangeInput, type PlannedFile } from "./batch.js";
+import { checkOutboundUrl, outboundRefusal } from "../../core/outbound.js";
 
 // ─── Reads ───────────────────────────────────────────────────────────────────────────────────
 
@@ -353,6 +356,18 @@ function maxFileBytes(ctx: Context): number {
   return ctx.config.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
 }
 
+/** Width and height of an image's bytes, when its format is one image-size reads. */
+function imageDimensions(contentType: string, bytes: Buffer): { width: number; height: number } | undefined {
+  if (!contentType.startsWith("image/")) return undefined;
+  try {
+    const size = imageSize(bytes);
+    if (size.width && size.height) return { width: size.width, height: size.height };
+  } catch {
+    /* not an image format we can read: no dimensions */
+  }
+  return undefined;
+}
+
 export async function uploadFile(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, input: FileInput): Promise<FileView> {
   const scope = await editScope(ctx, spaceId, changeRequestId, "upload files");
   const name = input.name?.trim();
@@ -369,15 +384,7 @@ export async function uploadFile(ctx: Context, spaceId: string, changeRequestId:
   if (Math.floor((encoded.length * 3) / 4) > limit + 3) throw badInput(`data is too large: files are at most ${limit} bytes.`);
   const bytes = Buffer.from(encoded, "base64");
   if (bytes.length > limit) throw badInput(`data is too large: files are at most ${limit} bytes (got ${bytes.length}).`);
-  let dimensions: { width: number; height: number } | undefined;
-  if (contentType.startsWith("image/")) {
-    try {
-      const size = imageSize(bytes);
-      if (size.width && size.height) dimensions = { width: size.width, height: size.height };
-    } catch {
-      /* not an image format we can read: no dimensions */
-    }
-  }
+  const dimensions = imageDimensions(contentType, bytes);
   const id = newId("File");
   // Raw insert: the embedded database's Prisma adapter cannot bind Bytes values (Prisma sends
   // them as base64 text), so the bytes travel as base64 and the database decodes them.
@@ -417,4 +424,102 @@ export async function importContent(
   const fileUrl = (fileId: string) => `/v1/spaces/${scope.space.id}/content/files/${fileId}/download`;
   const result = await commit(ctx, scope, "import", (draft) => applyImport(draft, plan, now, fileUrl));
   return { revision: result.revisionId, importedResources: result.value, totalResources: Math.max(plan.totalResources, result.value) };
+}
+
+// ─── Batched changes of a change request ─────────────────────────────────────────────────────
+
+export interface ContentChangeView {
+  object: ChangeOutcome["object"];
+  ref?: string;
+  page: { id: string; urls: { location: string } | null };
+}
+
+export interface ContentUpdateView {
+  changeRequest: ChangeRequest;
+  changes: ContentChangeView[];
+  insertedFiles: FileView[];
+}
+
+const BATCH_FETCH_MS = 20_000;
+
+/** The bytes of a planned file: decoded, or fetched through the outbound policy. */
+async function plannedFileBytes(ctx: Context, file: PlannedFile, limit: number): Promise<{ bytes: Buffer; contentType: string }> {
+  if (file.base64 !== undefined) {
+    const bytes = Buffer.from(file.base64, "base64");
+    if (bytes.length > limit) throw badInput(`${file.label}.base64 is too large: files are at most ${limit} bytes (got ${bytes.length}).`);
+    return { bytes, contentType: file.contentType! };
+  }
+  checkOutboundUrl(ctx.config, `${file.label}.url`, file.url!);
+  let got: { bytes: Buffer; type: string } | null;
+  try {
+    got = await fetchBytes(ctx.config, new URL(file.url!), Date.now() + BATCH_FETCH_MS, limit, "*/*");
+  } catch (err) {
+    const refusal = outboundRefusal(err);
+    throw badInput(`${file.label}.url: ${file.url} could not be fetched${refusal ? `: ${refusal}` : ""}.`);
+  }
+  if (!got) throw badInput(`${file.label}.url: ${file.url} could not be fetched (an error status, no answer in time, or more than ${limit} bytes).`);
+  const served = got.type.split(";")[0]!.trim();
+  const contentType = file.contentType ?? (CONTENT_TYPE.test(served) ? served : "application/octet-stream");
+  return { bytes: got.bytes, contentType };
+}
+
+/**
+ * GitBook's `POST …/change-requests/{id}/content`: applies a batch of changes (content/batch.ts)
+ * to a draft or open change request as one revision. Files are stored first (and removed again
+ * when the batch does not apply). Answers the change request, or with `compat` false the change
+ * request, each page touched and the files inserted.
+ */
+export async function updateChangeRequestContent(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string,
+  changes: ContentChangeInput[],
+  compat: boolean,
+): Promise<ChangeRequest | ContentUpdateView> {
+  const scope = await editScope(ctx, spaceId, changeRequestId, "edit content");
+  const cr = scope.changeRequest!;
+  const limit = maxFileBytes(ctx);
+  const plan = planChanges(changes, { maxFileBytes: limit });
+
+  // What each revert_page reverts to: a revision of this space, or the change request's base.
+  const revertTo = new Map<number, RevisionContent>();
+  for (const [index, change] of plan.entries()) {
+    if (change.op !== "revert_page") continue;
+    const id = change.revision ?? cr.revisionMergedAncestor ?? cr.revisionInitial;
+    const revision = await ctx.prisma.revision.findFirst({ where: { id, spaceId: scope.space.id } });
+    if (!revision) throw badInput(`${change.label}.revision: "${id}" is not a revision of this space.`);
+    revertTo.set(index, contentOf(revision));
+  }
+
+  const planned = plan.flatMap((c) => (c.op === "insert_files" ? c.files : []));
+  const files = new Map<string, StoredFile>();
+  try {
+    for (const file of planned) {
+      const { bytes, contentType } = await plannedFileBytes(ctx, file, limit);
+      const dimensions = imageDimensions(contentType, bytes);
+      await ctx.prisma.$executeRaw`
+        INSERT INTO "FileBlob" ("id", "spaceId", "name", "contentType", "size", "width", "height", "data")
+        VALUES (${file.id}, ${scope.space.id}, ${file.name}, ${contentType}, ${bytes.length}, ${dimensions?.width ?? null}, ${dimensions?.height ?? null}, decode(${bytes.toString("base64")}, 'base64'))`;
+      files.set(file.id, { id: file.id, name: file.name, contentType, size: bytes.length, ...(dimensions ?? {}) });
+    }
+    const now = new Date().toISOString();
+    const result = await commit(ctx, scope, "edits", (draft) => applyChanges(draft, plan, { files, revertTo, now }));
+    // The change request as this batch left it: its revision is the one the batch made, even when
+    // a concurrent batch has already moved it on.
+    const changeRequest = { ...(await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: cr.id } })), revisionId: result.revisionId };
+    if (compat) return changeRequest;
+    const location = (pageId: string) => ctx.urls.api(`/spaces/${scope.space.id}/change-requests/${cr.id}/content/page/${pageId}`);
+    return {
+      changeRequest,
+      changes: result.value.map((o) => ({
+        object: o.object,
+        ...(o.ref ? { ref: o.ref } : {}),
+        page: { id: o.pageId, urls: o.object === "deleted_page" ? null : { location: location(o.pageId) } },
+      })),
+      insertedFiles: planned.map((f) => fileView(ctx, scope.space.id, result.content.files[f.id]!)),
+    };
+  } catch (err) {
+    if (files.size) await ctx.prisma.fileBlob.deleteMany({ where: { spaceId: scope.space.id, id: { in: [...files.keys()] } } }).catch(() => undefined);
+    throw err;
+  }
 }

@@ -83,7 +83,7 @@ function normalize(url: URL): string {
  * bytes arrive); null when it fails, answers an error or is too large. A refusal by the policy
  * is thrown (outboundRefusal tells it apart).
  */
-async function fetchBytes(config: OutboundConfig, url: URL, deadline: number, maxBytes: number, accept: string): Promise<{ bytes: Buffer; type: string } | null> {
+export async function fetchBytes(config: OutboundConfig, url: URL, deadline: number, maxBytes: number, accept: string): Promise<{ bytes: Buffer; type: string } | null> {
   const remaining = deadline - Date.now();
   if (remaining <= 0) return null;
   const controller = new AbortController();

@@ -20,6 +20,9 @@ export interface StoredPage {
   emoji?: string;
   icon?: string;
   hidden?: boolean;
+  /** Left out of search and ask (true), or of search engines' indexes (noRobotsIndex). */
+  noIndex?: boolean;
+  noRobotsIndex?: boolean;
   /** Target of a "link" page. */
   href?: string;
   createdAt: string;
@@ -172,7 +175,7 @@ export interface MergeResult {
   conflicts: MergeConflict[];
 }
 
-const PAGE_FIELDS = ["title", "type", "parentId", "position", "slug", "description", "emoji", "icon", "hidden", "href"] as const;
+const PAGE_FIELDS = ["title", "type", "parentId", "position", "slug", "description", "emoji", "icon", "hidden", "noIndex", "noRobotsIndex", "href"] as const;
 
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);

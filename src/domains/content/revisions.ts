@@ -308,7 +308,7 @@ export interface IndexedSection {
  */
 export async function indexSpaceRevision(tx: Prisma.TransactionClient, spaceId: string, revisionId: string, content: RevisionContent): Promise<void> {
   const rows = flattenTree(pageTree(content))
-    .filter((p) => p.type === "document")
+    .filter((p) => p.type === "document" && !p.noIndex)
     .map((page) => {
       const sections: IndexedSection[] = sectionsOf(page.markdown).map((s) => ({
         id: s.anchor || page.id,

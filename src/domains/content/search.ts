@@ -3,7 +3,7 @@ import { badInput } from "../../core/errors.js";
 import { checkLength, codePointLength, sliceCodePoints } from "../../core/validate.js";
 import { requireMembership } from "../../core/access.js";
 import { paginateArray, type PageArgs } from "../../core/pagination.js";
-import { requireSpace, visibleSpaceWhere } from "../spaces/spaces.access.js";
+import { requireSpace, visibleSpaceWhereIn } from "../spaces/spaces.access.js";
 import { pageAppUrl } from "./views.js";
 import type { IndexedSection } from "./revisions.js";
 
@@ -110,9 +110,9 @@ export async function searchSpace(ctx: Context, spaceId: string, query: string |
 /** Spaces of an organization (those the caller can read) with their matching pages, best match first. */
 export async function searchOrganization(ctx: Context, organizationId: string, query: string | null | undefined, args: PageArgs) {
   const text = checkQuery(query);
-  await requireMembership(ctx, organizationId);
+  const member = await requireMembership(ctx, organizationId);
   const spaces = await ctx.prisma.space.findMany({
-    where: { AND: [{ organizationId }, visibleSpaceWhere(ctx)] },
+    where: visibleSpaceWhereIn(ctx, organizationId, member),
     select: { id: true, title: true },
   });
   const titles = new Map(spaces.map((s) => [s.id, s.title]));

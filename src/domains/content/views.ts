@@ -129,8 +129,8 @@ export function pageView(ctx: Context, ref: ScopeRef, node: PageTreeNode): PageV
     path: node.path,
     pages: node.pages.map((child) => pageView(ctx, ref, child)),
     hidden: node.hidden ?? false,
-    noIndex: false,
-    noRobotsIndex: false,
+    noIndex: node.noIndex ?? false,
+    noRobotsIndex: node.noRobotsIndex ?? false,
     scope: ref,
   };
   if (node.emoji) view.emoji = node.emoji;

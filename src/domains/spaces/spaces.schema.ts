@@ -1,4 +1,5 @@
 import { builder } from "../../core/builder.js";
+import { latest } from "../../core/pubsub.js";
 import { deleted, deletionPayload, type PayloadParent } from "../../core/payloads.js";
 import { argsWithNulls } from "../../core/context.js";
 import { viewerMembership } from "../../core/access.js";
@@ -262,11 +263,14 @@ builder.mutationFields((t) => ({
 builder.subscriptionFields((t) => ({
   spaceUpdated: t.field({
     type: SpaceRef,
-    description: "The space each time it is changed, moved, transferred, deleted or restored. Subscribing needs a role on the space.",
+    description:
+      "The space each time it is changed, moved, transferred, deleted or restored. Subscribing needs a role on the space. " +
+      "Changes in quick succession may arrive as one (the newest state); an older state never arrives after a newer one.",
     args: { spaceId: t.arg.string({ required: true }) },
     subscribe: async (_root, args, ctx) => {
       await requireSpace(ctx, args.spaceId);
-      return ctx.pubsub.subscribe("space:updated", args.spaceId);
+      // A state stream: each event is read afresh, so a subscriber behind skips to the newest.
+      return latest(ctx.pubsub.subscribe("space:updated", args.spaceId));
     },
     resolve: async (payload, _args, ctx) => {
       ctx.loaders.clear(); // each event is read afresh, like a new request

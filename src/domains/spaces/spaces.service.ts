@@ -16,7 +16,7 @@ import {
   requireTargetCollection,
   requireTargetOrganizationAdmin,
   spaceById,
-  visibleSpaceWhere,
+  visibleSpaceWhereIn,
 } from "./spaces.access.js";
 
 // ─── Values and limits ─────────────────────────────────────────────────────────────────────────
@@ -221,10 +221,10 @@ export async function getSpace(ctx: Context, spaceId: string, shareKey?: string 
 
 /** The organization's spaces the caller can see, not deleted, oldest first. */
 export async function listOrganizationSpaces(ctx: Context, organizationId: string, args: PageArgs) {
-  await requireMembership(ctx, organizationId);
+  const member = await requireMembership(ctx, organizationId);
   return paginate({
     args,
-    where: { AND: [{ organizationId }, visibleSpaceWhere(ctx)] },
+    where: visibleSpaceWhereIn(ctx, organizationId, member),
     order: [["createdAt", "asc"], ["id", "asc"]],
     findMany: (q) => ctx.prisma.space.findMany(q),
     count: (q) => ctx.prisma.space.count(q),

@@ -1,0 +1,99 @@
+// Child process of the live-stream benchmark (bench/streams.ts): the floor to compare the gateway
+// with. A minimal node:http + ws server that keeps spaces in memory, speaks just enough of
+// graphql-transport-ws (ack, subscribe, complete) and, on a PATCH of a space's title or of a
+// page, serializes one `next` frame and sends it to every socket subscribed to it. Nothing else:
+// no database, no authorization, no GraphQL execution. Reports its port over IPC.
+import http from "node:http";
+import { WebSocketServer } from "ws";
+
+/** spaceId → { title, updatedAt } */
+const spaces = new Map();
+/** "spaceUpdated:<spaceId>" or "integrationEvents:<integration>" → Map<socket, subscription id> */
+const topics = new Map();
+let eventCounter = 0;
+
+function publish(topic, build) {
+  const subscribers = topics.get(topic);
+  if (!subscribers) return;
+  // One serialized frame per subscription id (the benchmark's clients all use the same one).
+  const frames = new Map();
+  for (const [socket, id] of subscribers) {
+    let frame = frames.get(id);
+    if (!frame) frames.set(id, (frame = Buffer.from(JSON.stringify({ id, type: "next", payload: { data: build() } }))));
+    socket.send(frame, { binary: false });
+  }
+}
+
+function readBody(req) {
+  return new Promise((resolve) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString() || "{}"));
+      } catch {
+        resolve({});
+      }
+    });
+  });
+}
+
+const server = http.createServer(async (req, res) => {
+  const body = req.method === "PATCH" ? await readBody(req) : {};
+  const page = /^\/v1\/spaces\/([^/]+)\/content\/page\/([^/]+)$/.exec(req.url);
+  const space = /^\/v1\/spaces\/([^/]+)$/.exec(req.url);
+  if (req.method === "PATCH" && space) {
+    const spaceId = space[1];
+    const value = { id: spaceId, title: String(body.title ?? ""), updatedAt: new Date().toISOString() };
+    spaces.set(spaceId, value);
+    publish(`spaceUpdated:${spaceId}`, () => ({ spaceUpdated: value }));
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "space", ...value }));
+  } else if (req.method === "PATCH" && page) {
+    const [, spaceId, pageId] = page;
+    const id = `evt_${++eventCounter}`;
+    const event = {
+      id,
+      status: "pending",
+      createdAt: new Date().toISOString(),
+      payload: { eventId: id, type: "space_content_updated", spaceId, revisionId: `rev_${eventCounter}` },
+    };
+    publish("integrationEvents:bench", () => ({ integrationEvents: event }));
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: pageId, title: String(body.title ?? "") }));
+  } else {
+    res.writeHead(404).end();
+  }
+});
+
+const wss = new WebSocketServer({ server, path: "/graphql", perMessageDeflate: false });
+wss.on("connection", (socket) => {
+  const mine = new Map(); // subscription id → topic
+  socket.on("message", (data) => {
+    let msg;
+    try {
+      msg = JSON.parse(String(data));
+    } catch {
+      return socket.close(4400, "Invalid message");
+    }
+    if (msg.type === "connection_init") socket.send('{"type":"connection_ack"}');
+    else if (msg.type === "ping") socket.send('{"type":"pong"}');
+    else if (msg.type === "subscribe") {
+      const query = String(msg.payload?.query ?? "");
+      const topic = query.includes("spaceUpdated")
+        ? `spaceUpdated:${msg.payload?.variables?.spaceId}`
+        : `integrationEvents:${msg.payload?.variables?.integrationName}`;
+      if (!topics.has(topic)) topics.set(topic, new Map());
+      topics.get(topic).set(socket, msg.id);
+      mine.set(msg.id, topic);
+    } else if (msg.type === "complete") {
+      const topic = mine.get(msg.id);
+      if (topic) topics.get(topic)?.delete(socket);
+      mine.delete(msg.id);
+    }
+  });
+  socket.on("close", () => {
+    for (const topic of mine.values()) topics.get(topic)?.delete(socket);
+  });
+});
+
+server.listen(0, "127.0.0.1", () => process.send({ kind: "listening", port: server.address().port }));
+process.on("disconnect", () => process.exit(0));

@@ -1,0 +1,703 @@
+import { fork, spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort } from "../test/helpers/ports.js";
+import { freshPostgres } from "../test/helpers/postgres.js";
+
+/**
+ * Live streams as a dashboard sees them. The gateway runs as its own process (two, on PostgreSQL
+ * + Redis, when DATABASE_URL and REDIS_URL are set: subscribers split between them, writes to the
+ * first); BENCH_SUBSCRIBERS graphql-ws sockets (1,000 by default) are held by child processes
+ * (at most BENCH_SOCKETS_PER_PROCESS = 2,500 each: a process may open 20,000 files here); this
+ * process is the client that writes through /v1, BENCH_WRITES writes (50) at BENCH_RATE per
+ * second (10), started on schedule whether or not the previous ones were answered.
+ *
+ * - spaceUpdated(spaceId): the writes PATCH /v1/spaces/{id} with a new title each. A subscriber
+ *   that sees title k (or a newer one: coalescing counts) got write k.
+ * - integrationEvents(integrationName): an integration with the space:content:read scope is
+ *   installed for every space of the organization, its events delivered to a local receiver
+ *   (development mode; BENCH_RECEIVER=0 leaves it off: events are recorded as skipped). The
+ *   writes are page edits, PATCH /v1/spaces/{id}/content/page/{pageId}, write k in space k, so
+ *   the event's spaceId names the write. Subscribers follow every status, as the dashboard does;
+ *   the first message of an event is its arrival.
+ *
+ * For each: write → arrival p50/p99 (from the start of the PATCH to the arrival at each
+ * subscriber, one machine clock), deliveries received/expected, PATCH p99 with the subscribers and
+ * with none; the same for a minimal node:http + ws server doing only the sends
+ * (bench/streams-minimal.mjs), in the same run; then a burst of BENCH_BURST page edits (1,000;
+ * BENCH_BURST_CONCURRENCY at a time, 16, over as many spaces; no new one after BENCH_BURST_SECONDS, 60)
+ * recorded as integration events, followed by one live subscriber: events/s recorded and seen.
+ *
+ *   npm run bench                    (every benchmark)
+ *   npm run bench -- streams         (this one; BENCH_SUBSCRIBERS=10000 for 10,000)
+ */
+export async function liveStreams() {
+  const options = {
+    subscribers: int("BENCH_SUBSCRIBERS", 1000),
+    perProcess: int("BENCH_SOCKETS_PER_PROCESS", 2500),
+    writes: int("BENCH_WRITES", 50),
+    rate: int("BENCH_RATE", 10),
+    burst: int("BENCH_BURST", 1000),
+    burstConcurrency: int("BENCH_BURST_CONCURRENCY", 16),
+    /** The burst stops starting writes after this many seconds (a slow server would take minutes). */
+    burstSeconds: int("BENCH_BURST_SECONDS", 60),
+    /** Longest wait for deliveries after the last write started (s); it ends sooner when all arrived or nothing arrives for 15 s. */
+    wait: int("BENCH_STREAM_WAIT", 120),
+    receiver: process.env.BENCH_RECEIVER !== "0",
+  };
+  const shared = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const receiver = await startReceiver();
+  cleanups.push(receiver.close);
+  try {
+    const processes = Math.max(shared ? 2 : 1, Math.ceil(options.subscribers / options.perProcess), options.subscribers >= 2 ? 2 : 1);
+    console.log(
+      `${options.subscribers} subscribers in ${processes} child processes; ${options.writes} writes at ${options.rate}/s from this process; ` +
+        `gateway: ${shared ? "2 processes, PostgreSQL + Redis (subscribers split between them, writes to the first)" : "1 process, embedded database (PGlite)"}`,
+    );
+
+    const minimal = await startMinimal();
+    cleanups.push(minimal.stop);
+    const floor = await measureTarget(minimal, options, processes);
+    await minimal.stop();
+
+    const gateway = await startGateways(shared, receiver.url, options.writes + 1, cleanups);
+    const measured = await measureTarget(gateway, options, processes);
+    const burst = options.burst > 0 ? await burstEvents(gateway, options) : undefined;
+    await gateway.stop();
+
+    printResults(options, floor, measured, burst, receiver.count());
+    return { floor, measured, burst };
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => console.error(err));
+  }
+}
+
+// ─── Targets: the gateway (one or two processes) and the minimal server ──────────────────────
+
+interface Target {
+  name: string;
+  /** Base URLs (http://) subscribers connect to, one per server process. */
+  urls: string[];
+  token: string;
+  /** The space whose title the spaceUpdated writes change. */
+  titleSpace: string;
+  /** Where warm-up and no-subscriber page edits go. */
+  warmPage: SpacePage;
+  /** Space and page of page edit k. */
+  pages: SpacePage[];
+  stop(): Promise<unknown>;
+}
+
+interface SpacePage {
+  space: string;
+  page: string;
+}
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+async function startMinimal(): Promise<Target> {
+  const child = fork(path.join(root, "bench/streams-minimal.mjs"), { execArgv: [], stdio: "inherit" });
+  const { port } = await nextMessage<{ port: number }>(child, "listening");
+  const pages = Array.from({ length: int("BENCH_WRITES", 50) }, (_, k) => ({ space: `spc_${k}`, page: `pg_${k}` }));
+  return {
+    name: "minimal",
+    urls: [`http://127.0.0.1:${port}`],
+    token: "none",
+    titleSpace: "spc_title",
+    warmPage: { space: "spc_warm", page: "pg_warm" },
+    pages,
+    stop: () => stopChild(child),
+  };
+}
+
+/** Gateway processes on a fresh database, with a user, spaces, pages and an installed integration. */
+async function startGateways(shared: boolean, receiverUrl: string, spaces: number, cleanups: (() => Promise<unknown>)[]): Promise<Target> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOST: "127.0.0.1",
+    LOG_LEVEL: process.env.LOG_LEVEL || "warn",
+    LOG_FORMAT: "json",
+    RATE_LIMIT_PER_MINUTE: "0",
+    OUTBOUND_ALLOWED_NETWORKS: "127.0.0.0/8",
+  };
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-streams-"));
+  cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  env.DATA_DIR = dataDir;
+  if (shared) {
+    const db = await freshPostgres(process.env.DATABASE_URL!, "bench");
+    cleanups.push(db.drop);
+    env.DATABASE_URL = db.url;
+  } else {
+    env.DATABASE_URL = "";
+    env.REDIS_URL = "";
+  }
+  // One after the other: the first applies the migrations.
+  const servers = [await startGatewayProcess(env)];
+  cleanups.push(servers[0]!.stop);
+  if (shared) {
+    servers.push(await startGatewayProcess(env));
+    cleanups.push(servers[1]!.stop);
+  }
+  const url = servers[0]!.url;
+  const boot = await admin(env, ["bootstrap", "--email", "bench@acme.test", "--org", "Bench"]);
+  const api = client(url, boot.token);
+  const titleSpace = (await api("POST", `/v1/orgs/${boot.organization}/spaces`, { title: "Dashboard" })).id;
+  const made = await parallel(spaces, 4, async (k) => {
+    const space = (await api("POST", `/v1/orgs/${boot.organization}/spaces`, { title: `Space ${k}` })).id;
+    const page = (await api("POST", `/v1/spaces/${space}/content/pages`, { title: "Page" })).id;
+    return { space, page };
+  });
+  await api("POST", "/v1/integrations/bench", { title: "Bench", organization: boot.organization, scopes: ["space:content:read"] });
+  const installation = await api("POST", "/v1/integrations/bench/installations", { organization: boot.organization });
+  await api("PATCH", `/v1/integrations/bench/installations/${installation.id}`, { space_selection: "all" });
+  if (int("BENCH_RECEIVER", 1)) await api("PUT", "/v1/integrations/bench/dev", { tunnelUrl: receiverUrl });
+  return {
+    name: "gateway",
+    urls: servers.map((s) => s.url),
+    token: boot.token,
+    titleSpace,
+    warmPage: made[0]!,
+    pages: made.slice(1),
+    stop: () => Promise.all(servers.map((s) => s.stop())),
+  };
+}
+
+async function startGatewayProcess(env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => Promise<unknown> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["scripts/run.mjs", "src/main.ts"], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
+  const url = `http://127.0.0.1:${port}`;
+  let stopping = false;
+  child.once("exit", (code, signal) => {
+    if (!stopping) console.log(`  !! the gateway process on port ${port} exited (${signal ?? code}) while the benchmark ran: figures after this are of the survivors`);
+  });
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`The gateway exited with code ${child.exitCode} while starting.`);
+    const ok = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error("The gateway was not ready within 180 s.");
+    await sleep(200);
+  }
+  return { url, stop: () => ((stopping = true), stopChild(child)) };
+}
+
+/** Runs an admin command (`npm run admin -- …`) against the gateway's database; returns its last line, parsed. */
+function admin(env: NodeJS.ProcessEnv, args: string[]): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["scripts/run.mjs", "src/cli/admin.ts", ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`admin ${args[0]} failed (${code}): ${err}`));
+      resolve(JSON.parse(out.trim().split("\n").at(-1)!));
+    });
+  });
+}
+
+function client(base: string, token: string) {
+  return async (method: string, p: string, body?: unknown): Promise<any> => {
+    const res = await fetch(base + p, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+}
+
+/** The integration's development tunnel: answers every delivery 200, counts them. */
+async function startReceiver() {
+  let count = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      count++;
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/events`,
+    count: () => count,
+    close: () => new Promise((r) => (server.closeAllConnections(), server.close(r))),
+  };
+}
+
+// ─── Measuring one target ────────────────────────────────────────────────────────────────────
+
+interface Options {
+  subscribers: number;
+  perProcess: number;
+  writes: number;
+  rate: number;
+  burst: number;
+  burstConcurrency: number;
+  burstSeconds: number;
+  wait: number;
+  receiver: boolean;
+}
+
+interface StreamResult {
+  /** Of the deliveries received. */
+  p50: number;
+  p99: number;
+  /** Of every expected delivery, a missing one counting as never arriving (Infinity). */
+  p99Expected: number;
+  received: number;
+  expected: number;
+  /** Sockets that received their warm-up message before the measured writes. */
+  live: number;
+  patchNone: number;
+  patchWith: number;
+  failedWrites: number;
+  errors: number;
+  firstError: string;
+}
+
+interface TargetResult {
+  name: string;
+  connectMs: number;
+  connected: number;
+  spaceUpdated: StreamResult;
+  integrationEvents: StreamResult;
+}
+
+const SPACE_QUERY = "subscription Space($spaceId: String!) { spaceUpdated(spaceId: $spaceId) { id title updatedAt } }";
+const EVENTS_QUERY =
+  "subscription Events($integrationName: String!, $statuses: [IntegrationEventStatus!]) { integrationEvents(integrationName: $integrationName, statuses: $statuses) { id status createdAt payload { eventId type spaceId revisionId } } }";
+
+async function measureTarget(target: Target, options: Options, processes: number): Promise<TargetResult> {
+  const write = writer(target);
+  // PATCH latency with nobody subscribed, after a few writes that open connections and warm caches.
+  for (let i = 0; i < 5; i++) await write.title(`first ${i}`), await write.page(target.warmPage, `first ${i}`);
+  await write.calibrate();
+  const noneSpace = await paced(options, (k) => write.title(`none ${k}`));
+  const noneEvents = await paced(options, () => write.page(target.warmPage, "none"));
+
+  const group = await SubscriberGroup.start(target, options.subscribers, processes);
+  console.log(`  ${target.name}: ${group.connected}/${options.subscribers} sockets connected in ${(group.connectMs / 1000).toFixed(1)} s`);
+  try {
+    const titles = Array.from({ length: options.writes }, (_, k) => `write ${k}`);
+    const spaceUpdated = await streamPhase(group, options, {
+      subscribe: { id: "space", keyBy: "title", query: SPACE_QUERY, variables: { spaceId: target.titleSpace } },
+      warm: (i) => write.title(`warm ${i}`),
+      write: (k) => write.title(titles[k]!),
+      keys: titles,
+      coalesce: true,
+      none: noneSpace,
+      idle: write.idle,
+    });
+    console.log(`  ${target.name}: spaceUpdated ${line(spaceUpdated)}`);
+    const integrationEvents = await streamPhase(group, options, {
+      subscribe: { id: "events", keyBy: "spaceId", query: EVENTS_QUERY, variables: { integrationName: "bench" } },
+      warm: (i) => write.page(target.warmPage, `warm ${i}`),
+      write: (k) => write.page(target.pages[k]!, `write ${k}`),
+      keys: target.pages.slice(0, options.writes).map((p) => p.space),
+      coalesce: false,
+      none: noneEvents,
+      idle: write.idle,
+    });
+    console.log(`  ${target.name}: integrationEvents ${line(integrationEvents)}`);
+    return { name: target.name, connectMs: group.connectMs, connected: group.connected, spaceUpdated, integrationEvents };
+  } finally {
+    await group.close();
+  }
+}
+
+function line(r: StreamResult): string {
+  return (
+    `write → arrival p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; ${r.received}/${r.expected} deliveries; PATCH p99 ${ms(r.patchWith)} (none: ${ms(r.patchNone)})` +
+    (r.failedWrites ? `; ${r.failedWrites} writes failed` : "") +
+    (r.errors ? `; ${r.errors} subscriber errors` : "") +
+    (r.firstError ? `; first error: ${r.firstError}` : "")
+  );
+}
+
+function writer(target: Target) {
+  const base = target.urls[0]!;
+  const send = async (p: string, body: unknown) => {
+    const res = await fetch(base + p, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${target.token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`PATCH ${p}: ${res.status} ${text.slice(0, 200)}`);
+  };
+  const read = async () => {
+    const start = now();
+    await fetch(`${base}/v1/spaces/${target.titleSpace}`, { headers: { authorization: `Bearer ${target.token}` } }).then((r) => r.arrayBuffer());
+    return now() - start;
+  };
+  let idleRead: number | undefined;
+  return {
+    /** Notes how long a read takes while the server is idle (the fastest of five). */
+    async calibrate() {
+      const times = [];
+      for (let i = 0; i < 5; i++) times.push(await read());
+      idleRead = Math.min(...times);
+    },
+    /** Waits (up to 180 s) until three reads in a row take at most 3× the idle time, or 50 ms. */
+    async idle() {
+      const limit = Math.max(50, 3 * (idleRead ?? 0));
+      const deadline = now() + 180_000;
+      for (let fast = 0; fast < 3 && now() < deadline; ) {
+        fast = (await read()) <= limit ? fast + 1 : 0;
+        await sleep(100);
+      }
+    },
+    title: (title: string) => send(`/v1/spaces/${target.titleSpace}`, { title }),
+    page: (at: SpacePage, title: string) => send(`/v1/spaces/${at.space}/content/page/${at.page}`, { title }),
+  };
+}
+
+interface Paced {
+  starts: number[];
+  durations: number[];
+  failed: number;
+  firstError?: string;
+}
+
+/** `options.writes` writes at `options.rate` per second, each started on schedule (open loop). */
+async function paced(options: Pick<Options, "writes" | "rate">, write: (k: number) => Promise<void>): Promise<Paced> {
+  const result: Paced = { starts: [], durations: [], failed: 0 };
+  const t0 = now();
+  await Promise.all(
+    Array.from({ length: options.writes }, async (_, k) => {
+      await sleep(t0 + (k * 1000) / options.rate - now());
+      const start = now();
+      result.starts[k] = start;
+      try {
+        await write(k);
+      } catch (err) {
+        result.failed++;
+        result.firstError ??= String(err);
+      }
+      result.durations[k] = now() - start;
+    }),
+  );
+  return result;
+}
+
+interface Phase {
+  subscribe: { id: string; keyBy: "title" | "spaceId" | "eventId"; query: string; variables: Record<string, unknown> };
+  warm: (i: number) => Promise<void>;
+  write: (k: number) => Promise<void>;
+  keys: string[];
+  coalesce: boolean;
+  none: Paced;
+  /** Resolves once the server answers a read as fast as when it was idle. */
+  idle: () => Promise<void>;
+}
+
+async function streamPhase(group: SubscriberGroup, options: Options, phase: Phase): Promise<StreamResult> {
+  await group.all({ cmd: "subscribe", ...phase.subscribe }, "subscribed");
+  // Live once every socket got a warm-up message; a new warm-up write only when the last one
+  // brought nothing new for 3 s (a slow server is still sending it).
+  const warmDeadline = now() + 120_000 + options.subscribers * 10;
+  let live = 0;
+  for (let i = 0; live < group.connected && now() < warmDeadline; i++) {
+    await phase.warm(i).catch(() => undefined);
+    let last = -1;
+    let stillAt = now();
+    while (now() < warmDeadline) {
+      await sleep(250);
+      live = sum(await group.all({ cmd: "status" }, "status"), "live");
+      if (live >= group.connected) break;
+      if (live !== last) (last = live), (stillAt = now());
+      else if (now() - stillAt > 3000) break;
+    }
+  }
+  await group.quiet(1000, 60_000);
+
+  const writes = await paced(options, phase.write);
+  const expected = group.connected * phase.keys.length;
+  const lastStart = Math.max(...writes.starts);
+  let received = 0;
+  let progressAt = now();
+  let reportedAt = now();
+  while (now() - lastStart < options.wait * 1000) {
+    const statuses = await group.all({ cmd: "status", keys: phase.keys, coalesce: phase.coalesce }, "status");
+    const count = sum(statuses, "received");
+    if (count !== received) (received = count), (progressAt = now());
+    if (received >= expected || now() - progressAt > 15_000) break;
+    if (now() - reportedAt > 15_000) {
+      reportedAt = now();
+      console.log(`    ${received}/${expected} deliveries ${((now() - lastStart) / 1000).toFixed(0)} s after the last write`);
+    }
+    await sleep(500);
+  }
+  const reports = await group.all({ cmd: "report", keys: phase.keys, coalesce: phase.coalesce, starts: writes.starts }, "report");
+  const statuses = await group.all({ cmd: "status" }, "status");
+  const latencies: number[] = [];
+  for (const r of reports) for (const l of r.latencies as Float64Array) if (!Number.isNaN(l)) latencies.push(l);
+  latencies.sort((a, b) => a - b);
+  await group.all({ cmd: "unsubscribe" }, "unsubscribed");
+  await group.quiet(1000, 30_000);
+  // A server still sending what was not delivered in time would slow the next phase down.
+  await phase.idle();
+  const missing = expected - latencies.length;
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    p99Expected: percentile([...latencies, ...new Array<number>(Math.max(0, missing)).fill(Infinity)], 99),
+    received: latencies.length,
+    expected,
+    live,
+    patchNone: percentile([...phase.none.durations].sort((a, b) => a - b), 99),
+    patchWith: percentile([...writes.durations].sort((a, b) => a - b), 99),
+    failedWrites: writes.failed + phase.none.failed,
+    errors: sum(statuses, "errors"),
+    firstError: statuses.map((s) => s.firstError).find(Boolean) || writes.firstError || phase.none.firstError || "",
+  };
+}
+
+/** Child processes holding the subscribers' sockets, spread over the target's server processes. */
+class SubscriberGroup {
+  private constructor(
+    private children: ChildProcess[],
+    readonly connected: number,
+    readonly connectMs: number,
+  ) {}
+
+  static async start(target: Target, sockets: number, processes: number): Promise<SubscriberGroup> {
+    const children = Array.from({ length: processes }, () =>
+      fork(path.join(root, "bench/streams-subscribers.mjs"), { execArgv: [], stdio: "inherit", serialization: "advanced" }),
+    );
+    await Promise.all(children.map((c) => nextMessage(c, "ready")));
+    const started = now();
+    const answers = await Promise.all(
+      children.map((c, i) => {
+        const count = Math.floor(sockets / processes) + (i < sockets % processes ? 1 : 0);
+        const url = target.urls[i % target.urls.length]!.replace(/^http/, "ws") + "/graphql";
+        return request<{ ok: number; failed: number; firstError: string }>(c, { cmd: "connect", url, token: target.token, count }, "connected");
+      }),
+    );
+    const group = new SubscriberGroup(children, sum(answers, "ok"), now() - started);
+    const failed = sum(answers, "failed");
+    if (failed) console.log(`  ${failed} sockets could not connect; first error: ${answers.map((a) => a.firstError).find(Boolean)}`);
+    return group;
+  }
+
+  all(cmd: Record<string, unknown>, kind: string): Promise<any[]> {
+    return Promise.all(this.children.map((c) => request(c, cmd, kind)));
+  }
+
+  /** Waits until no message arrived for `ms` (at most `max`). */
+  async quiet(ms: number, max: number) {
+    const deadline = now() + max;
+    while (now() < deadline) {
+      const last = Math.max(...(await this.all({ cmd: "status" }, "status")).map((s) => s.lastAt));
+      if (now() - last >= ms) return;
+      await sleep(250);
+    }
+  }
+
+  async close() {
+    await Promise.all(this.children.map((c) => request(c, { cmd: "close" }, "closed").catch(() => undefined)));
+    await Promise.all(this.children.map((c) => stopChild(c)));
+  }
+}
+
+// ─── Burst ───────────────────────────────────────────────────────────────────────────────────
+
+interface BurstResult {
+  events: number;
+  recordedMs: number;
+  seen: number;
+  seenMs: number;
+  failed: number;
+}
+
+/**
+ * BENCH_BURST page edits, BENCH_BURST_CONCURRENCY at a time, each in its own space (no two edits
+ * of one space race), each recording one integration event; one subscriber follows the
+ * integration's new events on the gateway the writes go to.
+ */
+async function burstEvents(target: Target, options: Options): Promise<BurstResult> {
+  const write = writer(target);
+  const group = await SubscriberGroup.start({ ...target, urls: [target.urls[0]!] }, 1, 1);
+  try {
+    await group.all(
+      { cmd: "subscribe", id: "burst", keyBy: "eventId", query: EVENTS_QUERY, variables: { integrationName: "bench", statuses: ["pending"] } },
+      "subscribed",
+    );
+    // Live once the warm-up event arrived.
+    for (let i = 0; i < 60; i++) {
+      await write.page(target.warmPage, `burst warm ${i}`);
+      await sleep(500);
+      if (sum(await group.all({ cmd: "status" }, "status"), "keys") > 0) break;
+    }
+    await group.quiet(500, 10_000);
+    const before = sum(await group.all({ cmd: "status" }, "status"), "keys");
+    const lanes = Math.min(options.burstConcurrency, target.pages.length);
+    const started = now();
+    let next = 0;
+    let failed = 0;
+    await Promise.all(
+      Array.from({ length: lanes }, async (_, lane) => {
+        while (next < options.burst && now() - started < options.burstSeconds * 1000) {
+          const k = next++;
+          await write.page(target.pages[lane]!, `burst ${k}`).catch(() => failed++);
+        }
+      }),
+    );
+    const recordedMs = now() - started;
+    const recorded = next - failed;
+    let seen = 0;
+    let seenAt = now();
+    for (let progressAt = now(); seen < recorded && now() - progressAt < 10_000; await sleep(100)) {
+      const count = sum(await group.all({ cmd: "status" }, "status"), "keys") - before;
+      if (count !== seen) (seen = count), (progressAt = seenAt = now());
+    }
+    return { events: recorded, recordedMs, seen, seenMs: seenAt - started, failed };
+  } finally {
+    await group.close();
+  }
+}
+
+// ─── Output ──────────────────────────────────────────────────────────────────────────────────
+
+function printResults(options: Options, floor: TargetResult, gw: TargetResult, burst: BurstResult | undefined, receiverCount: number) {
+  const rows: string[][] = [["stream", "server", "arrival p50*", "arrival p99*", "deliveries", "PATCH p99 none", `PATCH p99 ${options.subscribers} subs`]];
+  for (const stream of ["spaceUpdated", "integrationEvents"] as const) {
+    for (const t of [floor, gw]) {
+      const r = t[stream];
+      rows.push([stream, t.name, ms(r.p50), ms(r.p99), `${r.received}/${r.expected}`, ms(r.patchNone), ms(r.patchWith)]);
+    }
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  console.log("");
+  for (const r of rows) console.log("  " + r.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "));
+  console.log("  (* of the deliveries received; the target below counts a missing one as never arriving)");
+  console.log("targets (same run):");
+  for (const stream of ["spaceUpdated", "integrationEvents"] as const) {
+    const g = gw[stream];
+    const f = floor[stream];
+    console.log(
+      `  ${stream.padEnd(17)} arrival p99 gateway / minimal ${ratio(g.p99Expected, f.p99Expected)} (target ≤ 1.25×)   ` +
+        `PATCH p99 ${options.subscribers} subs / none ${ratio(g.patchWith, g.patchNone)} (target ≤ 2×)   ` +
+        `deliveries ${((g.received / Math.max(1, g.expected)) * 100).toFixed(1)}% (target 100%)` +
+        (g.live < gw.connected ? `   (${gw.connected - g.live} sockets not live after warm-up)` : ""),
+    );
+  }
+  if (burst) {
+    console.log(
+      `  burst             ${burst.events} integration events recorded in ${ms(burst.recordedMs)} = ${rate(burst.events, burst.recordedMs)} events/s (target ≥ 1,000/s); ` +
+        `${burst.seen}/${burst.events} seen by a live subscriber, the last after ${ms(burst.seenMs)} = ${rate(burst.seen, burst.seenMs)} events/s` +
+        (burst.failed ? `; ${burst.failed} writes failed` : "") +
+        (burst.events + burst.failed < options.burst ? ` (stopped after ${options.burstSeconds} s, BENCH_BURST_SECONDS)` : ""),
+    );
+  }
+  if (options.receiver) console.log(`  (integration deliveries answered by the local receiver: ${receiverCount})`);
+  console.log(`  (load average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(", ")} on ${os.availableParallelism()} cores: other processes' work slows both servers)`);
+}
+
+// ─── Helpers ─────────────────────────────────────────────────────────────────────────────────
+
+function now() {
+  return performance.timeOrigin + performance.now();
+}
+
+function sleep(ms: number) {
+  return new Promise((r) => setTimeout(r, Math.max(0, ms)));
+}
+
+function int(name: string, fallback: number): number {
+  const v = process.env[name];
+  if (v === undefined || v === "") return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`);
+  return n;
+}
+
+function sum(list: any[], field: string): number {
+  return list.reduce((s, x) => s + (x[field] as number), 0);
+}
+
+function percentile(sorted: number[], q: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((q / 100) * sorted.length) - 1)]!;
+}
+
+function ms(v: number): string {
+  if (Number.isNaN(v)) return "—";
+  return v >= 10_000 ? `${(v / 1000).toFixed(1)} s` : `${Math.round(v)} ms`;
+}
+
+function ratio(a: number, b: number): string {
+  if (a === Infinity) return "∞ (over 1% of the deliveries missing)";
+  return Number.isNaN(a) || Number.isNaN(b) || b === 0 || b === Infinity ? "n/a" : `${(a / b).toFixed(2)}×`;
+}
+
+function rate(count: number, ms: number): string {
+  return ms > 0 ? Math.round((count / ms) * 1000).toLocaleString("en-US") : "n/a";
+}
+
+async function parallel<T>(count: number, lanes: number, run: (k: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (next < count) {
+        const k = next++;
+        out[k] = await run(k);
+      }
+    }),
+  );
+  return out;
+}
+
+function nextMessage<T = any>(child: ChildProcess, kind: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: any) => {
+      if (m?.kind !== kind) return;
+      child.off("message", onMessage);
+      child.off("exit", onExit);
+      resolve(m);
+    };
+    const onExit = (code: number | null) => {
+      child.off("message", onMessage);
+      reject(new Error(`A benchmark child process exited (${code}) before answering ${kind}.`));
+    };
+    child.on("message", onMessage);
+    child.once("exit", onExit);
+  });
+}
+
+function request<T = any>(child: ChildProcess, cmd: Record<string, unknown>, kind: string): Promise<T> {
+  const answer = nextMessage<T>(child, kind);
+  child.send(cmd);
+  return answer;
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    child.once("exit", () => (clearTimeout(timer), resolve()));
+    child.kill("SIGTERM");
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  liveStreams().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

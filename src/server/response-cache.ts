@@ -1,0 +1,324 @@
+import crypto from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ExecutionResult } from "graphql";
+import { Redis } from "ioredis";
+import type { Plugin } from "graphql-yoga";
+import { createInMemoryCache, useResponseCache, type Cache } from "@graphql-yoga/plugin-response-cache";
+import { createRedisCache } from "@envelop/response-cache-redis";
+import type { Config } from "../config.js";
+import { writtenTable, type Database } from "../core/db.js";
+import type { AccessCache } from "../core/access-cache.js";
+import { changesAccess } from "../core/access-cache.js";
+import { currentReads, noteStatement, trackRequest, type RequestReads } from "../core/request-reads.js";
+import { log } from "../core/logger.js";
+
+/**
+ * The response cache: answers of GraphQL queries (`/graphql`, through
+ * `@graphql-yoga/plugin-response-cache`) and of REST GETs (`/v1`), kept per caller and dropped
+ * by every write that may change them, in this process or, with REDIS_URL, in every gateway
+ * (the entries live in Redis, `@envelop/response-cache-redis`).
+ *
+ * - Per caller: an entry's key holds the caller's credentials (a hash of the Authorization
+ *   header, and of the visitor token published content reads), so an answer is served only to
+ *   the token it was made for; the token decides the user and their SSO state.
+ * - What an answer depends on: every table the statements of its request read
+ *   (core/request-reads.ts). Each entry is tagged with those tables, and with `*`.
+ * - Invalidation: the database layer reports every committed write with the tables it wrote
+ *   (core/db.ts `onCommittedWrite`); before the write answers, every entry that read one of them
+ *   is dropped (a new comment drops the answers that counted the space's comments, a merge those
+ *   that read the space's revision or its change requests, a new space every list of spaces).
+ *   A write that changes access (a role, a revoked token, SSO: core/access-cache.ts
+ *   `changesAccess`), or one another process announces for the access cache, drops every entry:
+ *   answers made with the access cache's answers did not read those tables.
+ * - Races: a request notes the write counters of the tables when it starts (per process, or in
+ *   Redis); an answer whose tables were written meanwhile is not kept (or removed at once when
+ *   the write's invalidation may have passed before it was stored), so an answer read from the
+ *   old rows cannot outlive a write.
+ * - Never kept: mutations, subscriptions, answers with errors, REST answers other than 200,
+ *   answers of requests that wrote or fetched from outside the database (core/outbound.ts),
+ *   introspection; entries expire after RESPONSE_CACHE_TTL_MS in any case (a safety net).
+ * - RESPONSE_CACHE=off turns it off (benchmarks, debugging). Unset, it is on, except with
+ *   DATABASE_URL and no REDIS_URL: other gateways on the same database could not tell this one
+ *   what they wrote.
+ * - Redis unreachable: lookups miss and nothing is kept. A write whose invalidation could not
+ *   reach Redis stops this process from serving entries for a TTL (one of them may be stale).
+ */
+
+/** Entries kept in process when there is no Redis; past it the least recently used go. */
+const MAX_MEMORY_ENTRIES = 10_000;
+
+/** A REST answer as kept: status 200, its headers (the ETag included) and its body. */
+interface KeptRest {
+  rest: true;
+  headers: [string, string][];
+  body: string;
+}
+
+/** Where entries live: this process's memory or Redis. */
+interface Backend {
+  /** Called as a request starts (notes the write counters, in process). */
+  begin(reads: RequestReads): void;
+  /** The entry under `key`, or null; on a miss the request notes the write counters (Redis). */
+  get(key: string): Promise<unknown>;
+  /** Keeps `value` under `key`, tagged with the tables the request read, unless one was written since it started. */
+  set(key: string, value: unknown, reads: RequestReads, ttl: number): Promise<void>;
+  /** Tables were written: counters up, their entries dropped. */
+  written(tables: readonly string[]): Promise<void>;
+  /** Resolves once the store can be used (Redis connected). */
+  ready?: Promise<void>;
+  close(): void;
+}
+
+export interface ResponseCache {
+  enabled: boolean;
+  /** The yoga plugin (GraphQL answers). */
+  plugins: Plugin[];
+  /** REST GET answers, by URL and caller: the kept answer, or null. */
+  lookupRest(request: Request, url: URL): Promise<Response | null>;
+  /** Keeps a REST GET answer (status 200) when its request allows it; returns an answer to send. */
+  keepRest(request: Request, url: URL, response: Response): Promise<Response>;
+  /** Wraps the node handler: every request's reads are tracked. */
+  track<A extends unknown[]>(handler: (req: IncomingMessage, res: ServerResponse, ...rest: A) => unknown): (req: IncomingMessage, res: ServerResponse, ...rest: A) => void;
+  /** Runs a fetch-API request (tests without a port) with its reads tracked. */
+  trackFetch(run: () => Promise<Response>): Promise<Response>;
+  /** Drops every entry (every process's, with Redis). */
+  forget(): Promise<void>;
+  stats: { hits: number; misses: number };
+  /** Resolves once the store is connected (Redis), or after `waitMs`. */
+  ready(waitMs: number): Promise<void>;
+  close(): void;
+}
+
+/** Whether the cache is on for a configuration (see the module's comment). */
+export function responseCacheOn(config: Pick<Config, "responseCache" | "responseCacheTtlMs" | "databaseUrl" | "redisUrl">): boolean {
+  if (config.responseCache === "off" || config.responseCacheTtlMs === 0) return false;
+  if (config.responseCache === "on") return true;
+  return !config.databaseUrl || !!config.redisUrl;
+}
+
+const sha256 = (text: string) => crypto.createHash("sha256").update(text).digest("base64url");
+
+/**
+ * What besides the operation an answer may depend on, as a hash: the caller's credentials (the API
+ * token, the visitor token of published content) and the URL's query (visitor parameters).
+ */
+function sessionOf(request: Request): string {
+  const h = request.headers;
+  const query = request.url.indexOf("?");
+  return sha256(`${h.get("authorization") ?? ""}\u0000${h.get("x-visitor-token") ?? ""}\u0000${query < 0 ? "" : request.url.slice(query)}`);
+}
+
+export function createResponseCache(opts: { config: Config; db: Database; accessCache: AccessCache; scope: string }): ResponseCache {
+  const { config } = opts;
+  const enabled = responseCacheOn(config);
+  const stats = { hits: 0, misses: 0 };
+  const ttl = config.responseCacheTtlMs;
+  // Gateways on other databases may share the Redis: their keys differ.
+  const prefix = `rc:${sha256(opts.scope).slice(0, 12)}:`;
+  const backend: Backend | undefined = enabled ? (config.redisUrl ? redisBackend(config.redisUrl, prefix, ttl) : memoryBackend(prefix)) : undefined;
+
+  if (backend) {
+    // Reads tag the requests under way; a write makes its own request's answer one not to keep.
+    opts.db.observeStatements((_seconds, _ok, sql) => noteStatement(sql, writtenTable(sql) !== null));
+    opts.db.onCommittedWrite(async (writes) => {
+      const tables = [...writes.keys()];
+      await backend.written(changesAccess(writes) ? [...tables, "*"] : tables);
+    });
+    // Another process (a gateway, `npm run admin`) changed access, or Redis was away: drop everything.
+    opts.accessCache.onClear(() => void backend.written(["*"]).catch(() => undefined));
+  }
+
+  const lookup = async (key: string): Promise<unknown> => {
+    const reads = currentReads();
+    if (!backend || !reads) return null;
+    const value = await backend.get(key);
+    // GraphQL looks an entry up twice on a miss (before the context, and as it executes): counted once.
+    if (reads.lookedUp !== key) {
+      if (value) stats.hits++;
+      else stats.misses++;
+    }
+    reads.lookedUp = key;
+    return value;
+  };
+
+  const cache: Cache = {
+    get: (key) => (key.startsWith(`${prefix}g:`) ? (lookup(key) as Promise<ExecutionResult | null>) : null),
+    set: (key, value, _entities, ttl_) => {
+      const reads = currentReads();
+      if (!backend || !reads || reads.uncacheable || !key.startsWith(`${prefix}g:`)) return;
+      return backend.set(key, value, reads, ttl_);
+    },
+    // Answers are dropped by the writes the database reports, never by what a mutation answered.
+    invalidate: () => undefined,
+  };
+
+  const plugins: Plugin[] = backend
+    ? [
+        useResponseCache({
+          cache,
+          ttl,
+          session: (request) => sessionOf(request),
+          enabled: (_request, context) => !!currentReads() && !(context as { rest?: boolean } | undefined)?.rest,
+          invalidateViaMutation: false,
+          includeExtensionMetadata: false,
+          // Without its text (a document that did not resolve) a request gets a key of its own: never shared.
+          buildResponseCacheKey: ({ documentString, operationName, variableValues, sessionId }) =>
+            documentString
+              ? `${prefix}g:${sha256(`${documentString}\u0000${operationName ?? ""}\u0000${JSON.stringify(variableValues ?? {})}\u0000${sessionId ?? ""}`)}`
+              : `${prefix}n:${crypto.randomUUID()}`,
+        }),
+      ]
+    : [];
+
+  const restKey = (request: Request, url: URL) => `${prefix}r:${sha256(`${url.pathname}${url.search}\u0000${sessionOf(request)}`)}`;
+
+  return {
+    enabled,
+    plugins,
+    stats,
+    async lookupRest(request, url) {
+      if (!backend || request.method !== "GET") return null;
+      const kept = (await lookup(restKey(request, url))) as KeptRest | null;
+      if (!kept?.rest) return null;
+      return new Response(kept.body, { status: 200, headers: kept.headers });
+    },
+    async keepRest(request, url, response) {
+      const reads = currentReads();
+      if (!backend || !reads || reads.uncacheable || request.method !== "GET" || response.status !== 200) return response;
+      const body = await response.text();
+      const kept: KeptRest = { rest: true, headers: [...response.headers], body };
+      await backend.set(restKey(request, url), kept, reads, ttl).catch(() => undefined);
+      return new Response(body, { status: 200, headers: response.headers });
+    },
+    track(handler) {
+      if (!backend) return handler;
+      return (req, res, ...rest) => {
+        // Event streams (subscriptions over SSE) last long and are never kept: not tracked.
+        if (String(req.headers.accept ?? "").includes("text/event-stream")) return void handler(req, res, ...rest);
+        const { done } = trackRequest((reads) => {
+          backend?.begin(reads);
+          return handler(req, res, ...rest);
+        });
+        res.once("close", done);
+      };
+    },
+    async trackFetch(run) {
+      if (!backend) return run();
+      const { result, done } = trackRequest((reads) => {
+        backend?.begin(reads);
+        return run();
+      });
+      try {
+        return await result;
+      } finally {
+        done();
+      }
+    },
+    forget: async () => backend?.written(["*"]),
+    ready: (waitMs) => Promise.race([backend?.ready ?? Promise.resolve(), new Promise<void>((resolve) => setTimeout(resolve, waitMs).unref())]),
+    close: () => backend?.close(),
+  };
+}
+
+/** The tags of an entry: one per table read, and `*` (every entry). */
+function tagsOf(tag: string, tables: Iterable<string>) {
+  return [...tables, "*"].map((id) => ({ typename: tag, id }));
+}
+
+/** Entries in this process (@envelop/response-cache's LRU). */
+function memoryBackend(prefix: string): Backend {
+  const store = createInMemoryCache({ max: MAX_MEMORY_ENTRIES });
+  const tag = `${prefix}table`;
+  let counter = 0;
+  const lastWrite = new Map<string, number>();
+  return {
+    begin(reads) {
+      reads.versions = counter;
+    },
+    async get(key) {
+      return (await store.get(key)) ?? null;
+    },
+    async set(key, value, reads, ttl) {
+      const started = reads.versions as number;
+      for (const table of [...reads.tables, "*"]) if ((lastWrite.get(table) ?? 0) > started) return;
+      await store.set(key, value as ExecutionResult, tagsOf(tag, reads.tables), ttl);
+    },
+    async written(tables) {
+      counter++;
+      for (const table of tables) lastWrite.set(table, counter);
+      await store.invalidate(tables.map((id) => ({ typename: tag, id })));
+    },
+    close() {},
+  };
+}
+
+/**
+ * Entries in Redis (@envelop/response-cache-redis), shared by every gateway on the database. The
+ * write counters are a hash beside them; each entry's tag sets expire with it.
+ */
+function redisBackend(url: string, prefix: string, ttl: number): Backend {
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2000 });
+  const store = createRedisCache({ redis, buildRedisOperationResultCacheKey: (id) => `${id}:tags` });
+  const tag = `${prefix}table`;
+  const versionsKey = `${prefix}versions`;
+  // While Redis is unreachable nothing is looked up or kept. After an invalidation that failed,
+  // entries are not used until those kept before it expired (one of them may be stale).
+  let unusableUntil = 0;
+  let down = false;
+  redis.on("error", (err) => {
+    if (!down) log.warn(`Response cache: Redis unreachable (${err.message}); answers are not cached until it is back.`);
+    down = true;
+  });
+  redis.on("ready", () => (down = false));
+  const usable = () => !down && redis.status === "ready" && Date.now() >= unusableUntil;
+  const nextReady = () => new Promise<void>((resolve) => redis.once("ready", () => resolve()));
+  const ready = nextReady();
+
+  return {
+    ready,
+    begin() {},
+    async get(key) {
+      if (!usable()) return null;
+      try {
+        const [[e1, value], [e2, versions]] = (await redis.pipeline().get(key).hgetall(versionsKey).exec()) as [[Error | null, string | null], [Error | null, Record<string, string>]];
+        if (e1 || e2) throw e1 ?? e2;
+        const reads = currentReads();
+        if (reads && reads.versions === undefined) reads.versions = versions;
+        return value ? JSON.parse(value) : null;
+      } catch {
+        return null;
+      }
+    },
+    async set(key, value, reads, ttl_) {
+      const started = reads.versions as Record<string, string> | undefined;
+      if (!started || !usable()) return;
+      const tables = [...reads.tables, "*"];
+      try {
+        await store.set(key, value as ExecutionResult, tagsOf(tag, reads.tables), ttl_);
+        const pipeline = redis.pipeline();
+        for (const key_ of [tag, ...tables.map((t) => `${tag}:${t}`), `${key}:tags`]) pipeline.pexpire(key_, ttl_ + 1000);
+        pipeline.hmget(versionsKey, ...tables);
+        const results = (await pipeline.exec()) ?? [];
+        const now = results[results.length - 1]?.[1] as (string | null)[] | undefined;
+        // A write since the request started may have dropped the tags before this entry was tagged.
+        if (!now || tables.some((t, i) => (now[i] ?? "0") !== (started[t] ?? "0"))) await redis.del(key);
+      } catch {
+        await redis.del(key).catch(() => undefined);
+      }
+    },
+    async written(tables) {
+      try {
+        // A write while the client connects (at start) waits for it a moment rather than fail.
+        if (redis.status !== "ready" && !down) await Promise.race([nextReady(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+        const pipeline = redis.pipeline();
+        for (const table of tables) pipeline.hincrby(versionsKey, table, 1);
+        await pipeline.exec();
+        await store.invalidate(tables.map((id) => ({ typename: tag, id })));
+      } catch (err) {
+        unusableUntil = Date.now() + ttl;
+        log.warn(`Response cache: a write's invalidation did not reach Redis (${(err as Error).message}); cached answers are not served for ${ttl} ms.`);
+      }
+    },
+    close: () => redis.disconnect(),
+  };
+}

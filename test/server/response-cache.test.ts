@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { acmeDocs, createSpace, expectError, type Admin, type Member } from "../helpers/fixtures.js";
+import { runAdminCommand } from "../../src/cli/commands.js";
+
+/**
+ * The response cache (src/server/response-cache.ts): a repeated read is answered without a
+ * statement, per caller, and what a write changes is seen by the next read — derived values
+ * (counts) and lists included. test/server/response-cache.property.test.ts checks the same under
+ * random writes, on one or two gateway processes.
+ */
+let t: TestGateway;
+let admin: Admin;
+let reader: Member;
+let org: string;
+let spaceId: string;
+
+const SPACE = `query($id: String!) { space(spaceId: $id) { id title commentsCount permissions { edit } } }`;
+
+/** The statements `call` sends (the integration dispatcher is kept quiet, nothing else runs). */
+async function statements(call: () => Promise<unknown>): Promise<number> {
+  const before = t.gateway.db.stats.statements;
+  await call();
+  return t.gateway.db.stats.statements - before;
+}
+
+beforeAll(async () => {
+  t = await startGateway({ integrationDispatchPollMs: 60 * 60 * 1000, responseCache: "on" });
+  ({ admin, org, reader } = await acmeDocs(t, { reader: ["rory@acme.test", "read"] }));
+  spaceId = (await createSpace(admin, org, { title: "Cached" })).id;
+});
+afterAll(() => t?.close());
+
+describe("the response cache", () => {
+  it("answers a repeated REST GET and GraphQL query without a statement, the same answer each time", async () => {
+    const first = await admin.get(`/v1/spaces/${spaceId}`);
+    expect(await statements(() => admin.get(`/v1/spaces/${spaceId}`))).toBe(0);
+    const again = await admin.get(`/v1/spaces/${spaceId}`);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get("etag")).toBe(first.headers.get("etag"));
+    // If-None-Match is honored on a cached answer too.
+    const res = await fetch(`${t.url}/v1/spaces/${spaceId}`, { headers: { authorization: `Bearer ${admin.token}`, "if-none-match": first.headers.get("etag")! } });
+    expect(res.status).toBe(304);
+
+    const graph = await admin.graphql(SPACE, { id: spaceId });
+    expect(await statements(() => admin.graphql(SPACE, { id: spaceId }))).toBe(0);
+    expect((await admin.graphql(SPACE, { id: spaceId })).data).toEqual(graph.data);
+  });
+
+  it("keeps answers per caller: each sees their own permissions", async () => {
+    await admin.get(`/v1/spaces/${spaceId}`);
+    expect((await reader.get(`/v1/spaces/${spaceId}`)).body.permissions.edit).toBe(false);
+    expect((await admin.get(`/v1/spaces/${spaceId}`)).body.permissions.edit).toBe(true);
+    expect((await reader.graphql(SPACE, { id: spaceId })).data.space.permissions.edit).toBe(false);
+    expect((await admin.graphql(SPACE, { id: spaceId })).data.space.permissions.edit).toBe(true);
+  });
+
+  it("shows what a write changed at the next read: a count, a list, a role, a revoked token", async () => {
+    const before = (await admin.get(`/v1/spaces/${spaceId}`)).body.comments;
+    const count = (await admin.graphql(SPACE, { id: spaceId })).data.space.commentsCount;
+    const list = (await reader.get(`/v1/orgs/${org}/spaces`)).body.items.length;
+    expect((await admin.post(`/v1/spaces/${spaceId}/comments`, { body: { markdown: "New" } })).status).toBe(201);
+    expect((await admin.get(`/v1/spaces/${spaceId}`)).body.comments).toBe(before + 1);
+    expect((await admin.graphql(SPACE, { id: spaceId })).data.space.commentsCount).toBe(count + 1);
+
+    await createSpace(admin, org, { title: "Another" });
+    expect((await reader.get(`/v1/orgs/${org}/spaces`)).body.items.length).toBe(list + 1);
+
+    expect((await admin.patch(`/v1/orgs/${org}/members/${reader.user}`, { role: "edit" })).status).toBe(200);
+    expect((await reader.get(`/v1/spaces/${spaceId}`)).body.permissions.edit).toBe(true);
+    expect((await reader.graphql(SPACE, { id: spaceId })).data.space.permissions.edit).toBe(true);
+
+    await runAdminCommand(t.gateway.db.prisma, { command: "token-revoke", token: reader.token });
+    expectError(await reader.get(`/v1/spaces/${spaceId}`), 401);
+    expect((await reader.graphql(SPACE, { id: spaceId })).status).toBe(401);
+  });
+
+  it("never keeps an error, and a mutation always runs", async () => {
+    const missing = `/v1/spaces/spc_missing_${Date.now()}`;
+    expectError(await admin.get(missing), 404);
+    expect(await statements(() => admin.get(missing))).toBeGreaterThan(0);
+    const title = `Renamed ${Date.now()}`;
+    const rename = `mutation($id: String!, $title: String!) { spaceUpdate(spaceId: $id, title: $title) { id title } }`;
+    for (let i = 0; i < 2; i++) {
+      const res = await admin.graphql(rename, { id: spaceId, title: `${title} ${i}` });
+      expect(res.data?.spaceUpdate?.title ?? res.errors).toBe(`${title} ${i}`);
+    }
+    expect((await admin.get(`/v1/spaces/${spaceId}`)).body.title).toBe(`${title} 1`);
+  });
+});
+
+describe("RESPONSE_CACHE=off", () => {
+  it("answers every read by running it", async () => {
+    const off = await startGateway({ integrationDispatchPollMs: 60 * 60 * 1000, responseCache: "off" });
+    try {
+      const boss = await off.bootstrap("ada@acme.test", "Acme Docs");
+      const space = await createSpace(boss, boss.organization, { title: "Uncached" });
+      await boss.get(`/v1/spaces/${space.id}`);
+      const before = off.gateway.db.stats.statements;
+      await boss.get(`/v1/spaces/${space.id}`);
+      expect(off.gateway.db.stats.statements - before).toBeGreaterThan(0);
+      expect(off.gateway.responseCache.enabled).toBe(false);
+    } finally {
+      await off.close();
+    }
+  });
+});

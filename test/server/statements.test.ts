@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { acmeDocs, createCollection, createSpace, fewestStatements, type Admin, type Member } from "../helpers/fixtures.js";
+
+/**
+ * The statement budget of the request path: in the steady state (token and membership in the
+ * access cache), a single-object GET sends one SELECT, a list its page and its count, whatever
+ * the number of items.
+ */
+let t: TestGateway;
+let admin: Admin;
+let editor: Member;
+let guest: Member;
+let org: string;
+
+beforeAll(async () => {
+  t = await startGateway();
+  ({ admin, org, editor, guest } = await acmeDocs(t, { editor: ["eve@acme.test", "edit"], guest: ["gus@acme.test", null] }));
+}, 180_000);
+afterAll(() => t?.close());
+
+describe("statements per request", () => {
+  it("GET of a space: one SELECT, for an admin, a member and a guest with a grant", async () => {
+    const collection = await createCollection(admin, org, { title: "Guides" });
+    const space = await createSpace(admin, org, { title: "Budget", parent: collection.id });
+    await admin.post(`/v1/spaces/${space.id}/comments`, { body: { markdown: "counted with the row" } });
+    const cr = (await admin.post(`/v1/spaces/${space.id}/change-requests`, { subject: "also counted" })).body;
+    await t.gateway.db.prisma.spaceAccess.create({ data: { id: "sac_budget_guest", spaceId: space.id, userId: guest.user, role: "read" } });
+
+    const admins = await fewestStatements(t, () => admin.get(`/v1/spaces/${space.id}`));
+    expect(admins.result.status).toBe(200);
+    expect(admins.result.body).toMatchObject({ comments: 1, changeRequests: 1, changeRequestsDraft: 1 });
+    expect(admins.count).toBe(1);
+    // A member who is not an admin: the space, then its collection and their grants, together.
+    const members = await fewestStatements(t, () => editor.get(`/v1/spaces/${space.id}`));
+    expect(members.result.status).toBe(200);
+    expect(members.count).toBeLessThanOrEqual(3);
+    const guests = await fewestStatements(t, () => guest.get(`/v1/spaces/${space.id}`));
+    expect(guests.result.status).toBe(200);
+    expect(guests.count).toBeLessThanOrEqual(3);
+    const crs = await fewestStatements(t, () => admin.get(`/v1/spaces/${space.id}/change-requests/${cr.id}`));
+    expect(crs.result.status).toBe(200);
+    expect(crs.result.body.comments).toBe(0);
+  });
+
+  it("the list of an organization's spaces: its page and its count, for 5 spaces as for 50", async () => {
+    const lou = await t.bootstrap("lou@acme.test", "Lists");
+    const organization = lou.organization;
+    const costs: number[] = [];
+    for (const n of [5, 50]) {
+      const have = (await lou.get(`/v1/orgs/${organization}/spaces`, { limit: 100 })).body.count;
+      await t.gateway.db.prisma.space.createMany({
+        data: Array.from({ length: n - have }, (_, i) => ({ id: `spc_budget_${n}_${i}`, organizationId: organization, title: `S${i}` })),
+      });
+      const list = await fewestStatements(t, () => lou.get(`/v1/orgs/${organization}/spaces`, { limit: 100 }));
+      expect(list.result.body.items).toHaveLength(n);
+      costs.push(list.count);
+    }
+    expect(costs).toEqual([2, 2]);
+    // A guest sees only the spaces granted to them: the page, its count, and their grants on the
+    // page's spaces (for each space's permissions), one statement for all of them.
+    const { id } = (await lou.get(`/v1/orgs/${organization}/spaces`, { limit: 1 })).body.items[0];
+    const invited = await t.member(organization, "gia@acme.test", null);
+    await t.gateway.db.prisma.spaceAccess.create({ data: { id: "sac_budget", spaceId: id, userId: invited.user, role: "read" } });
+    const guests = await fewestStatements(t, () => invited.get(`/v1/orgs/${organization}/spaces`));
+    expect(guests.result.body.items.map((s: { id: string }) => s.id)).toEqual([id]);
+    expect(guests.result.body.count).toBe(1);
+    expect(guests.count).toBe(3);
+  });
+});

@@ -1,0 +1,240 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import WebSocket from "ws";
+import { startGateway, type Caller, type TestGateway } from "../helpers/gateway.js";
+import { sseSubscribe, wsClient } from "../helpers/graphql-ws.js";
+import { recordIntegrationEvents } from "../../src/events/record.js";
+import { runAdminCommand } from "../../src/cli/commands.js";
+import type { Client } from "graphql-ws";
+
+// Shared graphql-ws streams (src/graphql/streams.ts): one execution per event per group, access
+// per subscriber, slow sockets closed, order kept.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 });
+
+let t: TestGateway;
+let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
+let reader: Caller & { user: string };
+let spaceId: string;
+
+beforeAll(async () => {
+  // A small send bound, so that a consumer that stops reading is over it after a few events.
+  t = await startGateway({ wsMaxBufferedBytes: 64 * 1024 });
+  admin = await t.bootstrap("ada@acme.test", "Acme");
+  reader = await t.member(admin.organization, "rita@acme.test", "read");
+  spaceId = (await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Handbook" })).body.id;
+  await admin.post("/v1/integrations/fanout", { title: "Fan-out", organization: admin.organization });
+  await admin.post("/v1/integrations/fanout/installations", { organization: admin.organization });
+});
+afterAll(() => t?.close());
+
+const SPACE = `subscription($id: String!) { spaceUpdated(spaceId: $id) { id title permissions { admin edit view } } }`;
+const EVENTS = `subscription { integrationEvents(integrationName: "fanout", types: ["space_content_updated"]) { id payload { eventId } } }`;
+const EVENTS_FULL = `subscription { integrationEvents(integrationName: "fanout", types: ["space_content_updated"]) { id payload { eventId previous { configuration } } } }`;
+const ORG_EVENTS = `subscription($org: String!) { organizationIntegrationEvents(organizationId: $org) { id } }`;
+
+/** A counter of /metrics. */
+async function metric(name: string): Promise<number> {
+  const text = await (await fetch(`${t.url}/metrics`)).text();
+  return Number(new RegExp(`^${name} (\\d+)`, "m").exec(text)?.[1] ?? NaN);
+}
+
+const until = async (test: () => boolean | Promise<boolean>, tries = 400) => {
+  for (let i = 0; i < tries && !(await test()); i++) await new Promise((r) => setTimeout(r, 25));
+};
+
+/** A subscription that records everything it receives, and how it ended. */
+function follow(client: Client, query: string, variables: Record<string, unknown> = {}) {
+  const results: any[] = [];
+  let ended: "complete" | "error" | undefined;
+  const done = new Promise<void>((resolve) =>
+    client.subscribe({ query, variables }, { next: (r) => results.push(r), error: () => ((ended = "error"), resolve()), complete: () => ((ended = "complete"), resolve()) }),
+  );
+  return { results, done, ended: () => ended };
+}
+
+/** Records one integration event of "fanout" per id in `ids`, one after another (a burst): their ids in order. */
+async function recordBurst(count: number, fields: (i: number) => Record<string, unknown> = () => ({})): Promise<string[]> {
+  const prisma = t.gateway.db.prisma;
+  const integration = await prisma.integration.findUniqueOrThrow({ where: { name: "fanout" } });
+  const installation = await prisma.integrationInstallation.findFirstOrThrow({ where: { integrationId: integration.id } });
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const [m] = await recordIntegrationEvents(t.gateway.services, [
+      { integration, installation: { id: installation.id, organizationId: admin.organization }, type: "space_content_updated", fields: { spaceId, revisionId: `r${i}`, ...fields(i) } },
+    ]);
+    ids.push(m!.id);
+  }
+  return ids;
+}
+
+describe("one execution per event per group", () => {
+  it("executes an event once however many sockets share the subscription, and once per viewer", async () => {
+    const clients = Array.from({ length: 12 }, () => wsClient(t.url, admin.token));
+    const readerClient = wsClient(t.url, reader.token);
+    const subs = clients.map((c) => follow(c, SPACE, { id: spaceId }));
+    const readerSub = follow(readerClient, SPACE, { id: spaceId });
+    const all = [...subs, readerSub];
+    // Live once every socket received an update.
+    for (let i = 0; all.some((s) => s.results.length === 0) && i < 100; i++) {
+      await admin.patch(`/v1/spaces/${spaceId}`, { title: `Warming ${i}` });
+      await until(() => all.every((s) => s.results.length > 0), 20);
+    }
+    await admin.patch(`/v1/spaces/${spaceId}`, { title: "Settled" });
+    await until(() => all.every((s) => s.results.at(-1)?.data?.spaceUpdated.title === "Settled"));
+
+    const executions = await metric("live_stream_executions_total");
+    const statements: string[] = [];
+    t.gateway.db.observeStatements(() => statements.push("statement"));
+    await admin.patch(`/v1/spaces/${spaceId}`, { title: "Once" });
+    await until(() => all.every((s) => s.results.at(-1)?.data?.spaceUpdated.title === "Once"));
+    // Two groups (the admin's twelve sockets, the reader's one): two executions.
+    expect((await metric("live_stream_executions_total")) - executions).toBe(2);
+    for (const s of all) expect(s.results.at(-1).data.spaceUpdated.title).toBe("Once");
+
+    // Two viewers with different access never share a result.
+    expect(subs[0]!.results.at(-1).data.spaceUpdated.permissions).toMatchObject({ admin: true, edit: true });
+    expect(readerSub.results.at(-1).data.spaceUpdated.permissions).toMatchObject({ admin: false, edit: false, view: true });
+
+    // A hundred more sockets of the admin cost no more statements per event.
+    const more = Array.from({ length: 50 }, () => wsClient(t.url, admin.token));
+    const moreSubs = more.map((c) => follow(c, SPACE, { id: spaceId }));
+    await until(async () => (await metric("live_stream_subscriptions")) >= 63);
+    const before = statements.length;
+    await admin.patch(`/v1/spaces/${spaceId}`, { title: "Once more" });
+    await until(() => [...all, ...moreSubs].every((s) => s.results.at(-1)?.data?.spaceUpdated.title === "Once more"));
+    // The write's own statements and one execution per group: far fewer than one per socket (63).
+    expect(statements.length - before).toBeLessThan(30);
+    await Promise.all(more.map((c) => c.dispose()));
+    for (const c of [...clients, readerClient]) await c.dispose();
+  });
+});
+
+describe("access of each subscriber", () => {
+  it("revokes one of two tokens sharing a stream: its subscription ends with a 401, the other goes on", async () => {
+    const prisma = t.gateway.db.prisma;
+    const tokens = await Promise.all([1, 2].map(() => runAdminCommand(prisma, { command: "token-create", email: "rita@acme.test", label: "streams" }) as Promise<any>));
+    const [keptClient, revokedClient] = tokens.map((tk) => wsClient(t.url, tk.token));
+    const kept = follow(keptClient!, EVENTS);
+    const revoked = follow(revokedClient!, EVENTS);
+    for (let i = 0; (kept.results.length === 0 || revoked.results.length === 0) && i < 100; i++) {
+      await recordBurst(1);
+      await until(() => kept.results.length > 0 && revoked.results.length > 0, 20);
+    }
+    const executions = await metric("live_stream_executions_total");
+    const [id] = await recordBurst(1);
+    await until(() => kept.results.at(-1)?.data.integrationEvents.id === id && revoked.results.at(-1)?.data.integrationEvents.id === id);
+    expect((await metric("live_stream_executions_total")) - executions).toBe(1); // one stream for both tokens
+    await runAdminCommand(prisma, { command: "token-revoke", token: tokens[1].token });
+    const [after] = await recordBurst(1);
+    await revoked.done;
+    expect(revoked.ended()).toBe("complete");
+    expect(revoked.results.at(-1).errors[0]).toMatchObject({ message: expect.stringMatching(/revoked/), extensions: { code: 401 } });
+    await until(() => kept.results.at(-1)?.data.integrationEvents.id === after);
+    expect(kept.results.at(-1).data.integrationEvents.id).toBe(after);
+    expect(kept.ended()).toBeUndefined();
+    await keptClient!.dispose();
+    await revokedClient!.dispose();
+  });
+
+
+  it("ends a subscription whose role was removed mid-stream, with the refusal, and only that one", async () => {
+    const demoted = await t.member(admin.organization, "dora@acme.test", "admin");
+    const kept = wsClient(t.url, admin.token);
+    const gone = wsClient(t.url, demoted.token);
+    const keptSub = follow(kept, ORG_EVENTS, { org: admin.organization });
+    const goneSub = follow(gone, ORG_EVENTS, { org: admin.organization });
+    for (let i = 0; (keptSub.results.length === 0 || goneSub.results.length === 0) && i < 100; i++) {
+      await recordBurst(1);
+      await until(() => keptSub.results.length > 0 && goneSub.results.length > 0, 20);
+    }
+    expect((await admin.patch(`/v1/orgs/${admin.organization}/members/${demoted.user}`, { role: "read" })).status).toBe(200);
+    const before = keptSub.results.length;
+    await recordBurst(1);
+    await goneSub.done;
+    expect(goneSub.results.at(-1).errors[0].message).toMatch(/needs admin/);
+    expect(goneSub.results.at(-1).errors[0].extensions?.http).toBeUndefined();
+    await until(() => keptSub.results.length > before);
+    expect(keptSub.results.at(-1).data.organizationIntegrationEvents.id).toBeTruthy();
+    expect(keptSub.ended()).toBeUndefined();
+    await kept.dispose();
+    await gone.dispose();
+  });
+});
+
+describe("access of SSE subscriptions", () => {
+  it("ends an SSE subscription whose role was removed mid-stream, with the refusal", async () => {
+    const demoted = await t.member(admin.organization, "sven@acme.test", "admin");
+    const stream = await sseSubscribe(t.url, demoted.token, ORG_EVENTS, { org: admin.organization });
+    // Events until one arrived (the stream is live), then the demotion, then one more event.
+    const refused = stream.firstEventWith("needs admin");
+    const live = (async () => {
+      const first = await sseSubscribe(t.url, demoted.token, ORG_EVENTS, { org: admin.organization });
+      const seen = first.firstEventWith("organizationIntegrationEvents");
+      let arrived = false;
+      void seen.then(() => (arrived = true));
+      for (let i = 0; !arrived && i < 100; i++) {
+        await recordBurst(1);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await seen;
+    })();
+    await live;
+    expect((await admin.patch(`/v1/orgs/${admin.organization}/members/${demoted.user}`, { role: "read" })).status).toBe(200);
+    await recordBurst(1);
+    const event = await refused;
+    expect(event.errors[0].message).toMatch(/needs admin/);
+  });
+});
+
+describe("slow consumers", () => {
+  it("closes a socket that stops reading with 4008, while a fast one on the same gateway receives every event", async () => {
+    const fast = wsClient(t.url, admin.token);
+    const fastSub = follow(fast, EVENTS_FULL);
+    // The slow consumer speaks the protocol by hand, so that it can stop reading its socket.
+    const slow = new WebSocket(t.url.replace(/^http/, "ws") + "/graphql", "graphql-transport-ws");
+    const received: string[] = [];
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => slow.on("close", (code, reason) => resolve({ code, reason: String(reason) })));
+    slow.on("message", (data) => {
+      const message = JSON.parse(String(data));
+      if (message.type === "connection_ack") slow.send(JSON.stringify({ id: "slow", type: "subscribe", payload: { query: EVENTS_FULL } }));
+      else received.push(message.type);
+    });
+    await new Promise((resolve) => slow.on("open", resolve));
+    slow.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}` } }));
+    for (let i = 0; (fastSub.results.length === 0 || received.length === 0) && i < 100; i++) {
+      await recordBurst(1);
+      await until(() => fastSub.results.length > 0 && received.length > 0, 20);
+    }
+    const seen = fastSub.results.length;
+    (slow as any)._socket.pause();
+    const dropped = await metric("live_stream_slow_consumers_total");
+    const big = "x".repeat(256 * 1024);
+    const ids: string[] = [];
+    for (let i = 0; i < 400 && (await metric("live_stream_slow_consumers_total")) === dropped; i++) {
+      ids.push(...(await recordBurst(1, () => ({ previous: { configuration: { big } } }))));
+    }
+    expect(await metric("live_stream_slow_consumers_total")).toBe(dropped + 1);
+    // The fast consumer received every event, in order.
+    ids.push(...(await recordBurst(3)));
+    await until(() => fastSub.results.length >= seen + ids.length);
+    expect(fastSub.results.slice(seen).map((r) => r.data.integrationEvents.id)).toEqual(ids);
+    (slow as any)._socket.resume();
+    expect(await closed).toEqual({ code: 4008, reason: expect.stringMatching(/slow consumer/i) });
+    await fast.dispose();
+  });
+});
+
+describe("order under a burst", () => {
+  it("delivers every integration event to every subscriber, in the order recorded", async () => {
+    const clients = [wsClient(t.url, admin.token), wsClient(t.url, admin.token), wsClient(t.url, reader.token)];
+    const subs = clients.map((c) => follow(c, EVENTS));
+    for (let i = 0; subs.some((s) => s.results.length === 0) && i < 100; i++) {
+      await recordBurst(1);
+      await until(() => subs.every((s) => s.results.length > 0), 20);
+    }
+    const seen = subs.map((s) => s.results.length);
+    const ids = await recordBurst(100);
+    await until(() => subs.every((s, i) => s.results.length >= seen[i]! + ids.length));
+    subs.forEach((s, i) => expect(s.results.slice(seen[i]).map((r) => r.data.integrationEvents.payload.eventId)).toEqual(ids));
+    for (const c of clients) await c.dispose();
+  });
+});
