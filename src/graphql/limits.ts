@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import {
   GraphQLError,
   Kind,
@@ -224,7 +225,12 @@ export function useGraphLimits(limits: GraphLimits = GRAPH_LIMITS): Plugin {
     onValidate({ addValidationRule, context }) {
       const params = (context as { params?: { variables?: Record<string, unknown> | null; operationName?: string | null } }).params ?? {};
       addValidationRule(measureRule(limits));
-      addValidationRule(costRule(limits, params.variables ?? {}, params.operationName ?? undefined, context as object));
+      // Yoga keeps a document's validation result per set of rule names: the cost depends on the
+      // request's variables and operation name too, so its rule is named after them — else one
+      // request's result (a cost over the limit, an unknown operation) would answer another's.
+      const cost = costRule(limits, params.variables ?? {}, params.operationName ?? undefined, context as object);
+      const key = crypto.createHash("sha256").update(JSON.stringify([params.operationName ?? null, params.variables ?? null]) ?? "").digest("base64url");
+      addValidationRule(Object.defineProperty(cost, "name", { value: `GraphCost:${key}` }));
     },
   };
 }

@@ -139,5 +139,21 @@ describe("the other limits name themselves and by how much", () => {
     await expectRefused(query("100"), "cost", { id: admin.organization });
     const error = await expectRefused(query("$n"), "cost", { id: admin.organization, n: 100 });
     expect(error.extensions.max).toBe(GRAPH_LIMITS.cost);
+    // The same document with other variables is measured again: a refusal is not remembered for it.
+    const fine = await admin.graphql(query("$n"), { id: admin.organization, n: 10 });
+    expect(fine.errors, JSON.stringify(fine.errors)).toBeUndefined();
+    await expectRefused(query("$n"), "cost", { id: admin.organization, n: 100 });
+  });
+
+  it("one request's operation name or variables never decide another's validation", async () => {
+    const document = `query Mine($id: String!) { organization(organizationId: $id) { id } }`;
+    const unknown = await admin.graphql(document, { id: admin.organization }, "Nope");
+    expect(unknown.errors?.[0]?.message).toMatch(/operation/);
+    const missing = await admin.graphql(document, {});
+    expect(missing.errors?.[0]?.message).toContain("$id");
+    const good = await admin.graphql(document, { id: admin.organization }, "Mine");
+    expect(good.errors, JSON.stringify(good.errors)).toBeUndefined();
+    expect(good.data.organization.id).toBe(admin.organization);
+    expect((await other.graphql(document, { id: other.organization })).data.organization.id).toBe(other.organization);
   });
 });

@@ -30,7 +30,7 @@ export interface Caller {
   delete<T = any>(path: string): Promise<Answer<T>>;
   /** Sends a raw body (for malformed JSON tests). */
   raw(method: string, path: string, body: string): Promise<Answer>;
-  graphql<T = any>(query: string, variables?: Record<string, unknown>): Promise<{ status: number; data?: T; errors?: any }>;
+  graphql<T = any>(query: string, variables?: Record<string, unknown>, operationName?: string): Promise<{ status: number; data?: T; errors?: any }>;
 }
 
 export interface TestGateway {
@@ -137,11 +137,11 @@ export async function startGateway(overrides: Partial<Config> = {}, opts: { logg
       patch: (p, body) => send("PATCH", p, body ?? {}),
       delete: (p) => send("DELETE", p),
       raw: (method, p, body) => send(method, p, undefined, body),
-      graphql: async (query, variables) => {
+      graphql: async (query, variables, operationName) => {
         const res = await fetch(`${url}/graphql`, {
           method: "POST",
           headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
-          body: JSON.stringify({ query, variables }),
+          body: JSON.stringify({ query, variables, operationName }),
         });
         return { status: res.status, ...(await res.json()) };
       },
