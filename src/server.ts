@@ -1,6 +1,7 @@
 import http from "node:http";
 import crypto from "node:crypto";
 import { createYoga, type Plugin } from "graphql-yoga";
+import { useNotAcceptableExplained } from "./graphql/media-types.js";
 import { WebSocketServer } from "ws";
 import { useServer } from "graphql-ws/use/ws";
 import { GraphQLError, type ExecutionResult } from "graphql";
@@ -106,7 +107,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   metrics.counterFrom("response_cache_misses_total", "Response cache look-ups that found no entry (the answer was made).", () => responseCache.stats.misses);
   const services: Services = { prisma: db.prisma, config, urls: makeUrls(config), pubsub, accessCache };
 
-  async function authenticate(header: string | null | undefined, request?: Request): Promise<Context> {
+  async function authenticate(header: unknown, request?: Request): Promise<Context> {
     const viewer = await viewerFromToken(services, bearerToken(header));
     if (!viewer) {
       throw new GraphQLError(authenticationFailure(header).message, { extensions: { code: 401, http: { status: 401, headers: { "www-authenticate": "Bearer" } } } });
@@ -172,7 +173,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     maskedErrors: { isDev: false, errorMessage: UNEXPECTED, maskError: maskGraphQLError },
     logging: yogaLogger(),
     context: async ({ request, connectionParams }) => {
-      const header = (connectionParams?.authorization ?? connectionParams?.Authorization) as string | undefined;
+      const header = (connectionParams?.authorization ?? connectionParams?.Authorization);
       return authenticate(header ?? request.headers.get("authorization"), request);
     },
     // Bodies are bounded before they get here (rest/body-limit.ts); yoga's own bound is the same.
@@ -184,6 +185,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       routing,
       useLiveToken(),
       useJsonNotFound(),
+      useNotAcceptableExplained(),
       useInputChecks(config.maxJsonDepth),
       useGraphLimits(),
       useDeferStream(),
@@ -214,7 +216,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     {
       ...graphqlWsOperations(yoga, trusted, streams),
       onConnect: async (ctx) => {
-        const header = (ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization) as string | undefined;
+        const header = (ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization);
         const viewer = await viewerFromToken(services, bearerToken(header));
         // Refused with 4403 and the same message as HTTP (the first close wins over graphql-ws's own).
         if (!viewer) ctx.extra.socket.close(4403, authenticationFailure(header).message);

@@ -38,9 +38,12 @@ export interface Viewer {
 
 export const ANONYMOUS: Viewer = Object.freeze({ userId: "", tokenId: "", anonymous: true });
 
-/** Reads `Authorization: Bearer <token>`; null when absent, malformed, unknown or revoked. */
-export function bearerToken(header: string | null | undefined): string | null {
-  if (!header) return null;
+/**
+ * Reads `Authorization: Bearer <token>`; null when absent, malformed, unknown or revoked. The value
+ * may come from a graphql-ws `connection_init` payload, so anything but a string is malformed.
+ */
+export function bearerToken(header: unknown): string | null {
+  if (!header || typeof header !== "string") return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1]! : null;
 }
@@ -70,7 +73,8 @@ export async function viewerFromToken(services: Pick<Services, "prisma" | "acces
  * Authorization header or connection parameter that is not blank), else "authentication required".
  */
 export function authenticationFailure(header: unknown): AppError {
-  return header != null && String(header).trim() ? invalidToken() : unauthorized();
+  if (header == null) return unauthorized();
+  return typeof header !== "string" || header.trim() ? invalidToken() : unauthorized();
 }
 
 /**

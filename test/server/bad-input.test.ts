@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, created, type Admin } from "../helpers/fixtures.js";
+import { hostileSegment, hostileString, hostileValue } from "../helpers/hostile.js";
 
 vi.setConfig({ testTimeout: 600_000, hookTimeout: 120_000 });
 
@@ -65,44 +66,6 @@ interface FuzzRequest {
   /** A raw body (already JSON text, or deliberately malformed), or none. */
   body?: string;
 }
-
-// ─── Hostile values ──────────────────────────────────────────────────────────────────────────
-
-const PROTOTYPE_NAMES = ["constructor", "__proto__", "hasOwnProperty", "toString", "valueOf", "isPrototypeOf", "__defineGetter__", "prototype"];
-
-/** Raw (already percent-encoded) path segments. */
-const hostileSegment = fc.oneof(
-  fc.constantFrom("%00", "a%00b", "%ED%A0%80", "%ED%B0%80x", "%E0%A4%A", "%", "%C0%AF", "..%2F..%2Fetc", "%20", "-1", "0", "1e309", "null", "undefined", "[object Object]", "%F0%9F%92%A9"),
-  fc.constantFrom(...PROTOTYPE_NAMES),
-  fc.constant("x".repeat(3000)),
-  fc.string({ maxLength: 40, unit: "grapheme" }).map((s) => encodeURIComponent(s) || "%20"),
-);
-
-const hostileString = fc.oneof(
-  fc.constantFrom("\u0000", "a\u0000b", "\ud800", "x\udfff", "\ud800x", "", " ", "\n", ...PROTOTYPE_NAMES, "%00", "\u202e", "💩"),
-  fc.constant("x".repeat(200_000)),
-  fc.string({ maxLength: 30, unit: "binary" }),
-);
-
-const hugeNumber = fc.constantFrom(1e308, -1e308, 2 ** 53 + 1, -(2 ** 63), 1e21, 0.1, -0, Number.MAX_SAFE_INTEGER);
-
-/** Nested `depth` levels of arrays or objects. */
-function nested(depth: number, asObject: boolean): unknown {
-  let value: unknown = "leaf";
-  for (let i = 0; i < depth; i++) value = asObject ? { a: value } : [value];
-  return value;
-}
-const deep = fc.oneof(
-  fc.constantFrom(33, 40, 200).chain((d) => fc.boolean().map((o) => nested(d, o))),
-  fc.constant(Object.fromEntries(PROTOTYPE_NAMES.map((n) => [n, { x: 1 }]))),
-);
-
-const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 4, arbitrary: hostileString },
-  { weight: 2, arbitrary: hugeNumber },
-  { weight: 2, arbitrary: deep },
-  { weight: 2, arbitrary: fc.constantFrom<unknown>(null, true, false, 0, -1, [], {}, [[["x"]]], { "": "" }, ["\u0000"], { "\u0000": 1 }) },
-);
 
 // ─── Values from the schema ──────────────────────────────────────────────────────────────────
 
