@@ -123,6 +123,8 @@ async function startGateways(shared: boolean, receiverUrl: string, spaces: numbe
     LOG_FORMAT: "json",
     RATE_LIMIT_PER_MINUTE: "0",
     OUTBOUND_ALLOWED_NETWORKS: "127.0.0.0/8",
+    // Every subscriber of the benchmark uses the one token: no cap on its subscriptions.
+    LIVE_SUBSCRIPTIONS_PER_TOKEN: "0",
   };
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-streams-"));
   cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -168,7 +170,9 @@ async function startGateways(shared: boolean, receiverUrl: string, spaces: numbe
 
 async function startGatewayProcess(env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => Promise<unknown> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["scripts/run.mjs", "src/main.ts"], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
+  // BENCH_GATEWAY_NODE_ARGS: node options for the gateway processes alone, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, "scripts/run.mjs", "src/main.ts"], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
   const url = `http://127.0.0.1:${port}`;
   let stopping = false;
   child.once("exit", (code, signal) => {

@@ -79,6 +79,12 @@ export interface Config {
    */
   wsMaxBufferedBytes: number;
   /**
+   * LIVE_SUBSCRIPTIONS_PER_TOKEN: live subscriptions (graphql-ws and SSE) one API token may hold
+   * in one gateway process; the one past it is refused with a 429 error for that operation
+   * (graphql/streams.ts). 0: no cap.
+   */
+  liveSubscriptionsPerToken: number;
+  /**
    * RESPONSE_CACHE: `off` turns the response cache off (benchmarks, debugging), `on` turns it on
    * in every setup; unset (`auto`) it is on, except on PostgreSQL without REDIS_URL, where other
    * gateways' writes could not drop this one's entries (src/server/response-cache.ts). With
@@ -153,6 +159,7 @@ export function operations(env: NodeJS.ProcessEnv) {
     shutdownTimeoutMs: intFrom(env.SHUTDOWN_TIMEOUT_MS, 10_000, "SHUTDOWN_TIMEOUT_MS"),
     accessCacheTtlMs: intFrom(env.ACCESS_CACHE_TTL_MS, 30_000, "ACCESS_CACHE_TTL_MS"),
     wsMaxBufferedBytes: Math.max(1024, intFrom(env.WS_MAX_BUFFERED_BYTES, 1024 * 1024, "WS_MAX_BUFFERED_BYTES")),
+    liveSubscriptionsPerToken: intFrom(env.LIVE_SUBSCRIPTIONS_PER_TOKEN, 1000, "LIVE_SUBSCRIPTIONS_PER_TOKEN"),
     responseCache: responseCacheSetting(env.RESPONSE_CACHE),
     responseCacheTtlMs: intFrom(env.RESPONSE_CACHE_TTL_MS, 60_000, "RESPONSE_CACHE_TTL_MS"),
   };

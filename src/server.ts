@@ -29,7 +29,7 @@ import { createRawRouter, rawRoute, type RawRoute } from "./rest/raw-routes.js";
 import { bodyLimits, withBodyLimit } from "./rest/body-limit.js";
 import { runAdminCommand } from "./cli/commands.js";
 import { startMaintenance } from "./maintenance.js";
-import { useLiveToken } from "./core/live-token.js";
+import { SubscriptionQuota, useLiveToken } from "./core/live-token.js";
 import { createDispatcher } from "./events/delivery.js";
 import type { DataDirLock } from "./core/lock.js";
 import { Redis } from "ioredis";
@@ -161,6 +161,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     }
   }
 
+  // Live subscriptions per API token (graphql-ws and SSE), LIVE_SUBSCRIPTIONS_PER_TOKEN.
+  const subscriptionQuota = new SubscriptionQuota(config.liveSubscriptionsPerToken);
   const yoga = createYoga<{ connectionParams?: Record<string, unknown> }, Context>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -183,7 +185,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       useRateLimit({ perMinute: config.rateLimitPerMinute, redis, scope: accessScope(config), onLimited: () => metrics.rateLimited.inc() }),
       ...metrics.plugins(),
       routing,
-      useLiveToken(),
+      useLiveToken(subscriptionQuota),
       useJsonNotFound(),
       useNotAcceptableExplained(),
       useInputChecks(config.maxJsonDepth),
@@ -208,6 +210,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const streams = new LiveStreams({
     accessCache,
     maxBufferedBytes: config.wsMaxBufferedBytes,
+    quota: subscriptionQuota,
     serialize: (result: ExecutionResult) =>
       JSON.stringify(result.errors ? { ...result, errors: result.errors.map((e) => (e instanceof GraphQLError ? forSocket(e).toJSON() : e)) } : result),
     fault: (err) => ({ errors: asErrors(err) }),

@@ -3,7 +3,7 @@ import type { Plugin } from "graphql-yoga";
 import type { ExecutionResult } from "graphql";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Context } from "./context.js";
-import { unauthorized } from "./errors.js";
+import { AppError, unauthorized } from "./errors.js";
 
 /**
  * Live subscriptions hold the context of the request that opened them, so the token behind it is
@@ -16,7 +16,7 @@ import { unauthorized } from "./errors.js";
  * This plugin does it for subscriptions served over HTTP (SSE); graphql-ws streams are shared by
  * their subscribers (graphql/streams.ts), which check each subscriber the same way.
  */
-export function useLiveToken(): Plugin<Context> {
+export function useLiveToken(quota?: SubscriptionQuota): Plugin<Context> {
   return {
     onSubscribe({ subscribeFn, args: subscribeArgs }) {
       const ctx = subscribeArgs.contextValue as Context;
@@ -35,11 +35,50 @@ export function useLiveToken(): Plugin<Context> {
       };
       return {
         onSubscribeResult({ result, setResult }) {
-          if (isAsyncIterable<ExecutionResult>(result)) setResult(untilRefused(result, refusal));
+          if (!isAsyncIterable<ExecutionResult>(result)) return;
+          const release = quota ? quota.acquire(ctx.viewer.tokenId) : () => undefined;
+          if (!release) {
+            void result[Symbol.asyncIterator]().return?.();
+            setResult({ errors: [tooManySubscriptions(quota!.max)] });
+            return;
+          }
+          setResult(untilRefused(result, refusal, release));
         },
       };
     },
   };
+}
+
+/** The error a subscription past the cap of its token (LIVE_SUBSCRIPTIONS_PER_TOKEN) answers. */
+export function tooManySubscriptions(max: number) {
+  return new AppError(
+    429,
+    `This API token already holds ${max} live subscriptions on this server (LIVE_SUBSCRIPTIONS_PER_TOKEN): complete one before subscribing again.`,
+  );
+}
+
+/**
+ * Live subscriptions per API token in one gateway process (graphql-ws streams and SSE):
+ * `acquire` answers the function that gives the place back, or null when the token holds `max`
+ * already (0: no cap).
+ */
+export class SubscriptionQuota {
+  private readonly held = new Map<string, number>();
+  constructor(readonly max: number) {}
+
+  acquire(tokenId: string): (() => void) | null {
+    const count = this.held.get(tokenId) ?? 0;
+    if (this.max > 0 && count >= this.max) return null;
+    this.held.set(tokenId, count + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.held.get(tokenId) ?? 1) - 1;
+      if (left > 0) this.held.set(tokenId, left);
+      else this.held.delete(tokenId);
+    };
+  }
 }
 
 /** The 401 a live subscription answers once its token is revoked. */
@@ -79,31 +118,43 @@ function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
  * ends. `return` goes straight to the source, so a client that unsubscribes between events frees
  * it at once (an async generator would wait for the next event).
  */
-function untilRefused(source: AsyncIterable<ExecutionResult>, refusal: () => Promise<ExecutionResult | null>): AsyncIterableIterator<ExecutionResult> {
+function untilRefused(source: AsyncIterable<ExecutionResult>, refusal: () => Promise<ExecutionResult | null>, onEnd: () => void): AsyncIterableIterator<ExecutionResult> {
   const iterator = source[Symbol.asyncIterator]();
   let ended = false;
   const done = (): IteratorResult<ExecutionResult> => ({ done: true, value: undefined });
+  /** Ends the subscription (once): its place under the token's cap is given back. */
+  const end = () => {
+    ended = true;
+    onEnd();
+  };
   return {
     [Symbol.asyncIterator]() {
       return this;
     },
     async next() {
       if (ended) return done();
-      const next = await iterator.next();
-      if (next.done || ended) return next.done ? next : done();
+      let next: IteratorResult<ExecutionResult>;
+      try {
+        next = await iterator.next();
+      } catch (err) {
+        end();
+        throw err;
+      }
+      if (next.done) end();
+      if (next.done || ended) return done();
       const refused = await refusal();
       if (!refused) return next;
-      ended = true;
+      end();
       await iterator.return?.();
       return { done: false, value: refused };
     },
     async return() {
-      ended = true;
+      end();
       await iterator.return?.();
       return done();
     },
     async throw(error) {
-      ended = true;
+      end();
       await iterator.return?.();
       throw error;
     },

@@ -108,6 +108,75 @@ describe("one execution per event per group", () => {
   });
 });
 
+describe("groups per access grade", () => {
+  const SPACE_DATA = `subscription($id: String!) { spaceUpdated(spaceId: $id) { id title updatedAt } }`;
+
+  /** Subscribes each client to `query`, warms them up with title changes, then counts the executions of one change. */
+  async function executionsOfOneChange(clients: Client[], query: string) {
+    const subs = clients.map((c) => follow(c, query, { id: spaceId }));
+    for (let i = 0; subs.some((s) => s.results.length === 0) && i < 100; i++) {
+      await admin.patch(`/v1/spaces/${spaceId}`, { title: `Grade warming ${i}` });
+      await until(() => subs.every((s) => s.results.length > 0), 20);
+    }
+    await admin.patch(`/v1/spaces/${spaceId}`, { title: "Grade settled" });
+    await until(() => subs.every((s) => s.results.at(-1)?.data?.spaceUpdated.title === "Grade settled"));
+    const before = await metric("live_stream_executions_total");
+    await admin.patch(`/v1/spaces/${spaceId}`, { title: "Graded" });
+    await until(() => subs.every((s) => s.results.at(-1)?.data?.spaceUpdated.title === "Graded"));
+    for (const s of subs) expect(s.results.at(-1).data.spaceUpdated.title).toBe("Graded");
+    const executions = (await metric("live_stream_executions_total")) - before;
+    for (const c of clients) await c.dispose();
+    return { executions, subs };
+  }
+
+  it("shares one execution between viewers with the same role when nothing selected depends on the viewer", async () => {
+    const other = await t.member(admin.organization, "rolf@acme.test", "read");
+    const { executions } = await executionsOfOneChange([wsClient(t.url, reader.token), wsClient(t.url, other.token), wsClient(t.url, other.token)], SPACE_DATA);
+    expect(executions).toBe(1);
+  });
+
+  it("keeps viewers with different roles apart, even when the selection is the same for both", async () => {
+    const { executions } = await executionsOfOneChange([wsClient(t.url, reader.token), wsClient(t.url, admin.token)], SPACE_DATA);
+    expect(executions).toBe(2);
+  });
+
+  it("keeps viewers apart when the selection has a field that depends on the viewer (permissions)", async () => {
+    const other = await t.member(admin.organization, "rhea@acme.test", "read");
+    const { executions, subs } = await executionsOfOneChange([wsClient(t.url, reader.token), wsClient(t.url, other.token)], SPACE);
+    expect(executions).toBe(2);
+    for (const s of subs) expect(s.results.at(-1).data.spaceUpdated.permissions).toMatchObject({ admin: false, edit: false, view: true });
+  });
+
+  it("ends the subscriptions of a viewer of a shared group whose role was removed; the other viewer goes on", async () => {
+    const kept = await t.member(admin.organization, "kira@acme.test", "admin");
+    const gone = await t.member(admin.organization, "gina@acme.test", "admin");
+    const keptClient = wsClient(t.url, kept.token);
+    const goneClient = wsClient(t.url, gone.token);
+    // The one who loses the role opens the group: events go on with the access of the one who keeps it.
+    const goneSub = follow(goneClient, ORG_EVENTS, { org: admin.organization });
+    await until(async () => (await metric("live_stream_subscriptions")) >= 1);
+    const keptSub = follow(keptClient, ORG_EVENTS, { org: admin.organization });
+    for (let i = 0; (keptSub.results.length === 0 || goneSub.results.length === 0) && i < 100; i++) {
+      await recordBurst(1);
+      await until(() => keptSub.results.length > 0 && goneSub.results.length > 0, 20);
+    }
+    const executions = await metric("live_stream_executions_total");
+    const [shared] = await recordBurst(1);
+    await until(() => keptSub.results.at(-1)?.data.organizationIntegrationEvents.id === shared && goneSub.results.at(-1)?.data.organizationIntegrationEvents.id === shared);
+    expect((await metric("live_stream_executions_total")) - executions).toBe(1); // one group for both admins
+    expect((await admin.patch(`/v1/orgs/${admin.organization}/members/${gone.user}`, { role: "read" })).status).toBe(200);
+    const [after] = await recordBurst(1);
+    await goneSub.done;
+    expect(goneSub.results.at(-1).errors[0].message).toMatch(/needs admin/);
+    expect(goneSub.results.some((r) => r.data?.organizationIntegrationEvents.id === after)).toBe(false);
+    await until(() => keptSub.results.at(-1)?.data?.organizationIntegrationEvents.id === after);
+    expect(keptSub.results.at(-1).data.organizationIntegrationEvents.id).toBe(after);
+    expect(keptSub.ended()).toBeUndefined();
+    await keptClient.dispose();
+    await goneClient.dispose();
+  });
+});
+
 describe("access of each subscriber", () => {
   it("revokes one of two tokens sharing a stream: its subscription ends with a 401, the other goes on", async () => {
     const prisma = t.gateway.db.prisma;
@@ -236,5 +305,58 @@ describe("order under a burst", () => {
     await until(() => subs.every((s, i) => s.results.length >= seen[i]! + ids.length));
     subs.forEach((s, i) => expect(s.results.slice(seen[i]).map((r) => r.data.integrationEvents.payload.eventId)).toEqual(ids));
     for (const c of clients) await c.dispose();
+  });
+});
+
+describe("live subscriptions per token (LIVE_SUBSCRIPTIONS_PER_TOKEN)", () => {
+  let capped: TestGateway;
+  afterAll(() => capped?.close());
+
+  it("refuses the subscription past the cap with a 429 for that operation; the others and the socket go on", async () => {
+    capped = await startGateway({ liveSubscriptionsPerToken: 3 });
+    const owner = await capped.bootstrap("cap@acme.test", "Capped");
+    const other = await capped.member(owner.organization, "otto@acme.test", "read");
+    const space = (await owner.post(`/v1/orgs/${owner.organization}/spaces`, { title: "Capped" })).body.id;
+    const client = wsClient(capped.url, owner.token);
+    const subs = [1, 2, 3].map(() => follow(client, SPACE, { id: space }));
+    const waitLive = async (list: ReturnType<typeof follow>[], title: string) => {
+      for (let i = 0; list.some((s) => s.results.at(-1)?.data?.spaceUpdated.title !== title) && i < 100; i++) {
+        await owner.patch(`/v1/spaces/${space}`, { title });
+        await until(() => list.every((s) => s.results.at(-1)?.data?.spaceUpdated.title === title), 20);
+      }
+    };
+    await waitLive(subs, "Three");
+    // The fourth of the token, on the same socket and on another: refused, each for itself.
+    const fourth = follow(client, SPACE, { id: space });
+    const elsewhere = wsClient(capped.url, owner.token);
+    const fifth = follow(elsewhere, SPACE, { id: space });
+    await Promise.all([fourth.done, fifth.done]);
+    for (const refused of [fourth, fifth]) {
+      expect(refused.results).toHaveLength(1);
+      expect(refused.results[0].errors[0]).toMatchObject({ message: expect.stringMatching(/LIVE_SUBSCRIPTIONS_PER_TOKEN/), extensions: { code: 429 } });
+      expect(refused.results[0].errors[0].extensions.http).toBeUndefined();
+    }
+    // Over SSE too: the cap is the token's.
+    const sseRefused = await fetch(`${capped.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${owner.token}` },
+      body: JSON.stringify({ query: SPACE, variables: { id: space } }),
+    });
+    expect(await sseRefused.text()).toMatch(/LIVE_SUBSCRIPTIONS_PER_TOKEN/);
+    // Another token is not affected; the three go on.
+    const otherClient = wsClient(capped.url, other.token);
+    const otherSub = follow(otherClient, SPACE, { id: space });
+    await waitLive([...subs, otherSub], "Four");
+    for (const s of subs) expect(s.ended()).toBeUndefined();
+    // Once one completes, its place is free again.
+    await client.dispose();
+    const again = wsClient(capped.url, owner.token);
+    await until(async () => (await fetch(`${capped.url}/metrics`).then((r) => r.text())).includes("live_stream_subscriptions 1"));
+    const later = [1, 2, 3].map(() => follow(again, SPACE, { id: space }));
+    await waitLive(later, "Five");
+    for (const s of later) expect(s.results.at(-1).data.spaceUpdated.title).toBe("Five");
+    await again.dispose();
+    await elsewhere.dispose();
+    await otherClient.dispose();
   });
 });

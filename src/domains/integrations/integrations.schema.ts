@@ -16,7 +16,7 @@ import { CONFIGURATION_PROPERTY_TYPES } from "./integrations.validate.js";
 import * as service from "./integrations.service.js";
 import * as rendering from "./integrations.render.js";
 import { integrationUrls, installationUrls, scopedInstallationUrls } from "./integrations.urls.js";
-import { viewerMemberWhere } from "../../core/access.js";
+import { viewerMembership, viewerMemberWhere } from "../../core/access.js";
 
 // ─── Scalars and enumerations ──────────────────────────────────────────────────────────────────
 
@@ -806,6 +806,13 @@ builder.subscriptionFields((t) => ({
       types: t.arg.stringList({ description: "Only these event types." }),
       statuses: t.arg({ type: [EventStatusEnum], description: "Only events in these statuses." }),
     },
+    // Members with the same role in the owner organization share one stream (graphql/streams.ts).
+    extensions: {
+      streamAccess: async (args: { integrationName: string }, ctx: Context) => {
+        const integration = await service.requireIntegrationEventsSubscriber(ctx, args.integrationName);
+        return `organization role ${(await viewerMembership(ctx, integration.ownerId))?.role ?? "none"}`;
+      },
+    },
     subscribe: async (_root, args, ctx) => {
       const integration = await service.requireIntegrationEventsSubscriber(ctx, args.integrationName);
       const types = args.types?.length ? new Set(args.types) : null;
@@ -823,6 +830,13 @@ builder.subscriptionFields((t) => ({
     args: {
       organizationId: t.arg.string({ required: true }),
       types: t.arg.stringList({ description: "Only these event types." }),
+    },
+    // Members with the same role in the organization share one stream (graphql/streams.ts).
+    extensions: {
+      streamAccess: async (args: { organizationId: string }, ctx: Context) => {
+        await service.requireOrganizationEventsSubscriber(ctx, args.organizationId);
+        return `organization role ${(await viewerMembership(ctx, args.organizationId))?.role ?? "none"}`;
+      },
     },
     subscribe: async (_root, args, ctx) => {
       await service.requireOrganizationEventsSubscriber(ctx, args.organizationId);

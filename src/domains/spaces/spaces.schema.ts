@@ -1,7 +1,7 @@
 import { builder } from "../../core/builder.js";
 import { latest } from "../../core/pubsub.js";
 import { deleted, deletionPayload, type PayloadParent } from "../../core/payloads.js";
-import { argsWithNulls } from "../../core/context.js";
+import { argsWithNulls, type Context } from "../../core/context.js";
 import { viewerMembership } from "../../core/access.js";
 import type { Role } from "../../core/roles.js";
 import { DefaultLevelEnum, GRAPH_ONLY, MergeRulesRef, RoleEnum, listOf, pageArgs, permissionsOf, restOnly, urlsOf } from "../../core/shapes.js";
@@ -267,6 +267,8 @@ builder.subscriptionFields((t) => ({
       "The space each time it is changed, moved, transferred, deleted or restored. Subscribing needs a role on the space. " +
       "Changes in quick succession may arrive as one (the newest state); an older state never arrives after a newer one.",
     args: { spaceId: t.arg.string({ required: true }) },
+    // Viewers with the same role on the space share one stream (graphql/streams.ts), when the selection cannot tell them apart.
+    extensions: { streamAccess: async (args: { spaceId: string }, ctx: Context) => `space role ${(await requireSpace(ctx, args.spaceId)).role}` },
     subscribe: async (_root, args, ctx) => {
       await requireSpace(ctx, args.spaceId);
       // A state stream: each event is read afresh, so a subscriber behind skips to the newest.
