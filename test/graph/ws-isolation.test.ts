@@ -60,11 +60,14 @@ describe("graphql-ws: one failing operation fails alone", () => {
     // The same socket still answers queries…
     const ok = await once(client, `{ organizations { count } }`);
     expect(ok.result.data.organizations.count).toBe(1);
+    expect(closed).toEqual([]);
     // …and the subscription opened before the failures still receives its events.
     await admin.post("/v1/integrations/live/installations", { organization: admin.organization });
     const [event] = await sub.results;
     expect(event.data.integrationEvents.payload.type).toBe("installation_setup");
-    expect(closed).toEqual([]);
+    // Once its last subscription is done, the lazy client closes the socket itself (1000), maybe
+    // before the write's answer arrived: nothing else closed it.
+    expect(closed.filter((code) => code !== 1000)).toEqual([]);
     await client.dispose();
   });
 });
