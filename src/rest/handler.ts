@@ -1,6 +1,22 @@
 import crypto from "node:crypto";
-import { execute, isScalarType, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode, type FieldNode } from "graphql";
-import { useSofa } from "sofa-api";
+import {
+  execute,
+  GraphQLBoolean,
+  GraphQLError,
+  isInputObjectType,
+  isScalarType,
+  Kind,
+  OperationTypeNode,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  type TypeNode,
+} from "graphql";
+import { buildOperationNodeForField } from "@graphql-tools/utils";
+import qs from "qs";
+import { createSofa, useSofa } from "sofa-api";
 import type { RouteDef } from "./route.js";
 import { projectRestSchema } from "./project.js";
 import { shapeForRest } from "./shape.js";
@@ -32,6 +48,11 @@ export interface RestOptions {
    * as they see /graphql ones); graphql's `execute` when absent.
    */
   execute?: (args: ExecutionArgs) => PromiseOrValue<ExecutionResult>;
+  /**
+   * The server's fetch API (yoga's `fetchAPI`): answers made with its Response are written to the
+   * socket as they are; the global one's body would be streamed.
+   */
+  fetchAPI?: () => { Response: typeof Response };
   /** The response cache's side of GET answers (src/server/response-cache.ts). */
   cache?: {
     lookupRest(request: Request, url: URL): Promise<Response | null>;
@@ -61,10 +82,10 @@ export function errorAnswer(err: unknown, bearer = true): Response {
 }
 
 /** Reads a JSON request body once, at most `maxBytes` of it (else 413): malformed JSON or a non-object is a 400. */
-async function readBody(request: Request, maxBytes: number): Promise<{ text: string; nulls: Set<string>; json: Record<string, unknown> | null }> {
+async function readBody(request: Request, maxBytes: number): Promise<{ nulls: Set<string>; json: Record<string, unknown> | null }> {
   const text = (await readBodyLimited(request, maxBytes)).toString("utf8");
   const nulls = new Set<string>();
-  if (!text.trim()) return { text: "", nulls, json: null };
+  if (!text.trim()) return { nulls, json: null };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -75,14 +96,15 @@ async function readBody(request: Request, maxBytes: number): Promise<{ text: str
     throw badInput("The request body must be a JSON object.");
   }
   for (const [key, value] of Object.entries(parsed)) if (value === null) nulls.add(key);
-  return { text, nulls, json: parsed as Record<string, unknown> };
+  return { nulls, json: parsed as Record<string, unknown> };
 }
 
 /**
  * The /v1 face of the graph. sofa-api turns each route of the table into a GraphQL operation
- * over the REST projection of the schema; this wrapper adds what the documented contract needs
- * around it: authentication first, JSON parsing with clear 400s, explicit nulls, the documented
- * error body, empty 204 answers, and the finished OpenAPI document.
+ * over the REST projection of the schema (and publishes the OpenAPI document of them); this
+ * handler runs those operations itself, each built once per route, and adds what the documented
+ * contract needs around them: authentication first, JSON parsing with clear 400s, explicit nulls,
+ * the documented error body, empty 204 answers, ETags, and the finished OpenAPI document.
  */
 export function createRestHandler(opts: RestOptions) {
   const restSchema = projectRestSchema(opts.schema, opts.table);
@@ -92,19 +114,7 @@ export function createRestHandler(opts: RestOptions) {
       { method: r.method, path: r.path.replace(/\{(\w+)\}/g, ":$1"), responseStatus: r.status ?? 200, tags: [r.tag], description: r.summary },
     ]),
   );
-
-  const run = opts.execute ?? execute;
-  const restExecute = async (args: ExecutionArgs) => {
-    const result = await run(args);
-    if (result.errors?.length || !result.data) return result;
-    const op = args.document.definitions[0] as OperationDefinitionNode;
-    const field = (op.selectionSet.selections[0] as FieldNode).name.value;
-    const root = op.operation === "query" ? restSchema.getQueryType()! : restSchema.getMutationType()!;
-    const type = root.getFields()[field]!.type;
-    return { ...result, data: { ...result.data, [field]: shapeForRest(result.data[field], type) } };
-  };
-
-  const router = useSofa({
+  const sofaConfig = {
     basePath: "/v1",
     schema: restSchema,
     routes: routeConfig as any,
@@ -116,12 +126,13 @@ export function createRestHandler(opts: RestOptions) {
         .filter((t) => isScalarType(t) && t.extensions?.jsonSchema)
         .map((t) => [t.name, t.extensions.jsonSchema]),
     ),
-    execute: restExecute as any,
-    context: ({ request, ...server }: any) => server.context,
-    errorHandler: ((errors: readonly unknown[]) => errorResponse(pickError(errors))) as any,
     openAPI: { endpoint: INTERNAL_DOC } as any,
     swaggerUI: { endpoint: "" } as any,
-  });
+  };
+  // sofa's router is built for its OpenAPI document; requests are answered by `operations` below.
+  const router = useSofa(sofaConfig);
+  const operations = createRouteOperations(restSchema, createSofa(sofaConfig));
+  const run = opts.execute ?? execute;
 
   let openapi: any;
   const openAPIDocument = () =>
@@ -140,9 +151,9 @@ export function createRestHandler(opts: RestOptions) {
       // A kept answer of this URL for these credentials (only 200s of valid requests are kept).
       const kept = request.method === "GET" ? await opts.cache?.lookupRest(request, url) : null;
       if (kept) return notModified(kept, request);
-      const { text, nulls, json } =
+      const { nulls, json } =
         request.method === "GET" || request.method === "HEAD" || request.method === "DELETE"
-          ? { text: "", nulls: new Set<string>(), json: null }
+          ? { nulls: new Set<string>(), json: null }
           : await readBody(request, opts.bodyLimit(request.method, url.pathname));
       validator ??= createInputValidator(openAPIDocument(), opts.table, { maxJsonDepth: opts.maxJsonDepth });
       const route = validator.route(request.method, url.pathname);
@@ -152,79 +163,149 @@ export function createRestHandler(opts: RestOptions) {
       const context = await opts.context(request, nulls, route.auth === "optional");
       context.rest = true;
       validator.check(route, url, json);
-      const forwarded = new Request(url, {
-        method: request.method,
-        headers: request.headers,
-        body: text ? text : undefined,
-      });
-      const response = await router.fetch(forwarded, { context } as any);
-      const answer = await withETag(withResolverChoices(await finishResponse(response, request, url), route, context), request);
-      return notModified(opts.cache && request.method === "GET" ? await opts.cache.keepRest(request, url, answer) : answer, request);
+      const answer = await answerOf(operations.of(route), url, json, context, request);
+      if (!opts.cache || request.method !== "GET") return notModified(answer, request);
+      return notModified(await opts.cache.keepRest(request, url, answer), request);
     } catch (err) {
       return errorAnswer(err);
     }
   }
 
   /**
-   * A successful GET answers an `ETag` computed from its body (so it is right whatever changed the
-   * answer: the data, the caller's rights, the server's version), and 304 without a body when the
-   * request's `If-None-Match` names it.
+   * Runs a route's operation and makes its answer: the documented shape of the field's value with
+   * the route's status (or one its resolver chose among those the route documents) and the
+   * headers the resolver chose; a GET's 200 carries an `ETag` computed from its body (so it is
+   * right whatever changed the answer: the data, the caller's rights, the server's version).
+   * A failed operation answers the documented error body of its most severe error.
    */
-  async function withETag(response: Response, request: Request): Promise<Response> {
-    if (request.method !== "GET" || response.status !== 200) return response;
-    const body = new Uint8Array(await response.arrayBuffer());
-    const etag = `"${crypto.createHash("sha256").update(body).digest("base64url").slice(0, 32)}"`;
-    const headers = new Headers(response.headers);
-    headers.set("etag", etag);
-    return new Response(body, { status: 200, headers });
+  async function answerOf(operation: RouteOperation, url: URL, body: Record<string, unknown> | null, context: Context, request: Request): Promise<Response> {
+    let result: ExecutionResult;
+    try {
+      const variableValues = operation.variables(url, body ?? {});
+      result = await run({ schema: restSchema, document: operation.document, contextValue: context, variableValues, operationName: operation.name });
+    } catch (err) {
+      return errorResponse(pickError([err]));
+    }
+    if (result.errors?.length) return errorResponse(pickError(result.errors));
+    const { route } = operation;
+    const { status: chosen, headers: chosenHeaders } = context.response;
+    if (route.status === 204) return new Response(null, { status: 204, headers: chosenHeaders });
+    const text = JSON.stringify(shapeForRest((result.data as Record<string, unknown> | null | undefined)?.[operation.field], operation.type) ?? null);
+    const status = chosen && route.statuses?.includes(chosen as 200 | 201) ? chosen : (route.status ?? 200);
+    const headers: Record<string, string> = { "content-type": JSON_TYPE };
+    for (const name in chosenHeaders) headers[name.toLowerCase()] = chosenHeaders[name]!;
+    if (request.method === "GET" && status === 200) headers.etag = `"${crypto.hash("sha256", text, "base64url").slice(0, 32)}"`;
+    const Answer = opts.fetchAPI?.().Response ?? Response;
+    return new Answer(text, { status, headers });
   }
 
   /** The 304 of a GET whose `If-None-Match` names the answer's ETag; else the answer. */
   function notModified(response: Response, request: Request): Response {
+    if (request.method !== "GET" || response.status !== 200) return response;
     const etag = response.headers.get("etag");
-    if (request.method !== "GET" || response.status !== 200 || !etag || !noneMatch(request.headers.get("if-none-match"), etag)) return response;
+    if (!etag || !noneMatch(request.headers.get("if-none-match"), etag)) return response;
     const headers = new Headers(response.headers);
     for (const name of ["content-type", "content-length"]) headers.delete(name);
     return new Response(null, { status: 304, headers });
   }
 
-  /** Applies the status (among those the route documents) and headers its resolver chose. */
-  function withResolverChoices(response: Response, route: RouteDef, context: Context): Response {
-    const { status, headers } = context.response;
-    const chosen = status && response.ok && response.status !== 204 && route.statuses?.includes(status as 200 | 201) ? status : response.status;
-    if (chosen === response.status && Object.keys(headers).length === 0) return response;
-    const merged = new Headers(response.headers);
-    if (response.ok) for (const [name, value] of Object.entries(headers)) merged.set(name, value);
-    return new Response(response.body, { status: chosen, headers: merged });
-  }
-
-  async function finishResponse(response: Response, request: Request, url: URL): Promise<Response> {
-    if (response.status === 204) return new Response(null, { status: 204 });
-    if (response.ok) return response;
-    const text = await response.text();
-    let body: any = null;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      /* not JSON */
-    }
-    if (body?.error?.code) return errorResponse(body);
-    if (response.status === 404) {
-      return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
-    }
-    if (response.status === 405) {
-      return errorResponse({ error: { code: 405, message: `Method ${request.method} is not allowed on ${url.pathname}.` } });
-    }
-    if (response.status < 500 && Array.isArray(body?.errors) && body.errors.length) {
-      // Validation errors of the router: `{ name: "query", path: "/limit", message }`.
-      const first = body.errors[0];
-      const where = first.path ? String(first.path).replace(/^\//, "") : first.name;
-      return errorResponse({ error: { code: response.status, message: `${where ? `${where}: ` : ""}${first.message}` } });
-    }
-    return errorResponse(response.status < 500 ? { error: { code: response.status, message: text || response.statusText } } : reportError(new Error(text)));
-  }
-
   return { handle, openAPIDocument, restSchema };
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** A route's GraphQL operation, built once: its document and how its variables are read from a request. */
+interface RouteOperation {
+  route: RouteDef;
+  document: DocumentNode;
+  name: string | undefined;
+  /** The root field it selects, and that field's type in the REST schema (for the shaping). */
+  field: string;
+  type: GraphQLOutputType;
+  /** The operation's variables: path parameters, then the query string, then the JSON body. */
+  variables(url: URL, body: Record<string, unknown>): Record<string, unknown>;
+}
+
+/**
+ * The operation of each route, as sofa-api builds it (same document, same variables from the
+ * path, the query string and the body), made on a route's first call and kept.
+ */
+function createRouteOperations(schema: GraphQLSchema, sofa: { models: string[]; ignore: string[]; depthLimit: number }) {
+  const built = new Map<RouteDef, RouteOperation>();
+
+  function build(route: RouteDef): RouteOperation {
+    const [root, field] = route.field.split(".") as ["Query" | "Mutation", string];
+    const rootType = root === "Query" ? schema.getQueryType()! : schema.getMutationType()!;
+    const node = buildOperationNodeForField({
+      kind: root === "Query" ? OperationTypeNode.QUERY : OperationTypeNode.MUTATION,
+      schema,
+      field,
+      models: sofa.models,
+      ignore: sofa.ignore,
+      circularReferenceDepth: sofa.depthLimit,
+    });
+    const template = `/v1${route.path}`.split("/");
+    const inputs = (node.variableDefinitions ?? []).map((definition) => {
+      const name = definition.variable.name.value;
+      return { name, segment: template.indexOf(`{${name}}`), read: variableReader(schema, definition.type) };
+    });
+    const fromQuery = inputs.some((input) => input.segment < 0);
+    return {
+      route,
+      document: { kind: Kind.DOCUMENT, definitions: [node] },
+      name: node.name?.value,
+      field,
+      type: rootType.getFields()[field]!.type,
+      variables(url, body) {
+        const segments = url.pathname.split("/");
+        const query = fromQuery && url.search.length > 1 ? qs.parse(url.search.slice(1)) : EMPTY;
+        const values: Record<string, unknown> = {};
+        try {
+          for (const input of inputs) {
+            // As sofa-api reads them: a path parameter (decoded), else the query's value unless empty, else the body's.
+            const raw = input.segment >= 0 ? decodeURIComponent(segments[input.segment]!) : (query as Record<string, unknown>)[input.name] || body[input.name];
+            if (raw === null || raw === undefined) continue;
+            const value = input.read(raw);
+            if (value !== undefined) values[input.name] = value;
+          }
+        } catch (err) {
+          const message = (err as Error)?.message || String(err);
+          throw new GraphQLError(message, { extensions: { http: { status: 400 } } });
+        }
+        return values;
+      },
+    };
+  }
+
+  return {
+    of(route: RouteDef): RouteOperation {
+      let operation = built.get(route);
+      if (!operation) built.set(route, (operation = build(route)));
+      return operation;
+    },
+  };
+}
+
+const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/**
+ * Turns a value of the path, the query string or the body into a variable's value as sofa-api
+ * does: a scalar through its `serialize` ("true"/true for Boolean), an input object parsed from
+ * JSON text when it is a string, a list item by item (a single value is a list of one).
+ */
+function variableReader(schema: GraphQLSchema, type: TypeNode): (value: unknown) => unknown {
+  if (type.kind === Kind.NON_NULL_TYPE) return variableReader(schema, type.type);
+  if (type.kind === Kind.LIST_TYPE) {
+    const item = variableReader(schema, type.type);
+    return (value) => (Array.isArray(value) ? value : [value]).map(item);
+  }
+  const named = schema.getType(type.name.value);
+  if (isScalarType(named)) {
+    if (named.name === GraphQLBoolean.name) return (value) => named.serialize(value === "true" || value === true);
+    return (value) => named.serialize(value);
+  }
+  if (isInputObjectType(named)) return (value) => (value && typeof value === "object" ? value : JSON.parse(value as string));
+  return (value) => value;
 }
 
 /** Whether an `If-None-Match` header names `etag` (weak comparison: `W/` is ignored; `*` names any). */
