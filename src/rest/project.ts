@@ -1,4 +1,4 @@
-import { GraphQLBoolean, GraphQLNonNull, GraphQLSchema, defaultFieldResolver, getNamedType, isNonNullType, isObjectType, isScalarType, parse, printType, type GraphQLFieldConfig } from "graphql";
+import { GraphQLBoolean, GraphQLNonNull, GraphQLSchema, Kind, defaultFieldResolver, getNamedType, isNonNullType, isObjectType, isScalarType, parse, printType, type FieldNode, type GraphQLFieldConfig } from "graphql";
 import { mapSchema, MapperKind } from "@graphql-tools/utils";
 import type { RouteDef } from "./route.js";
 
@@ -36,12 +36,49 @@ function withRestName(fieldName: string, config: GraphQLFieldConfig<any, any>): 
 
 /**
  * The graph served at /graphql: every field but those kept only for the documented /v1 shapes
- * (`restOnly`), which the graph serves as related objects and connections instead.
+ * (`restOnly`), which the graph serves as related objects and connections instead. A to-one
+ * relation asked only for its `id` (`organization { id }`) is answered from the foreign key of
+ * the row it hangs on, without loading the related row.
  */
 export function graphSchema(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
-    [MapperKind.OBJECT_FIELD]: (config) => (config.extensions?.restOnly ? null : config),
+    [MapperKind.OBJECT_FIELD]: (config) => (config.extensions?.restOnly ? null : withIdFromForeignKey(config)),
   });
+}
+
+/**
+ * A Prisma to-one relation (`t.relation`) whose foreign key is one column of its row: when the
+ * selection under it is only `id` (and `__typename`), its value is `{ id: <foreign key> }` (null
+ * when the key is), which is what the related row would answer; any other selection loads the row.
+ * Every relation of the schema references its target's `id` (prisma/schema.prisma).
+ */
+function withIdFromForeignKey(config: GraphQLFieldConfig<any, any>): GraphQLFieldConfig<any, any> {
+  const relation = config.extensions?.pothosPrismaRelationField as { isList?: boolean; relationFromFields?: readonly string[] } | undefined;
+  if (!relation || relation.isList || relation.relationFromFields?.length !== 1 || !config.resolve) return config;
+  const key = relation.relationFromFields[0]!;
+  const resolve = config.resolve;
+  return {
+    ...config,
+    resolve: (parent, args, context, info) => {
+      if (parent && typeof parent === "object" && key in parent && onlyIdSelected(info.fieldNodes)) {
+        const id = (parent as Record<string, unknown>)[key];
+        return id === null || id === undefined ? null : { id };
+      }
+      return resolve(parent, args, context, info);
+    },
+  };
+}
+
+/** Whether every node of a field selects only `id` or `__typename`, plainly (no fragments, arguments or directives). */
+function onlyIdSelected(nodes: readonly FieldNode[]): boolean {
+  for (const node of nodes) {
+    if (node.directives?.length || !node.selectionSet) return false;
+    for (const selection of node.selectionSet.selections) {
+      if (selection.kind !== Kind.FIELD || selection.directives?.length || selection.arguments?.length || selection.selectionSet) return false;
+      if (selection.name.value !== "id" && selection.name.value !== "__typename") return false;
+    }
+  }
+  return true;
 }
 
 /**

@@ -43,6 +43,32 @@ describe("statements per request", () => {
     expect(crs.result.body.comments).toBe(0);
   });
 
+  it("GraphQL on a space's fields: one SELECT; a related object asked only for its id is the row's foreign key", async () => {
+    const collection = await createCollection(admin, org, { title: "Keys" });
+    const space = await createSpace(admin, org, { title: "Keys", parent: collection.id });
+    const query = `query Space($id: String!) { space(spaceId: $id) { id title commentsCount organization { id __typename } parent { id } } }`;
+    const ids = await fewestStatements(t, () => admin.graphql(query, { id: space.id }));
+    expect(ids.result.errors).toBeUndefined();
+    expect(ids.result.data.space).toMatchObject({ id: space.id, organization: { id: org, __typename: "Organization" }, parent: { id: collection.id } });
+    // The space and its collection (whose visibility decides whether `parent` is shown).
+    expect(ids.count).toBeLessThanOrEqual(2);
+    const top = await createSpace(admin, org, { title: "Top" });
+    const topIds = await fewestStatements(t, () => admin.graphql(query, { id: top.id }));
+    expect(topIds.result.data.space).toMatchObject({ organization: { id: org }, parent: null });
+    expect(topIds.count).toBe(1);
+    // Any other field of the related object loads it.
+    const titled = await fewestStatements(t, () => admin.graphql(`query Space($id: String!) { space(spaceId: $id) { organization { id title } } }`, { id: top.id }));
+    expect(titled.result.data.space.organization).toEqual({ id: org, title: expect.any(String) });
+    expect(titled.count).toBeGreaterThan(1);
+    // A collection's own relations (parent, organization) follow the same rule.
+    const child = (await admin.post(`/v1/orgs/${org}/collections`, { title: "Child", parent: collection.id })).body;
+    const collections = await fewestStatements(t, () =>
+      admin.graphql(`query C($id: String!) { collection(collectionId: $id) { parent { id } organization { id } } }`, { id: child.id }),
+    );
+    expect(collections.result.data.collection).toEqual({ parent: { id: collection.id }, organization: { id: org } });
+    expect(collections.count).toBe(1);
+  });
+
   it("the list of an organization's spaces: its page and its count, for 5 spaces as for 50", async () => {
     const lou = await t.bootstrap("lou@acme.test", "Lists");
     const organization = lou.organization;
