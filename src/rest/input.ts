@@ -92,10 +92,12 @@ export function createInputValidator(doc: any, table: RouteDef[], opts: { maxJso
   compiled.sort((a, b) => b.route.path.replace(/\{[^}]+\}/g, "").length - a.route.path.replace(/\{[^}]+\}/g, "").length);
 
   const byRoute = new Map(compiled.map((c) => [c.route, c]));
+  const byMethod = new Map<string, CompiledRoute[]>();
+  for (const c of compiled) byMethod.set(c.route.method, [...(byMethod.get(c.route.method) ?? []), c]);
 
   /** The route a request addresses, or null. */
   function route(method: string, pathname: string): RouteDef | null {
-    return compiled.find((c) => c.route.method === method && c.regex.test(pathname))?.route ?? null;
+    return byMethod.get(method)?.find((c) => c.regex.test(pathname))?.route ?? null;
   }
 
   /**

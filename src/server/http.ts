@@ -64,9 +64,10 @@ export function createHttpFront(opts: {
     quietReqLogger: true,
     quietResLogger: true,
     customAttributeKeys: { reqId: "reqId" },
+    // A line the logger would drop is not made ("silent" stops pino-http before it builds one).
     customLogLevel: (req, res, err) => {
-      if (err || res.statusCode >= 500) return "error";
-      return QUIET_ROUTES.has(notesOfNodeRequest(req)!.route) ? "debug" : "info";
+      const level = err || res.statusCode >= 500 ? "error" : QUIET_ROUTES.has(notesOfNodeRequest(req)!.route) ? "debug" : "info";
+      return opts.logger.isLevelEnabled(level) ? level : "silent";
     },
     customSuccessObject: (req, res) => line(req, res),
     customErrorObject: (req, res, err) => ({ ...line(req, res), err }),
