@@ -92,12 +92,17 @@ export function createInputValidator(doc: any, table: RouteDef[], opts: { maxJso
   compiled.sort((a, b) => b.route.path.replace(/\{[^}]+\}/g, "").length - a.route.path.replace(/\{[^}]+\}/g, "").length);
 
   const byRoute = new Map(compiled.map((c) => [c.route, c]));
-  const byMethod = new Map<string, CompiledRoute[]>();
-  for (const c of compiled) byMethod.set(c.route.method, [...(byMethod.get(c.route.method) ?? []), c]);
+  // Candidates by method and number of path segments (a route's regex matches that many only), in the order above.
+  const candidates = new Map<string, CompiledRoute[]>();
+  const keyOf = (method: string, pathname: string) => `${method} ${pathname.split("/").length}`;
+  for (const c of compiled) {
+    const key = keyOf(c.route.method, `/v1${c.route.path}`);
+    candidates.set(key, [...(candidates.get(key) ?? []), c]);
+  }
 
   /** The route a request addresses, or null. */
   function route(method: string, pathname: string): RouteDef | null {
-    return byMethod.get(method)?.find((c) => c.regex.test(pathname))?.route ?? null;
+    return candidates.get(keyOf(method, pathname.endsWith("/") ? pathname.slice(0, -1) : pathname))?.find((c) => c.regex.test(pathname))?.route ?? null;
   }
 
   /**
