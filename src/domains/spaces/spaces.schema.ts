@@ -123,7 +123,8 @@ export const SpaceRef = builder.prismaNode("Space", {
     visitorAuth: t.field({ type: SpaceVisitorAuth, nullable: true, resolve: () => null }),
     revision: t.string({
       description: "Id of the active revision (a space starts with an initial, empty one).",
-      resolve: async (s, _a, ctx) => s.revisionId ?? (await ensureSpaceRevision(ctx, s)),
+      // Synchronous once the space has a revision; the first read of one without creates it.
+      resolve: (s, _a, ctx) => s.revisionId ?? ensureSpaceRevision(ctx, s),
     }),
     defaultLevel: t.field({
       type: DefaultLevelEnum,
