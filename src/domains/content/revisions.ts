@@ -45,6 +45,38 @@ export function contentOf(revision: Revision | null): RevisionContent {
   return content;
 }
 
+/**
+ * The stored content of revisions this process wrote, by revision id, so that the next change of
+ * the same scope starts from it without reading it back. Revisions are immutable and their ids
+ * never reused, and a change's base is always the head read under the space's lock: an entry can
+ * only ever answer for the row it copies. Each entry is the content as the database returns it
+ * (JSON, object keys in jsonb's order), frozen; bounded, the oldest go first.
+ */
+const writtenContent = new Map<string, unknown>();
+const WRITTEN_CONTENT_ENTRIES = 64;
+
+/** JSON `value` with object keys in jsonb's order (shorter keys first, then by their UTF-8 bytes), frozen. */
+function asJsonb(value: unknown): unknown {
+  if (Array.isArray(value)) return Object.freeze(value.map(asJsonb));
+  if (!value || typeof value !== "object") return value;
+  const keys = Object.keys(value).sort((a, b) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  const out: Record<string, unknown> = {};
+  for (const key of keys) out[key] = asJsonb((value as Record<string, unknown>)[key]);
+  return Object.freeze(out);
+}
+
+function rememberContent(revisionId: string, content: RevisionContent): void {
+  writtenContent.set(revisionId, asJsonb(JSON.parse(JSON.stringify(content))));
+  if (writtenContent.size > WRITTEN_CONTENT_ENTRIES) writtenContent.delete(writtenContent.keys().next().value!);
+}
+
+/** The stored content of revision `id`: from what this process wrote, else read with `tx`. */
+async function storedContent(tx: Prisma.TransactionClient, id: string): Promise<unknown> {
+  const written = writtenContent.get(id);
+  if (written !== undefined) return written;
+  return (await tx.revision.findUniqueOrThrow({ where: { id }, select: { content: true } })).content;
+}
+
 // ─── Scopes: the space's content or a change request's ───────────────────────────────────────
 
 export const CHANGE_REQUEST_STATUSES = ["draft", "open", "merged", "archived"] as const;
@@ -157,6 +189,9 @@ export async function lockedSpaceHead(tx: Prisma.TransactionClient, space: Pick<
 
 // ─── Serializing the writes of a space ───────────────────────────────────────────────────────
 
+/** Every column of Space, in the order of the model's fields (a row as `findUnique` returns it). */
+const SPACE_COLUMNS = Prisma.raw(Object.values(Prisma.SpaceScalarFieldEnum).map((c) => `"${c}"`).join(", "));
+
 /**
  * Runs `write` in a transaction that first takes the space's row lock (`FOR NO KEY UPDATE`: rows
  * that merely reference the space, such as comments, are not held up) and hands it the space as
@@ -170,8 +205,8 @@ export async function withSpaceLock<T>(
 ): Promise<T> {
   // Space activity is recorded in the same transaction (events/activity.ts), announced after it.
   const result = await inTransactionWithActivity(ctx, async (tx, record) => {
-    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "Space" WHERE "id" = ${spaceId} FOR NO KEY UPDATE`;
-    const space = locked.length ? await tx.space.findUnique({ where: { id: spaceId } }) : null;
+    // The row as the lock found it, in the statement that takes the lock.
+    const [space] = await tx.$queryRaw<Space[]>`SELECT ${SPACE_COLUMNS} FROM "Space" WHERE "id" = ${spaceId} FOR NO KEY UPDATE`;
     if (!space) throw notFound(`Space "${spaceId}"`);
     return write(tx, space, record);
   }, TX_OPTIONS);
@@ -235,7 +270,7 @@ export async function commitChange<T>(
   type: RevisionType,
   change: (draft: RevisionContent) => T,
 ): Promise<ChangeResult<T>> {
-  return retryWhenMoved(
+  const result = await retryWhenMoved(
     "The content changed too often while this change was being applied; retry it.",
     () =>
       withSpaceLock(ctx, scope.space.id, async (tx, space, record) => {
@@ -247,8 +282,7 @@ export async function commitChange<T>(
         } else {
           head = await lockedSpaceHead(tx, space, ctx.viewer.userId);
         }
-        const base = await tx.revision.findUniqueOrThrow({ where: { id: head } });
-        const draft = readContent(structuredClone(base.content));
+        const draft = readContent(structuredClone(await storedContent(tx, head)));
         const value = change(draft);
         const id = newId("Revision");
         await tx.revision.create({
@@ -291,6 +325,9 @@ export async function commitChange<T>(
       if (scope.changeRequest) requireEditableChangeRequest(await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: scope.changeRequest.id } }));
     },
   );
+  // Committed: the next change of this scope starts from it.
+  rememberContent(result.revisionId, result.content);
+  return result;
 }
 
 // ─── Search index ────────────────────────────────────────────────────────────────────────────
