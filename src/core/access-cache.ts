@@ -8,6 +8,10 @@ import { pubsubFailures, type PubSub } from "./pubsub.js";
  *   only, an unknown or revoked token is read again each time;
  * - memberships by (user, SSO provider of the token, organization): answers of the membership
  *   door (core/access.ts), "not a member" included.
+ * - what recording a space's activity reads in the writing transaction (events/activity.ts): the
+ *   active installations of an organization, the organization of a space — dropped by their own
+ *   changes (changesInstallations: installations, their spaces, an integration's scopes...) and
+ *   with everything else.
  *
  * Invalidation does not depend on each write remembering it: the database layer reports every
  * write that took effect with the tables it wrote (core/db.ts `onCommittedWrite`, after the commit
@@ -71,6 +75,35 @@ const UPDATE_CHANGES: Record<string, (columns: string[]) => boolean> = {
 /** Tables whose new rows may change an answer (a new member; a new token, organization or user changes none). */
 const INSERT_CHANGES = new Set(["Member", "SamlProvider"]);
 
+/**
+ * For each table the installations of an organization and the organization of a space are read
+ * from (events/activity.ts), whether a write of it may change them: anything done to an
+ * installation or its spaces; an integration's scopes, owner and development settings (its new
+ * rows have no installations yet); an organization or a space deleted (their installations go
+ * with them), or a space given another organization.
+ */
+const INSTALLATION_CHANGES: Record<string, (verb: string, columns: string[] | null) => boolean> = {
+  IntegrationInstallation: () => true,
+  IntegrationSpaceInstallation: () => true,
+  Integration: (verb, columns) =>
+    verb === "DELETE" || (verb === "UPDATE" && (!columns || columns.some((c) => ["scopes", "ownerId", "devTunnelUrl", "devAll", "id"].includes(c)))),
+  Organization: (verb, columns) => verb === "DELETE" || (verb === "UPDATE" && (!columns || columns.includes("id"))),
+  Space: (verb, columns) => verb === "DELETE" || (verb === "UPDATE" && (!columns || columns.some((c) => c === "organizationId" || c === "id"))),
+};
+
+/** Whether writes (table → statements) may change which installations record a space's activity. */
+export function changesInstallations(writes: ReadonlyMap<string, readonly string[]>): boolean {
+  for (const [table, statements] of writes) {
+    const change = INSTALLATION_CHANGES[table];
+    if (!change) continue;
+    for (const sql of statements) {
+      const verb = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? "";
+      if (change(verb, verb === "UPDATE" ? updatedColumns(sql) : null)) return true;
+    }
+  }
+  return false;
+}
+
 /** Whether writes (table → statements) may change a token's or a membership's answer. */
 export function changesAccess(writes: ReadonlyMap<string, readonly string[]>): boolean {
   for (const [table, statements] of writes) {
@@ -90,6 +123,13 @@ export function changesAccess(writes: ReadonlyMap<string, readonly string[]>): b
   return false;
 }
 
+/** The pub/sub message of a change: of access (every entry dropped), or of installations only. */
+export interface AccessChange {
+  origin: string;
+  database: string;
+  kind?: "installations";
+}
+
 export class AccessCache {
   readonly enabled: boolean;
   /** Answers served from the cache and read from the database (the gateway's metrics). */
@@ -98,21 +138,35 @@ export class AccessCache {
   private readonly members = new Map<string, Entry<unknown>>();
   /** Token ids known live (live streams re-check their token before each delivery). */
   private readonly liveTokens = new Map<string, Entry<true>>();
+  /**
+   * What recording a space's activity reads (events/activity.ts): the active installations of an
+   * organization, and the organization of a space. Dropped on their own when only they change
+   * (changesInstallations), with everything else otherwise.
+   */
+  private readonly installations = new Map<string, Entry<unknown>>();
   private generation = 0;
+  private installationsGeneration = 0;
   private database = "";
   private outagesSeen = pubsubFailures.outages;
   private readonly origin = Math.random().toString(36).slice(2);
   private readonly clearListeners = new Set<() => void>();
-  private announce?: (payload: { origin: string; database: string }) => Promise<void>;
+  private announce?: (payload: AccessChange) => Promise<void>;
   private listening?: { return?: () => unknown };
 
   constructor(private readonly ttlMs: number) {
     this.enabled = ttlMs > 0;
   }
 
-  /** Drops every entry after each write of `db` that may change an answer (see changesAccess). */
+  /**
+   * Drops every entry after each write of `db` that may change an answer (see changesAccess), and
+   * the installations' entries after a write that may change those (see changesInstallations).
+   */
   watch(db: { onCommittedWrite(listener: (writes: ReadonlyMap<string, readonly string[]>) => Promise<void> | void): void }): void {
-    db.onCommittedWrite((writes) => (changesAccess(writes) ? this.changed() : undefined));
+    db.onCommittedWrite((writes) => {
+      if (changesAccess(writes)) return this.changed();
+      if (changesInstallations(writes)) return this.installationsChanged();
+      return undefined;
+    });
   }
 
   /**
@@ -121,14 +175,18 @@ export class AccessCache {
    * the pub/sub has passed it on (Redis: an awaited PUBLISH), so a write answers only after the
    * other processes were told; without it, `pubsub.publish`.
    */
-  connect(pubsub: PubSub, database: string, publish?: (topic: "access:changed", payload: { origin: string; database: string }) => Promise<void>): void {
+  connect(pubsub: PubSub, database: string, publish?: (topic: "access:changed", payload: AccessChange) => Promise<void>): void {
     this.database = database;
     this.announce = publish ? (payload) => publish("access:changed", payload) : async (payload) => pubsub.publish("access:changed", payload);
     const stream = pubsub.subscribe("access:changed");
     this.listening = stream as { return?: () => unknown };
     void (async () => {
       try {
-        for await (const message of stream) if (message.origin !== this.origin && message.database === this.database) this.clear();
+        for await (const message of stream) {
+          if (message.origin === this.origin || message.database !== this.database) continue;
+          if (message.kind === "installations") this.clearInstallations();
+          else this.clear();
+        }
       } catch {
         /* the pub/sub closed */
       }
@@ -202,6 +260,39 @@ export class AccessCache {
   }
 
   /**
+   * The active installations of organization `organizationId` as `read` (run on a miss, with the
+   * caller's transaction) gives them: see events/activity.ts.
+   */
+  installationsOf<V>(organizationId: string, read: () => Promise<V>): Promise<V> {
+    return this.installationEntry(`installations\u0000${organizationId}`, read);
+  }
+
+  /** The organization of space `spaceId`; `read` answers on a miss (null: no such space, not kept). */
+  spaceOrganization(spaceId: string, read: () => Promise<string | null>): Promise<string | null> {
+    return this.installationEntry(`space\u0000${spaceId}`, read);
+  }
+
+  private async installationEntry<V>(key: string, read: () => Promise<V>): Promise<V> {
+    const cached = this.fresh(this.installations, key) as V | undefined;
+    if (cached !== undefined) return cached;
+    const generation = this.installationsGeneration;
+    const value = await read();
+    if (value !== null && this.enabled && generation === this.installationsGeneration) {
+      this.store(this.installations, key, { value: deepFreeze(value), expires: Date.now() + this.ttlMs });
+    }
+    return value;
+  }
+
+  /**
+   * A committed write changed installations (changesInstallations): drops their entries here and,
+   * once the returned promise resolves, the other gateway processes have been told.
+   */
+  async installationsChanged(): Promise<void> {
+    this.clearInstallations();
+    await this.announce?.({ origin: this.origin, database: this.database, kind: "installations" });
+  }
+
+  /**
    * A committed write changed access: drops every entry here and, once the returned promise
    * resolves, the other gateway processes have been told (a failure to tell them is logged by the
    * caller; they then see the change after the TTL or, after a Redis outage, at once).
@@ -224,11 +315,17 @@ export class AccessCache {
     this.clear();
   }
 
+  private clearInstallations(): void {
+    this.installationsGeneration++;
+    this.installations.clear();
+  }
+
   private clear(): void {
     this.generation++;
     this.tokens.clear();
     this.members.clear();
     this.liveTokens.clear();
+    this.clearInstallations();
     for (const listener of this.clearListeners) listener();
   }
 

@@ -1,7 +1,8 @@
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { Context } from "../core/context.js";
 import { SCOPE_BY_ACTIVITY } from "./messages.js";
-import { announceEvents, prepareEvents, writeEvents, type NewIntegrationEvent, type PreparedEvents } from "./record.js";
+import type { AccessCache } from "../core/access-cache.js";
+import { announceEvents, prepareEvents, writeEvents, type EventIntegration, type NewIntegrationEvent, type PreparedEvents } from "./record.js";
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -26,10 +27,10 @@ export type Announcement = () => void;
  */
 export async function recordSpaceActivity(
   tx: Db,
-  ctx: Pick<Context, "pubsub" | "viewer" | "prisma">,
+  ctx: Pick<Context, "pubsub" | "viewer" | "prisma" | "accessCache">,
   activity: SpaceActivity,
 ): Promise<Announcement> {
-  const prepared = await prepareActivityEvents(tx, activity);
+  const prepared = await prepareActivityEvents(tx, ctx.accessCache, activity);
   await writeEvents(tx, prepared);
   const message = { ...activity, actorId: ctx.viewer.userId, at: new Date().toISOString() };
   return () => {
@@ -41,19 +42,60 @@ export async function recordSpaceActivity(
 /**
  * Runs `write` in one transaction with a `record` function that records space activities in it
  * (recordSpaceActivity); once it committed, announces them. A write that fails records nothing.
+ *
+ * Announcements of one space leave this process in the order their activities were recorded:
+ * content writes record under the space's lock (withSpaceLock), so that is the order they
+ * committed in, and a live subscriber of an integration sees a burst of edits in that order even
+ * when a write's post-commit work (cache invalidation) is slower than the next write.
  */
 export async function inTransactionWithActivity<T>(
-  ctx: Pick<Context, "pubsub" | "viewer" | "prisma">,
+  ctx: Pick<Context, "pubsub" | "viewer" | "prisma" | "accessCache">,
   write: (tx: Prisma.TransactionClient, record: (activity: SpaceActivity) => Promise<void>) => Promise<T>,
   options?: { maxWait?: number; timeout?: number },
 ): Promise<T> {
-  let announcements: Announcement[] = [];
-  const result = await ctx.prisma.$transaction(async (tx) => {
-    announcements = []; // a transaction the client replays starts over
-    return write(tx, async (activity) => void announcements.push(await recordSpaceActivity(tx, ctx, activity)));
-  }, options);
-  for (const announce of announcements) announce();
-  return result;
+  let announcements: { announce?: Announcement; turn: Turn }[] = [];
+  try {
+    const result = await ctx.prisma.$transaction(async (tx) => {
+      // A transaction the client replays starts over.
+      for (const a of announcements) a.turn.done();
+      announcements = [];
+      return write(tx, async (activity) => {
+        const entry: (typeof announcements)[number] = { turn: takeTurn(activity.spaceId) };
+        announcements.push(entry);
+        entry.announce = await recordSpaceActivity(tx, ctx, activity);
+      });
+    }, options);
+    for (const { announce, turn } of announcements) {
+      await turn.previous;
+      try {
+        announce?.();
+      } finally {
+        turn.done();
+      }
+    }
+    return result;
+  } finally {
+    for (const a of announcements) a.turn.done();
+  }
+}
+
+/** A place in the queue of a space's announcements: wait for `previous`, announce, then `done`. */
+interface Turn {
+  previous: Promise<void>;
+  done: () => void;
+}
+
+const announcing = new Map<string, Promise<void>>();
+
+function takeTurn(spaceId: string): Turn {
+  const previous = announcing.get(spaceId) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  announcing.set(spaceId, mine);
+  void mine.then(() => {
+    if (announcing.get(spaceId) === mine) announcing.delete(spaceId);
+  });
+  return { previous, done };
 }
 
 /** Payload fields of an activity's event: the activity without its type; a change request's new status is `changeRequestStatus`. */
@@ -66,32 +108,55 @@ export function activityPayload(activity: SpaceActivity): Record<string, unknown
   return rest;
 }
 
-/**
- * The events of an activity: one per active installation of the space's organization whose
- * integration lists the activity's scope and that covers the space (space_selection `all`, or
- * the space installed), read with `db` (the write's transaction).
- */
-export async function prepareActivityEvents(db: Db, activity: SpaceActivity): Promise<PreparedEvents> {
-  const scope = SCOPE_BY_ACTIVITY[activity.type];
-  const installations = await db.integrationInstallation.findMany({
-    where: {
-      status: "active",
-      organization: { spaces: { some: { id: activity.spaceId } } },
-      integration: { scopes: { has: scope } },
-      OR: [{ spaceSelection: "all" }, { spaces: { some: { spaceId: activity.spaceId, status: "active" } } }],
-    },
+/** An active installation as recording activity needs it (kept in the access cache per organization). */
+interface ActiveInstallation {
+  id: string;
+  organizationId: string;
+  spaceSelection: string;
+  integration: EventIntegration & { scopes: string[] };
+  /** The spaces installed (active), when spaceSelection is not `all`. */
+  spaceIds: string[];
+}
+
+/** The active installations of an organization, read with `db` (the write's transaction). */
+async function readActiveInstallations(db: Db, organizationId: string): Promise<ActiveInstallation[]> {
+  const rows = await db.integrationInstallation.findMany({
+    where: { organizationId, status: "active" },
+    orderBy: { id: "asc" },
     select: {
       id: true,
       organizationId: true,
-      integration: { select: { id: true, ownerId: true, devTunnelUrl: true, devAll: true } },
+      spaceSelection: true,
+      integration: { select: { id: true, ownerId: true, devTunnelUrl: true, devAll: true, scopes: true } },
+      spaces: { where: { status: "active" }, select: { spaceId: true } },
     },
   });
+  return rows.map(({ spaces, ...inst }) => ({ ...inst, spaceIds: inst.spaceSelection === "all" ? [] : spaces.map((s) => s.spaceId) }));
+}
+
+/**
+ * The events of an activity: one per active installation of the space's organization whose
+ * integration lists the activity's scope and that covers the space (space_selection `all`, or
+ * the space installed). The space's organization and the organization's installations come from
+ * the access cache (core/access-cache.ts), which drops them once a write that may change them
+ * has committed (here and, through the pub/sub, in the other gateway processes); on a miss they
+ * are read with `db` (the write's transaction). So in the steady state recording costs no read.
+ */
+export async function prepareActivityEvents(db: Db, cache: AccessCache, activity: SpaceActivity): Promise<PreparedEvents> {
+  const scope = SCOPE_BY_ACTIVITY[activity.type];
+  const organizationId = await cache.spaceOrganization(activity.spaceId, async () =>
+    (await db.space.findUnique({ where: { id: activity.spaceId }, select: { organizationId: true } }))?.organizationId ?? null,
+  );
+  if (!organizationId) return prepareEvents([]);
+  const installations = await cache.installationsOf(organizationId, () => readActiveInstallations(db, organizationId));
   const fields = activityPayload(activity);
-  const events: NewIntegrationEvent[] = installations.map((inst) => ({
-    integration: inst.integration,
-    installation: { id: inst.id, organizationId: inst.organizationId },
-    type: activity.type,
-    fields,
-  }));
+  const events: NewIntegrationEvent[] = installations
+    .filter((inst) => inst.integration.scopes.includes(scope) && (inst.spaceSelection === "all" || inst.spaceIds.includes(activity.spaceId)))
+    .map((inst) => ({
+      integration: { id: inst.integration.id, ownerId: inst.integration.ownerId, devTunnelUrl: inst.integration.devTunnelUrl, devAll: inst.integration.devAll },
+      installation: { id: inst.id, organizationId: inst.organizationId },
+      type: activity.type,
+      fields,
+    }));
   return prepareEvents(events);
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, created, createSpace, type Admin } from "../helpers/fixtures.js";
+import { collect, wsClient } from "../helpers/graphql-ws.js";
 
 /**
  * Space activity is recorded in the transaction of the write that caused it: the integration
@@ -108,5 +109,81 @@ describe("space activity and its write", () => {
         expect.objectContaining({ type: "space_content_updated", spaceId, revisionId: after.revisionId }),
       ]),
     );
+  });
+
+  it("a burst of concurrent edits records one event per edit per installation, announced in commit order; failed edits record none", { timeout: 120_000 }, async () => {
+    const spaces = await Promise.all(
+      ["Burst A", "Burst B", "Burst C"].map(async (title) => {
+        const id = (await createSpace(admin, admin.organization, { title })).id;
+        return { id, page: created(await admin.post(`/v1/spaces/${id}/content/pages`, { title: "Start" })).id as string };
+      }),
+    );
+    const perSpace = 12;
+    const c = wsClient(t.url, admin.token);
+    const live = collect(
+      c,
+      `subscription { integrationEvents(integrationName: "watcher", types: ["space_content_updated"]) { id payload { spaceId revisionId } } }`,
+      {},
+      spaces.length * perSpace,
+    );
+    await live.ready;
+    const eventsBefore = await db().integrationEvent.count();
+    // Every edit at once; one in four is of a page that does not exist and fails inside its transaction.
+    const answers = await Promise.all(
+      spaces.flatMap((space) =>
+        Array.from({ length: perSpace + perSpace / 4 }, async (_, k) => {
+          const missing = k % 5 === 4;
+          const page = missing ? "pg_missing" : space.page;
+          const res = await send("PATCH", `/v1/spaces/${space.id}/content/page/${page}`, { title: `Edit ${k}` });
+          expect(res.status, JSON.stringify(res.body)).toBe(missing ? 404 : 200);
+          return res.status;
+        }),
+      ),
+    );
+    expect(answers.filter((s) => s === 200)).toHaveLength(spaces.length * perSpace);
+    expect((await db().integrationEvent.count()) - eventsBefore).toBe(spaces.length * perSpace);
+    const received = (await live.results).map((r) => r.data.integrationEvents.payload as { spaceId: string; revisionId: string });
+    await c.dispose();
+    for (const space of spaces) {
+      // The space's events, in the order the subscriber got them: each edit's revision has the previous one as parent.
+      const order = received.filter((p) => p.spaceId === space.id).map((p) => p.revisionId);
+      expect(order).toHaveLength(perSpace);
+      const revisions = await db().revision.findMany({ where: { id: { in: order } }, select: { id: true, parents: true } });
+      const parentOf = new Map(revisions.map((r) => [r.id, r.parents[0]]));
+      for (let k = 1; k < order.length; k++) expect(parentOf.get(order[k]!), `edit ${k} of ${space.id}`).toBe(order[k - 1]);
+      const head = (await db().space.findUniqueOrThrow({ where: { id: space.id } })).revisionId;
+      expect(order.at(-1)).toBe(head);
+    }
+  });
+
+  it("records for the installations as they are now: a change of installations or scopes applies to the next write", async () => {
+    const edit = async () => expect((await send("PATCH", `/v1/spaces/${spaceId}/content/page/${pageId}`, { title: `Now ${Math.random()}` })).status).toBe(200);
+    const observed = () => db().integrationEvent.count({ where: { integration: { name: "observer" }, type: "space_content_updated" } });
+    created(await admin.post("/v1/integrations/observer", { title: "Observer", organization: admin.organization, scopes: ["space:content:read"] }));
+    await edit(); // the organization's installations are read (and kept) before the next one
+    const installation = created(await admin.post("/v1/integrations/observer/installations", { organization: admin.organization }));
+    const installed = await observed();
+    await edit(); // installed, but not in this space (space_selection "selected")
+    expect(await observed()).toBe(installed);
+    expect((await admin.put(`/v1/integrations/observer/installations/${installation.id}/spaces/${spaceId}`, {})).status).toBe(200);
+    await edit();
+    expect(await observed()).toBe(installed + 1);
+    // A new version without the scope: no more content events.
+    expect((await admin.post("/v1/integrations/observer", { title: "Observer", organization: admin.organization, scopes: ["space:comments:read"] })).status).toBe(200);
+    await edit();
+    expect(await observed()).toBe(installed + 1);
+    expect((await admin.post("/v1/integrations/observer", { title: "Observer", organization: admin.organization, scopes: ["space:content:read"] })).status).toBe(200);
+    await edit();
+    expect(await observed()).toBe(installed + 2);
+    expect((await admin.delete(`/v1/integrations/observer/installations/${installation.id}/spaces/${spaceId}`)).status).toBe(204);
+    await edit();
+    expect(await observed()).toBe(installed + 2);
+    expect((await admin.patch(`/v1/integrations/observer/installations/${installation.id}`, { space_selection: "all" })).status).toBe(200);
+    await edit();
+    expect(await observed()).toBe(installed + 3);
+    expect((await admin.delete(`/v1/integrations/observer/installations/${installation.id}`)).status).toBe(204);
+    const uninstalled = await observed();
+    await edit();
+    expect(await observed()).toBe(uninstalled);
   });
 });

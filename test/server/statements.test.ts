@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
-import { acmeDocs, createCollection, createSpace, fewestStatements, type Admin, type Member } from "../helpers/fixtures.js";
+import { acmeDocs, createCollection, created, createSpace, fewestStatements, type Admin, type Member } from "../helpers/fixtures.js";
 
 /**
  * The statement budget of the request path: in the steady state (token and membership in the
  * access cache), a single-object GET sends one SELECT, a list its page and its count, whatever
- * the number of items.
+ * the number of items. A page edit with an integration installed sends the space (for access),
+ * then in its transaction: the space's row under its lock, the new revision, the space's head,
+ * its search rows (delete, insert) and the integration's event with its trace. The base
+ * revision, the space's organization and the organization's installations are not read again.
  */
 let t: TestGateway;
 let admin: Admin;
@@ -92,5 +95,24 @@ describe("statements per request", () => {
     expect(guests.result.body.items.map((s: { id: string }) => s.id)).toEqual([id]);
     expect(guests.result.body.count).toBe(1);
     expect(guests.count).toBe(3);
+  });
+
+  it("PATCH of a page with an integration installed: eight statements, events in the same transaction", async () => {
+    const space = await createSpace(admin, org, { title: "Edited" });
+    const page = created(await admin.post(`/v1/spaces/${space.id}/content/pages`, { title: "Draft" }));
+    created(await admin.post("/v1/integrations/counted", { title: "Counted", organization: org, scopes: ["space:content:read"] }));
+    const installation = created(await admin.post("/v1/integrations/counted/installations", { organization: org }));
+    expect((await admin.patch(`/v1/integrations/counted/installations/${installation.id}`, { space_selection: "all" })).status).toBe(200);
+    const events = () => t.gateway.db.prisma.integrationEvent.count({ where: { installationId: installation.id, type: "space_content_updated" } });
+    const before = await events();
+    let n = 0;
+    const edit = await fewestStatements(t, () => admin.patch(`/v1/spaces/${space.id}/content/page/${page.id}`, { title: `Edited ${++n}` }));
+    expect(edit.result.status).toBe(200);
+    expect(await events()).toBe(before + 3);
+    expect(edit.count).toBe(8);
+    // The first edit of a space after its integrations changed reads them again, with the space's organization.
+    expect((await admin.patch(`/v1/integrations/counted/installations/${installation.id}`, { configuration: { changed: true } })).status).toBe(200);
+    const first = await fewestStatements(t, () => admin.patch(`/v1/spaces/${space.id}/content/page/${page.id}`, { title: "Changed" }), 1);
+    expect(first.count).toBeGreaterThan(8);
   });
 });
