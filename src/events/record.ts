@@ -68,8 +68,9 @@ export function prepareEvents(events: NewIntegrationEvent[], now = new Date()): 
       type: e.type,
       status,
       payload: payload as Prisma.InputJsonValue,
+      attempts: e.outcome ? 1 : 0,
       nextAttemptAt: status === "pending" ? now : null,
-      ...(e.outcome ? { attempts: 1, deliveredAt: e.outcome.status === "success" ? now : null } : {}),
+      deliveredAt: e.outcome?.status === "success" ? now : null,
       createdAt: now,
     });
     prepared.logs.push({ id: newId("IntegrationEventLog"), eventId: id, level: "info", message: `Recorded ${e.type} event.`, timestamp: now });
@@ -91,11 +92,23 @@ export function prepareEvents(events: NewIntegrationEvent[], now = new Date()): 
   return prepared;
 }
 
-/** Stores prepared events (inside the caller's transaction when given one). */
+/**
+ * Stores prepared events (inside the caller's transaction when given one): one INSERT of every
+ * event, one of every trace entry, each passing its rows as one JSON parameter. Written as SQL
+ * rather than `createMany` because every write of space content records its events here, in its
+ * transaction: Prisma's query compiler costs about 2.5× the CPU of this statement for 20 events.
+ */
 export async function writeEvents(db: Db, prepared: PreparedEvents): Promise<void> {
   if (!prepared.rows.length) return;
-  await db.integrationEvent.createMany({ data: prepared.rows });
-  await db.integrationEventLog.createMany({ data: prepared.logs });
+  await db.$executeRaw`
+    INSERT INTO "IntegrationEvent" ("id", "integrationId", "installationId", "type", "status", "payload", "attempts", "nextAttemptAt", "deliveredAt", "createdAt")
+    SELECT "id", "integrationId", "installationId", "type", "status", "payload", "attempts", "nextAttemptAt", "deliveredAt", "createdAt"
+      FROM jsonb_to_recordset(${JSON.stringify(prepared.rows)}::jsonb) AS r("id" text, "integrationId" text, "installationId" text, "type" text,
+        "status" text, "payload" jsonb, "attempts" integer, "nextAttemptAt" timestamp(3), "deliveredAt" timestamp(3), "createdAt" timestamp(3))`;
+  await db.$executeRaw`
+    INSERT INTO "IntegrationEventLog" ("id", "eventId", "level", "message", "timestamp")
+    SELECT "id", "eventId", "level", "message", "timestamp"
+      FROM jsonb_to_recordset(${JSON.stringify(prepared.logs)}::jsonb) AS r("id" text, "eventId" text, "level" text, "message" text, "timestamp" timestamp(3))`;
 }
 
 /**
