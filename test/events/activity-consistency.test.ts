@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { readerGateway, startGateway, TWO_PROCESSES, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, created, createSpace, type Admin } from "../helpers/fixtures.js";
 import { collect, wsClient } from "../helpers/graphql-ws.js";
 
@@ -185,5 +185,32 @@ describe("space activity and its write", () => {
     const uninstalled = await observed();
     await edit();
     expect(await observed()).toBe(uninstalled);
+  });
+
+  it(`an installation made through one gateway applies to the next write through ${TWO_PROCESSES ? "another (PostgreSQL + Redis)" : "it"}`, async () => {
+    const other = await readerGateway(t);
+    try {
+      const edit = async () => {
+        const res = await fetch(`${other.url}/v1/spaces/${spaceId}/content/page/${pageId}`, {
+          method: "PATCH",
+          headers: { authorization: `Bearer ${admin.token}`, "content-type": "application/json" },
+          body: JSON.stringify({ title: `Relayed ${Math.random()}` }),
+        });
+        expect(res.status).toBe(200);
+      };
+      const relayed = () => db().integrationEvent.count({ where: { integration: { name: "relay" }, type: "space_content_updated" } });
+      created(await admin.post("/v1/integrations/relay", { title: "Relay", organization: admin.organization, scopes: ["space:content:read"] }));
+      await edit(); // the other gateway keeps the organization's installations
+      expect(await relayed()).toBe(0);
+      const installation = created(await admin.post("/v1/integrations/relay/installations", { organization: admin.organization }));
+      expect((await admin.patch(`/v1/integrations/relay/installations/${installation.id}`, { space_selection: "all" })).status).toBe(200);
+      await edit();
+      expect(await relayed()).toBe(1);
+      expect((await admin.delete(`/v1/integrations/relay/installations/${installation.id}`)).status).toBe(204);
+      await edit();
+      expect(await relayed()).toBe(1);
+    } finally {
+      await other.close();
+    }
   });
 });

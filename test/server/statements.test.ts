@@ -109,7 +109,8 @@ describe("statements per request", () => {
     const edit = await fewestStatements(t, () => admin.patch(`/v1/spaces/${space.id}/content/page/${page.id}`, { title: `Edited ${++n}` }));
     expect(edit.result.status).toBe(200);
     expect(await events()).toBe(before + 3);
-    expect(edit.count).toBe(8);
+    // PostgreSQL's driver adapter sends the transaction's COMMIT as a statement of its own, counted with the others.
+    expect(edit.count).toBe(t.gateway.db.kind === "postgres" ? 9 : 8);
     // The first edit of a space after its integrations changed reads them again, with the space's organization.
     expect((await admin.patch(`/v1/integrations/counted/installations/${installation.id}`, { configuration: { changed: true } })).status).toBe(200);
     const first = await fewestStatements(t, () => admin.patch(`/v1/spaces/${space.id}/content/page/${page.id}`, { title: "Changed" }), 1);
