@@ -154,8 +154,6 @@ export function statementChanges(sql: string, args: readonly unknown[] | undefin
         if (seen.has(child)) continue;
         seen.add(child);
         mergeChange(out, child, "table");
-        // The rows the cascade removed (or changed) fire their triggers too: on parents not known.
-        for (const parent of Object.values(TRIGGER_ROWS[child] ?? {})) mergeChange(out, parent, "table");
         visit(child);
       }
     };
@@ -254,9 +252,9 @@ function createPrisma(
   opts: OpenOptions,
   cascades: Cascades,
 ): PrismaClient {
-  const observe: StatementObserver = (seconds, ok, sql, args) => {
+  const observe: StatementObserver = (seconds, ok, sql) => {
     stats.statements++;
-    for (const observer of observers) observer(seconds, ok, sql, args);
+    for (const observer of observers) observer(seconds, ok, sql);
   };
   const written = async (statements: ReadonlyMap<string, readonly string[]>, rows: ReadonlyMap<string, RowChange>) => {
     const writes = withTriggerWrites(statements);
