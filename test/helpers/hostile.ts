@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { created, type Admin } from "./fixtures.js";
 
 /**
  * The hostile classes the fuzz tests mix into generated input: NUL characters, lone UTF-16
@@ -41,3 +42,21 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 2, arbitrary: deep },
   { weight: 2, arbitrary: fc.constantFrom<unknown>(null, true, false, 0, -1, [], {}, [[["x"]]], { "": "" }, ["\u0000"], { "\u0000": 1 }) },
 );
+
+/**
+ * The objects the fuzz tests aim their generated ids at: a space with a page, a change request
+ * with a comment, a collection, a site, a team and an integration of `admin`'s organization.
+ */
+export async function fuzzTargets(admin: Admin): Promise<Record<string, string>> {
+  const org = admin.organization;
+  const ids: Record<string, string> = { organizationId: org, userId: admin.user, integrationName: "fuzz" };
+  ids.spaceId = created(await admin.post(`/v1/orgs/${org}/spaces`, { title: "Fuzz" })).id;
+  ids.collectionId = created(await admin.post(`/v1/orgs/${org}/collections`, { title: "Fuzz" })).id;
+  ids.siteId = created(await admin.post(`/v1/orgs/${org}/sites`, { title: "Fuzz site" })).id;
+  ids.pageId = created(await admin.post(`/v1/spaces/${ids.spaceId}/content/pages`, { title: "Page", markdown: "Hello" })).id;
+  ids.changeRequestId = created(await admin.post(`/v1/spaces/${ids.spaceId}/change-requests`, { subject: "Fuzz" })).id;
+  ids.commentId = created(await admin.post(`/v1/spaces/${ids.spaceId}/change-requests/${ids.changeRequestId}/comments`, { body: { markdown: "Hm" } })).id;
+  ids.teamId = created(await admin.put(`/v1/orgs/${org}/teams`, { title: "Fuzzers" })).id;
+  created(await admin.post("/v1/integrations/fuzz", { title: "Fuzz", organization: org }));
+  return ids;
+}

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, created, type Admin } from "../helpers/fixtures.js";
-import { hostileSegment, hostileString, hostileValue } from "../helpers/hostile.js";
+import { fuzzTargets, hostileSegment, hostileString, hostileValue } from "../helpers/hostile.js";
 
 vi.setConfig({ testTimeout: 600_000, hookTimeout: 120_000 });
 
@@ -29,19 +29,7 @@ const ids: Record<string, string> = {};
 beforeAll(async () => {
   t = await startGateway();
   ({ admin } = await acmeDocs(t));
-  const org = admin.organization;
-  ids.organizationId = org;
-  ids.userId = admin.user;
-  ids.spaceId = created(await admin.post(`/v1/orgs/${org}/spaces`, { title: "Fuzz" })).id;
-  ids.collectionId = created(await admin.post(`/v1/orgs/${org}/collections`, { title: "Fuzz" })).id;
-  ids.siteId = created(await admin.post(`/v1/orgs/${org}/sites`, { title: "Fuzz site" })).id;
-  ids.pageId = created(await admin.post(`/v1/spaces/${ids.spaceId}/content/pages`, { title: "Page", markdown: "Hello" })).id;
-  const cr = created(await admin.post(`/v1/spaces/${ids.spaceId}/change-requests`, { subject: "Fuzz" }));
-  ids.changeRequestId = cr.id;
-  ids.commentId = created(await admin.post(`/v1/spaces/${ids.spaceId}/change-requests/${cr.id}/comments`, { body: { markdown: "Hm" } })).id;
-  ids.teamId = created(await admin.put(`/v1/orgs/${org}/teams`, { title: "Fuzzers" })).id;
-  ids.integrationName = "fuzz";
-  created(await admin.post("/v1/integrations/fuzz", { title: "Fuzz", organization: org }));
+  Object.assign(ids, await fuzzTargets(admin));
 });
 afterAll(() => t?.close());
 

@@ -18,8 +18,8 @@ import {
 } from "graphql";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
-import { acmeDocs, created, type Admin } from "../helpers/fixtures.js";
-import { PROTOTYPE_NAMES, deep, hostileString, hostileValue, hugeNumber } from "../helpers/hostile.js";
+import { acmeDocs, type Admin } from "../helpers/fixtures.js";
+import { PROTOTYPE_NAMES, deep, fuzzTargets, hostileString, hostileValue, hugeNumber } from "../helpers/hostile.js";
 import { wsClient, collect } from "../helpers/graphql-ws.js";
 
 vi.setConfig({ testTimeout: 600_000, hookTimeout: 120_000 });
@@ -48,15 +48,7 @@ const ids: Record<string, string> = {};
 beforeAll(async () => {
   t = await startGateway();
   ({ admin } = await acmeDocs(t));
-  const org = admin.organization;
-  ids.organizationId = org;
-  ids.userId = admin.user;
-  ids.spaceId = created(await admin.post(`/v1/orgs/${org}/spaces`, { title: "Fuzz" })).id;
-  ids.pageId = created(await admin.post(`/v1/spaces/${ids.spaceId}/content/pages`, { title: "Page", markdown: "Hello" })).id;
-  ids.changeRequestId = created(await admin.post(`/v1/spaces/${ids.spaceId}/change-requests`, { subject: "Fuzz" })).id;
-  ids.commentId = created(await admin.post(`/v1/spaces/${ids.spaceId}/comments`, { body: { markdown: "Hm" } })).id;
-  ids.integrationName = "fuzz";
-  created(await admin.post("/v1/integrations/fuzz", { title: "Fuzz", organization: org }));
+  Object.assign(ids, await fuzzTargets(admin));
   schema = buildSchema(fs.readFileSync(new URL("../../schema.graphql", import.meta.url), "utf8"));
 });
 afterAll(() => t?.close());
