@@ -18,6 +18,10 @@ export default defineConfig({
       OUTBOUND_ALLOWED_NETWORKS: process.env.OUTBOUND_ALLOWED_NETWORKS ?? "127.0.0.0/8,::1",
       // The suite's own traffic stays under the rate limit; test/server/rate-limit.test.ts sets its own.
       RATE_LIMIT_PER_MINUTE: process.env.RATE_LIMIT_PER_MINUTE ?? "1000000",
+      // Servers the tests start as processes announce "listening on …" at info level, and the tests
+      // wait for that line: a LOG_LEVEL of the calling shell must not silence it. The suite's own
+      // in-process log level is TEST_LOG_LEVEL (test/helpers/gateway.ts).
+      LOG_LEVEL: "info",
     },
     testTimeout: 30_000,
     hookTimeout: 60_000,
