@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   Revision: "rev",
   Page: "page",
   File: "file",
+  ReusableContent: "rc",
   ChangeRequest: "cr",
   Comment: "cmt",
   CommentReply: "rpl",

@@ -44,7 +44,8 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /**
- * The objects the fuzz tests aim their generated ids at: a space with a page, a change request
+ * The objects the fuzz tests aim their generated ids at: a space with a page, a reusable content,
+ * a variable and its revision, a change request
  * with a comment, a collection, a site, a team and an integration of `admin`'s organization.
  */
 export async function fuzzTargets(admin: Admin): Promise<Record<string, string>> {
@@ -54,6 +55,10 @@ export async function fuzzTargets(admin: Admin): Promise<Record<string, string>>
   ids.collectionId = created(await admin.post(`/v1/orgs/${org}/collections`, { title: "Fuzz" })).id;
   ids.siteId = created(await admin.post(`/v1/orgs/${org}/sites`, { title: "Fuzz site" })).id;
   ids.pageId = created(await admin.post(`/v1/spaces/${ids.spaceId}/content/pages`, { title: "Page", markdown: "Hello" })).id;
+  ids.reusableContentId = created(await admin.post(`/v1/spaces/${ids.spaceId}/content/reusable-contents`, { title: "Reused", markdown: "Hi" })).id;
+  await admin.put(`/v1/spaces/${ids.spaceId}/content/variables`, { variables: { product: "Fuzz" } });
+  ids.variableName = "product";
+  ids.revisionId = (await admin.get(`/v1/spaces/${ids.spaceId}/content`)).body.id;
   ids.changeRequestId = created(await admin.post(`/v1/spaces/${ids.spaceId}/change-requests`, { subject: "Fuzz" })).id;
   ids.commentId = created(await admin.post(`/v1/spaces/${ids.spaceId}/change-requests/${ids.changeRequestId}/comments`, { body: { markdown: "Hm" } })).id;
   ids.teamId = created(await admin.put(`/v1/orgs/${org}/teams`, { title: "Fuzzers" })).id;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GitBookAPI, GitBookAPIError } from "@gitbook/api";
+import { ContentType, GitBookAPI, GitBookAPIError } from "@gitbook/api";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, type Admin } from "../helpers/fixtures.js";
 
@@ -171,5 +171,34 @@ describe("GitBook's client (@gitbook/api) against this server", () => {
     const pages = (await api.spaces.listPages(space.id)).data.pages as any[];
     expect(pages.map((p) => [p.title, p.pages.map((c: any) => c.title)])).toEqual([["Getting started", ["The details"]]]);
     expect((await api.spaces.listFiles(space.id)).data.items.map((f) => f.id)).toEqual([file.id]);
+  });
+
+  it("reads reusable contents written through the spec's routes (getReusableContent… of a change request, a revision and the space)", { timeout: 60_000 }, async () => {
+    const space = (await api.orgs.createSpace(org, { title: "Reused" })).data;
+    const cr = (await api.spaces.createChangeRequest(space.id, { subject: "A shared notice" })).data;
+    // GitBook's client has no write for them: its generic request() reaches the spec's route.
+    const written = await api.request<{ id: string }>({
+      method: "POST",
+      path: `/spaces/${space.id}/change-requests/${cr.id}/content/reusable-contents`,
+      body: { title: "Notice", markdown: "Read **this**.\n" },
+      type: ContentType.Json,
+      format: "json",
+      secure: true,
+    });
+    const rc = written.data;
+    expect(rc.id).toMatch(/^rc_/);
+
+    const inCr = (await api.spaces.getReusableContentInChangeRequestById(space.id, cr.id, rc.id)).data;
+    expect(inCr).toMatchObject({ id: rc.id, title: "Notice", document: expect.any(String) });
+    const revision = (await api.spaces.getChangeRequestById(space.id, cr.id)).data.revision;
+    expect((await api.spaces.getReusableContentInRevisionById(space.id, revision, rc.id)).data).toEqual(inCr);
+    const document = (await api.spaces.getReusableContentDocumentInRevisionById(space.id, revision, rc.id)).data;
+    expect(document.object).toBe("document");
+
+    const missing = await api.spaces.getReusableContentById(space.id, rc.id).catch((err: unknown) => err);
+    expect((missing as GitBookAPIError).code).toBe(404);
+    await api.spaces.mergeChangeRequest(space.id, cr.id);
+    expect((await api.spaces.getReusableContentById(space.id, rc.id)).data).toMatchObject({ id: rc.id, title: "Notice" });
+    expect((await api.spaces.getCurrentRevision(space.id)).data.reusableContents).toEqual([inCr]);
   });
 });

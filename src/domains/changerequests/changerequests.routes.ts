@@ -35,5 +35,15 @@ export default [
     { method: "PATCH", path: `${content}/page/{pageId}`, field: "Mutation.changeRequestPageUpdate", summary: "Update or move a page" },
     { method: "DELETE", path: `${content}/page/{pageId}`, field: "Mutation.changeRequestPageDelete", status: 204, summary: "Delete a page and its sub-pages" },
     { method: "POST", path: `${content}/files`, field: "Mutation.changeRequestFileUpload", status: 201, summary: "Upload a file (base64 JSON body)" },
+    { method: "DELETE", path: `${content}/files/{fileId}`, field: "Mutation.changeRequestFileDelete", status: 204, summary: "Remove a file from the change request's content" },
+    // Reusable contents: GitBook's read, and writes in the same style.
+    { method: "GET", path: `${content}/reusable-contents/{reusableContentId}`, field: "Query.changeRequestReusableContent", summary: "Get a reusable content of the change request's content" },
+    { method: "POST", path: `${content}/reusable-contents`, field: "Mutation.changeRequestReusableContentCreate", status: 201, summary: "Create a reusable content" },
+    { method: "PATCH", path: `${content}/reusable-contents/{reusableContentId}`, field: "Mutation.changeRequestReusableContentUpdate", summary: "Update a reusable content" },
+    { method: "DELETE", path: `${content}/reusable-contents/{reusableContentId}`, field: "Mutation.changeRequestReusableContentDelete", status: 204, summary: "Delete a reusable content" },
+    { method: "GET", path: `${content}/variables`, field: "Query.changeRequestVariables", summary: "Get the variables of the change request's content" },
+    { method: "PUT", path: `${content}/variables`, field: "Mutation.changeRequestVariablesReplace", summary: "Replace the variables (a body {variables})" },
+    { method: "PATCH", path: `${content}/variables`, field: "Mutation.changeRequestVariablesUpdate", summary: "Set some variables, keeping the others" },
+    { method: "DELETE", path: `${content}/variables/{variableName}`, field: "Mutation.changeRequestVariableDelete", status: 204, summary: "Delete a variable" },
   ]),
 ];

@@ -18,6 +18,13 @@ import {
   RevisionRef,
   fileUploadArgs,
   importArgs,
+  reusableContentWriteArgs,
+  variablesArg,
+  ReusableContentRef,
+  ReusableContentDeletePayload,
+  VariableDeletePayload,
+  FileDeletePayload,
+  VariablesScalar,
   linkArgs,
   pageReadArgs,
   pageWriteArgs,
@@ -187,6 +194,18 @@ builder.queryFields((t) => ({
     args: { ...crArgs, ...pageReadArgs, ...readArgs },
     resolve: (_r, args, ctx) => content.getPage(ctx, args.spaceId, args.changeRequestId, args.pageId, args.format),
   }),
+  changeRequestReusableContent: t.field({
+    type: ReusableContentRef,
+    description: "A reusable content of the change request's content.",
+    args: { ...crArgs, reusableContentId: t.arg.string({ required: true }), ...readArgs },
+    resolve: (_r, args, ctx) => content.getReusableContent(ctx, args.spaceId, args.changeRequestId, args.reusableContentId),
+  }),
+  changeRequestVariables: t.field({
+    type: VariablesScalar,
+    description: "The variables of the change request's content.",
+    args: { ...crArgs },
+    resolve: (_r, args, ctx) => content.getVariables(ctx, args.spaceId, args.changeRequestId),
+  }),
   changeRequestPageLinks: t.field({
     type: LinkReportRef,
     args: { ...crArgs, pageId: t.arg.string({ required: true }), ...pageArgs, ...linkArgs },
@@ -265,6 +284,51 @@ builder.mutationFields((t) => ({
     type: FileRef,
     args: { ...crArgs, ...fileUploadArgs },
     resolve: (_r, args, ctx) => content.uploadFile(ctx, args.spaceId, args.changeRequestId, args),
+  }),
+  changeRequestFileDelete: t.field({
+    type: FileDeletePayload,
+    description: "Removes a file from the change request's content (the space's content keeps it until the change request is merged).",
+    args: { ...crArgs, fileId: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => deleted(content.deleteFile(ctx, args.spaceId, args.changeRequestId, args.fileId), args.fileId, args.spaceId),
+  }),
+  changeRequestReusableContentCreate: t.field({
+    type: ReusableContentRef,
+    args: { ...crArgs, ...reusableContentWriteArgs, title: t.arg.string({ required: true, description: "At most 256 characters." }) },
+    resolve: (_r, args, ctx) => {
+      const { spaceId, changeRequestId, ...input } = argsWithNulls(ctx, args);
+      return content.createReusableContent(ctx, spaceId, changeRequestId, input);
+    },
+  }),
+  changeRequestReusableContentUpdate: t.field({
+    type: ReusableContentRef,
+    args: { ...crArgs, reusableContentId: t.arg.string({ required: true }), ...reusableContentWriteArgs },
+    resolve: (_r, args, ctx) => {
+      const { spaceId, changeRequestId, reusableContentId, ...input } = argsWithNulls(ctx, args);
+      return content.updateReusableContent(ctx, spaceId, changeRequestId, reusableContentId, input);
+    },
+  }),
+  changeRequestReusableContentDelete: t.field({
+    type: ReusableContentDeletePayload,
+    args: { ...crArgs, reusableContentId: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) =>
+      deleted(content.deleteReusableContent(ctx, args.spaceId, args.changeRequestId, args.reusableContentId), args.reusableContentId, args.spaceId),
+  }),
+  changeRequestVariablesReplace: t.field({
+    type: VariablesScalar,
+    description: "Replaces the variables of the change request's content with the given ones; answers them.",
+    args: { ...crArgs, ...variablesArg },
+    resolve: (_r, args, ctx) => content.setVariables(ctx, args.spaceId, args.changeRequestId, args.variables, "replace"),
+  }),
+  changeRequestVariablesUpdate: t.field({
+    type: VariablesScalar,
+    description: "Sets the given variables of the change request's content, keeping the others; answers all of them.",
+    args: { ...crArgs, ...variablesArg },
+    resolve: (_r, args, ctx) => content.setVariables(ctx, args.spaceId, args.changeRequestId, args.variables, "merge"),
+  }),
+  changeRequestVariableDelete: t.field({
+    type: VariableDeletePayload,
+    args: { ...crArgs, variableName: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => deleted(content.deleteVariable(ctx, args.spaceId, args.changeRequestId, args.variableName), args.variableName, args.spaceId),
   }),
 }));
 

@@ -183,11 +183,13 @@ function quote(lines: string[]): string {
   return `"${text.length > 120 ? `${text.slice(0, 117)}...` : text}"`;
 }
 
+const CONFLICT_KINDS: Record<MergeConflict["kind"], string> = { page: "page", file: "file", variable: "variable", reusableContent: "reusable content" };
+
 /** A sentence per conflict, naming the page (title) and, for text, the lines on each side. */
 export function describeConflicts(conflicts: MergeConflict[], labels: { ours: string; theirs: string }): string {
   return conflicts
     .map((c) => {
-      const what = c.kind === "page" ? `page "${c.title ?? c.id}"` : `${c.kind} "${c.title ?? c.id}"`;
+      const what = `${CONFLICT_KINDS[c.kind]} "${c.title ?? c.id}"`;
       if (c.field === "deleted") return `${what} was deleted on one side and changed on the other`;
       if (c.field === "markdown" && c.hunks?.length) {
         const hunks = c.hunks.map((h) => `line ${h.line}: ${labels.ours} has ${quote(h.ours)}, ${labels.theirs} has ${quote(h.theirs)}`);

@@ -18,6 +18,25 @@ export default [
     { method: "PATCH", path: `${content}/page/{pageId}`, field: "Mutation.pageUpdate", summary: "Update or move a page" },
     { method: "DELETE", path: `${content}/page/{pageId}`, field: "Mutation.pageDelete", status: 204, summary: "Delete a page and its sub-pages" },
     { method: "POST", path: `${content}/files`, field: "Mutation.fileUpload", status: 201, upload: true, summary: "Upload a file (base64 JSON body)" },
+    { method: "DELETE", path: `${content}/files/{fileId}`, field: "Mutation.fileDelete", status: 204, summary: "Remove a file from the space's content" },
+    // Reusable contents: GitBook's read, and writes in the same style (the space must be live).
+    { method: "GET", path: `${content}/reusable-contents/{reusableContentId}`, field: "Query.spaceReusableContent", summary: "Get a reusable content of the space's content" },
+    { method: "POST", path: `${content}/reusable-contents`, field: "Mutation.reusableContentCreate", status: 201, summary: "Create a reusable content" },
+    { method: "PATCH", path: `${content}/reusable-contents/{reusableContentId}`, field: "Mutation.reusableContentUpdate", summary: "Update a reusable content" },
+    { method: "DELETE", path: `${content}/reusable-contents/{reusableContentId}`, field: "Mutation.reusableContentDelete", status: 204, summary: "Delete a reusable content" },
+    { method: "GET", path: `${content}/variables`, field: "Query.spaceVariables", summary: "Get the variables of the space's content" },
+    { method: "PUT", path: `${content}/variables`, field: "Mutation.contentVariablesReplace", summary: "Replace the variables (a body {variables})" },
+    { method: "PATCH", path: `${content}/variables`, field: "Mutation.contentVariablesUpdate", summary: "Set some variables, keeping the others" },
+    { method: "DELETE", path: `${content}/variables/{variableName}`, field: "Mutation.contentVariableDelete", status: 204, summary: "Delete a variable" },
+  ]),
+  ...routes("Revisions", [
+    { method: "GET", path: "/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}", field: "Query.revisionReusableContent", summary: "Get a reusable content of a revision" },
+    {
+      method: "GET",
+      path: "/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}/document",
+      field: "Query.revisionReusableContentDocument",
+      summary: "Get the document of a reusable content of a revision",
+    },
   ]),
   ...routes("Spaces", [
     { method: "GET", path: "/spaces/{spaceId}/links", field: "Query.spaceLinks", summary: "List the links of the space's content" },

@@ -1,4 +1,5 @@
 import { builder } from "../../core/builder.js";
+import { badInput } from "../../core/errors.js";
 import { deleted, deletionPayload } from "../../core/payloads.js";
 import { spaceParent } from "../spaces/spaces.schema.js";
 import { argsWithNulls } from "../../core/context.js";
@@ -7,9 +8,9 @@ import { OrganizationRef } from "../organizations/organizations.schema.js";
 import { SpaceRef } from "../spaces/spaces.schema.js";
 import { spaceById } from "../spaces/spaces.access.js";
 import { organizationById } from "./loaders.js";
-import { DOCUMENT_JSON_SCHEMA, markdownToDocument } from "./markdown.js";
+import { DOCUMENT_JSON_SCHEMA } from "./markdown.js";
 import { LINK_STATUSES, type LinkItemView, type LinkReportView, type LinkStatus, type ReferenceView } from "./links.js";
-import { fileViews, pageJson, pageViews, type FileView, type PageView, type RevisionView } from "./views.js";
+import { fileViews, pageJson, pageViews, reusableContentViews, type FileView, type PageView, type ReusableContentView, type RevisionView } from "./views.js";
 import { REVISION_TYPES } from "./revisions.js";
 import { SEARCH_QUERY_MAX, searchOrganization, searchSpace, type SearchPageView, type SearchSectionView, type SearchSpaceView } from "./search.js";
 import * as service from "./content.service.js";
@@ -43,8 +44,10 @@ const PageDocumentScalar = jsonScalar("PageDocument", {
 });
 
 const VariablesScalar = jsonScalar("ContentVariables", {
-  description: "Variables: a map of names to string values.",
-  extensions: { jsonSchema: { type: "object", additionalProperties: { type: "string" } } },
+  description:
+    "Variables (GitBook's `Variables`): a map of names to values, each a string (at most 256 characters), a number or a boolean. " +
+    "Names: letters, digits and underscores, not starting with a digit nor with two underscores, at most 64 characters; at most 100 variables.",
+  extensions: { jsonSchema: { type: "object", additionalProperties: { oneOf: [{ type: "string" }, { type: "number" }, { type: "boolean" }] } } },
   serialize: (value) => value,
   parseValue: (value) => value,
 });
@@ -239,17 +242,20 @@ const RevisionGit = builder
     }),
   });
 
-const ReusableContentRef = builder
-  .objectRef<{ id: string; title: string; markdown: string }>("ReusableContent")
-  .implement({
-    description: "A block of content reused across pages.",
-    fields: (t) => ({
-      id: t.exposeString("id"),
-      title: t.exposeString("title"),
-      document: t.field({ type: PageDocumentScalar, resolve: (r) => markdownToDocument(r.markdown) }),
-      git: t.field({ type: ContentGitRef, nullable: true, resolve: () => null }),
+export const ReusableContentRef = builder.objectRef<ReusableContentView>("ReusableContent").implement({
+  description: "A block of content reused across pages (GitBook's RevisionReusableContent), with its markdown.",
+  fields: (t) => ({
+    id: t.exposeString("id"),
+    title: t.exposeString("title"),
+    markdown: t.exposeString("markdown", { description: "The content as markdown." }),
+    document: t.string({
+      nullable: true,
+      description: "Id of its document (derived from the markdown; read it at …/revisions/{revisionId}/reusable-contents/{id}/document); absent when it is empty.",
+      resolve: (r) => r.document ?? null,
     }),
-  });
+    git: t.field({ type: ContentGitRef, nullable: true, resolve: () => null }),
+  }),
+});
 
 const RevisionTag = builder.objectRef<{ id: string; title: string }>("RevisionTag").implement({
   description: "A tag available in a revision.",
@@ -267,7 +273,7 @@ export const RevisionRef = builder.objectRef<RevisionView>("Revision").implement
       type: [FileRef],
       resolve: (r, _a, ctx) => fileViews(ctx, r.ref.spaceId, r.content),
     }),
-    reusableContents: t.field({ type: [ReusableContentRef], resolve: (r) => Object.values(r.content.reusableContents) }),
+    reusableContents: t.field({ type: [ReusableContentRef], description: "Reusable contents, by title.", resolve: (r) => reusableContentViews(r.content) }),
     variables: t.field({ type: VariablesScalar, resolve: (r) => r.content.variables }),
     createdAt: t.field({ type: "DateTime", resolve: (r) => r.createdAt }),
     git: t.field({ type: RevisionGit, nullable: true, resolve: () => null }),
@@ -416,6 +422,21 @@ export const fileUploadArgs = builder.args((t) => ({
   data: t.string({ required: true, description: "The bytes, base64-encoded (at most 10 MB decoded)." }),
 }));
 
+export const reusableContentWriteArgs = builder.args((t) => ({
+  title: t.string({ description: "At most 256 characters." }),
+  markdown: t.string({ description: "The content as markdown (at most 1,000,000 characters)." }),
+  document: t.field({ type: PageDocumentScalar, description: "The content as a JSON document (the `format=document` shape or GitBook's), instead of markdown." }),
+}));
+
+export const variablesArg = builder.args((t) => ({
+  variables: t.field({ type: VariablesScalar, required: true }),
+}));
+
+export const documentReadArgs = builder.args((t) => ({
+  evaluated: t.string({ description: "true, false or deterministic-only: this server's documents hold no expressions (accepted, same output)." }),
+  dereferenced: t.string({ description: "true, false or reusable-contents: documents are served as stored (accepted, same output)." }),
+}));
+
 export const importArgs = builder.args((t) => ({
   url: t.string({ required: true, description: "Where to import from (http or https)." }),
   source: t.field({ type: ImportSourceEnum, required: true }),
@@ -426,7 +447,7 @@ export const linkArgs = builder.args((t) => ({
 }));
 
 // Exported for the change request content area, which serves the same shapes.
-export { FileList, ContentReferenceList, RevisionPages, ImportResult, PageDocumentScalar };
+export { FileList, ContentReferenceList, RevisionPages, ImportResult, PageDocumentScalar, VariablesScalar };
 
 // ─── Space content operations ────────────────────────────────────────────────────────────────
 
@@ -477,6 +498,33 @@ builder.queryFields((t) => ({
     args: { spaceId: t.arg.string({ required: true }), ...pageReadArgs, ...readArgs },
     resolve: (_r, args, ctx) => service.getPage(ctx, args.spaceId, null, args.pageId, args.format),
   }),
+  spaceReusableContent: t.field({
+    type: ReusableContentRef,
+    description: "A reusable content of the space's active revision.",
+    args: { spaceId: t.arg.string({ required: true }), reusableContentId: t.arg.string({ required: true }), ...readArgs },
+    resolve: (_r, args, ctx) => service.getReusableContent(ctx, args.spaceId, null, args.reusableContentId),
+  }),
+  spaceVariables: t.field({
+    type: VariablesScalar,
+    description: "The variables of the space's active revision.",
+    args: { spaceId: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => service.getVariables(ctx, args.spaceId, null),
+  }),
+  revisionReusableContent: t.field({
+    type: ReusableContentRef,
+    description: "A reusable content of a revision of the space (its own, or one of its change requests').",
+    args: { spaceId: t.arg.string({ required: true }), revisionId: t.arg.string({ required: true }), reusableContentId: t.arg.string({ required: true }), ...readArgs },
+    resolve: (_r, args, ctx) => service.getRevisionReusableContent(ctx, args.spaceId, args.revisionId, args.reusableContentId),
+  }),
+  revisionReusableContentDocument: t.field({
+    type: PageDocumentScalar,
+    description: "The document of a reusable content of a revision, derived from its markdown.",
+    args: { spaceId: t.arg.string({ required: true }), revisionId: t.arg.string({ required: true }), reusableContentId: t.arg.string({ required: true }), ...documentReadArgs },
+    resolve: (_r, args, ctx) => {
+      checkDocumentReadArgs(args);
+      return service.getRevisionReusableContentDocument(ctx, args.spaceId, args.revisionId, args.reusableContentId);
+    },
+  }),
   spacePageLinks: t.field({
     type: LinkReportRef,
     description: "Links of a page of the space's active revision.",
@@ -492,6 +540,15 @@ builder.queryFields((t) => ({
 }));
 
 const PageDeletePayload = deletionPayload("PageDeletePayload", "page", spaceParent);
+export const ReusableContentDeletePayload = deletionPayload("ReusableContentDeletePayload", "reusable content", spaceParent);
+export const VariableDeletePayload = deletionPayload("ContentVariableDeletePayload", "variable (its name)", spaceParent);
+export const FileDeletePayload = deletionPayload("FileDeletePayload", "file", spaceParent);
+
+/** `evaluated` and `dereferenced` of a document read: GitBook's values, checked. */
+export function checkDocumentReadArgs(args: { evaluated?: string | null; dereferenced?: string | null }): void {
+  if (args.evaluated != null && !["true", "false", "deterministic-only"].includes(args.evaluated)) throw badInput("evaluated must be true, false or deterministic-only.");
+  if (args.dereferenced != null && !["true", "false", "reusable-contents"].includes(args.dereferenced)) throw badInput("dereferenced must be true, false or reusable-contents.");
+}
 
 builder.mutationFields((t) => ({
   spaceContentImport: t.field({
@@ -526,6 +583,54 @@ builder.mutationFields((t) => ({
     description: "Adds a file to the space's content (edit role; the space must be live).",
     args: { spaceId: t.arg.string({ required: true }), ...fileUploadArgs },
     resolve: (_r, args, ctx) => service.uploadFile(ctx, args.spaceId, null, args),
+  }),
+  fileDelete: t.field({
+    type: FileDeletePayload,
+    description: "Removes a file from the space's content (edit role; the space must be live). Older revisions and change requests that name it keep it.",
+    args: { spaceId: t.arg.string({ required: true }), fileId: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => deleted(service.deleteFile(ctx, args.spaceId, null, args.fileId), args.fileId, args.spaceId),
+  }),
+  reusableContentCreate: t.field({
+    type: ReusableContentRef,
+    description: "Creates a reusable content in the space's content (edit role; the space must be live).",
+    args: { spaceId: t.arg.string({ required: true }), ...reusableContentWriteArgs, title: t.arg.string({ required: true, description: "At most 256 characters." }) },
+    resolve: (_r, args, ctx) => {
+      const { spaceId, ...input } = argsWithNulls(ctx, args);
+      return service.createReusableContent(ctx, spaceId, null, input);
+    },
+  }),
+  reusableContentUpdate: t.field({
+    type: ReusableContentRef,
+    description: "Changes the title or the content of a reusable content of the space's content (edit role; the space must be live).",
+    args: { spaceId: t.arg.string({ required: true }), reusableContentId: t.arg.string({ required: true }), ...reusableContentWriteArgs },
+    resolve: (_r, args, ctx) => {
+      const { spaceId, reusableContentId, ...input } = argsWithNulls(ctx, args);
+      return service.updateReusableContent(ctx, spaceId, null, reusableContentId, input);
+    },
+  }),
+  reusableContentDelete: t.field({
+    type: ReusableContentDeletePayload,
+    description: "Deletes a reusable content of the space's content (edit role; the space must be live).",
+    args: { spaceId: t.arg.string({ required: true }), reusableContentId: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => deleted(service.deleteReusableContent(ctx, args.spaceId, null, args.reusableContentId), args.reusableContentId, args.spaceId),
+  }),
+  contentVariablesReplace: t.field({
+    type: VariablesScalar,
+    description: "Replaces the variables of the space's content with the given ones; answers them (edit role; the space must be live).",
+    args: { spaceId: t.arg.string({ required: true }), ...variablesArg },
+    resolve: (_r, args, ctx) => service.setVariables(ctx, args.spaceId, null, args.variables, "replace"),
+  }),
+  contentVariablesUpdate: t.field({
+    type: VariablesScalar,
+    description: "Sets the given variables of the space's content, keeping the others; answers all of them (edit role; the space must be live).",
+    args: { spaceId: t.arg.string({ required: true }), ...variablesArg },
+    resolve: (_r, args, ctx) => service.setVariables(ctx, args.spaceId, null, args.variables, "merge"),
+  }),
+  contentVariableDelete: t.field({
+    type: VariableDeletePayload,
+    description: "Deletes a variable of the space's content (edit role; the space must be live).",
+    args: { spaceId: t.arg.string({ required: true }), variableName: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => deleted(service.deleteVariable(ctx, args.spaceId, null, args.variableName), args.variableName, args.spaceId),
   }),
 }));
 

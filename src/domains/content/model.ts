@@ -44,11 +44,14 @@ export interface StoredReusableContent {
   markdown: string;
 }
 
+/** A variable's value, as GitBook's `VariableValue`: a string (at most 256 characters), a number or a boolean. */
+export type VariableValue = string | number | boolean;
+
 export interface RevisionContent {
   pages: Record<string, StoredPage>;
   files: Record<string, StoredFile>;
   reusableContents: Record<string, StoredReusableContent>;
-  variables: Record<string, string>;
+  variables: Record<string, VariableValue>;
 }
 
 /**
@@ -81,10 +84,12 @@ function copyItems<T extends { id: string }>(json: unknown): Record<string, T> {
   return out;
 }
 
-function copyVariables(json: unknown): Record<string, string> {
-  const out = record<string>();
+function copyVariables(json: unknown): Record<string, VariableValue> {
+  const out = record<VariableValue>();
   if (!json || typeof json !== "object") return out;
-  for (const [key, value] of Object.entries(json)) if (typeof value === "string") out[key] = value;
+  for (const [key, value] of Object.entries(json)) {
+    if (typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))) out[key] = value;
+  }
   return out;
 }
 
@@ -260,6 +265,20 @@ function mergePage(b: StoredPage, o: StoredPage, t: StoredPage, id: string) {
   return { value, conflicts };
 }
 
+/** Reusable contents merge like pages: their title field by field, their markdown line by line. */
+function mergeReusableContent(b: StoredReusableContent, o: StoredReusableContent, t: StoredReusableContent, id: string) {
+  const conflicts: MergeConflict[] = [];
+  const value: StoredReusableContent = { ...o };
+  if (!same(o.title, t.title) && !same(t.title, b.title)) {
+    if (same(o.title, b.title)) value.title = t.title;
+    else conflicts.push({ kind: "reusableContent", id, title: o.title, field: "title" });
+  }
+  const markdown = mergeTextDetailed(b.markdown, o.markdown, t.markdown);
+  if (markdown.text === null) conflicts.push({ kind: "reusableContent", id, title: o.title, field: "markdown", hunks: markdown.conflicts });
+  else value.markdown = markdown.text;
+  return { value, conflicts };
+}
+
 function mergeValue<T>(kind: MergeConflict["kind"]) {
   return (b: T, o: T, t: T, id: string) => {
     if (same(o, t) || same(t, b)) return { value: o, conflicts: [] };
@@ -281,10 +300,10 @@ export function mergeContents(base: RevisionContent, ours: RevisionContent, thei
     base.reusableContents,
     ours.reusableContents,
     theirs.reusableContents,
-    mergeValue<StoredReusableContent>("reusableContent"),
+    mergeReusableContent,
     (r) => r.title,
   );
-  const variables = mergeRecord("variable", base.variables, ours.variables, theirs.variables, mergeValue<string>("variable"), () => undefined);
+  const variables = mergeRecord("variable", base.variables, ours.variables, theirs.variables, mergeValue<VariableValue>("variable"), () => undefined);
   const content: RevisionContent = {
     pages: pages.merged,
     files: files.merged,

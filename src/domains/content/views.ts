@@ -1,7 +1,7 @@
 import type { Revision } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { spaceUrls } from "../spaces/spaces.service.js";
-import { pageTree, type PageTreeNode, type RevisionContent, type StoredFile } from "./model.js";
+import { pageTree, type PageTreeNode, type RevisionContent, type StoredFile, type StoredReusableContent } from "./model.js";
 import { markdownToDocument, type PageDocument } from "./markdown.js";
 import type { ContentScope } from "./revisions.js";
 
@@ -230,6 +230,30 @@ export function fileViews(ctx: Context, spaceId: string, content: RevisionConten
   return Object.values(content.files)
     .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id))
     .map((f) => fileView(ctx, spaceId, f));
+}
+
+// ─── Reusable contents ───────────────────────────────────────────────────────────────────────
+
+/** GitBook's RevisionReusableContent: `document` names its document, absent when it is empty. */
+export interface ReusableContentView {
+  id: string;
+  title: string;
+  markdown: string;
+  document?: string;
+}
+
+export function reusableContentView(item: StoredReusableContent): ReusableContentView {
+  const view: ReusableContentView = { id: item.id, title: item.title, markdown: item.markdown };
+  // Like a page's, its document is derived from its markdown in each revision and named after it.
+  if (item.markdown.trim()) view.document = `doc_${item.id.replace(/^rc_/, "")}`;
+  return view;
+}
+
+/** Reusable contents of a content, by title then id. */
+export function reusableContentViews(content: RevisionContent): ReusableContentView[] {
+  return Object.values(content.reusableContents)
+    .sort((a, b) => a.title.localeCompare(b.title) || a.id.localeCompare(b.id))
+    .map(reusableContentView);
 }
 
 // ─── Revisions ───────────────────────────────────────────────────────────────────────────────

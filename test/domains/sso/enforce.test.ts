@@ -28,6 +28,8 @@ beforeAll(async () => {
   const space = await createSpace(admin, org, { title: "Handbook", parent: collection.id });
   const page = created(await admin.post(`/v1/spaces/${space.id}/content/pages`, { title: "Setup" }));
   const file = created(await admin.post(`/v1/spaces/${space.id}/content/files`, { name: "a.png", contentType: "image/png", data: PNG }));
+  const reusable = created(await admin.post(`/v1/spaces/${space.id}/content/reusable-contents`, { title: "Notice" }));
+  const revisionId = (await admin.get(`/v1/spaces/${space.id}/content`)).body.id;
   const cr = created(await admin.post(`/v1/spaces/${space.id}/change-requests`, { subject: "Typos" }));
   const comment = created(await admin.post(`/v1/spaces/${space.id}/comments`, { body: { markdown: "Is this right?" } }));
   const reply = created(await admin.post(`/v1/spaces/${space.id}/comments/${comment.id}/replies`, { body: { markdown: "Yes" } }));
@@ -41,6 +43,9 @@ beforeAll(async () => {
     spaceId: space.id,
     pageId: page.id,
     fileId: file.id,
+    reusableContentId: reusable.id,
+    revisionId,
+    variableName: "product",
     changeRequestId: cr.id,
     commentId: comment.id,
     commentReplyId: reply.id,
