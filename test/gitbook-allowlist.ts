@@ -111,14 +111,6 @@ export const GITBOOK_ALLOWED: GitBookAllowance[] = [
     reason: "The spec's translations are translation settings (`object: translation-settings`, a title and languages); GitBook's translations are machine-translation jobs from a source space (status, source, language, stats). Nothing of a job exists here.",
   },
   {
-    operation: "GET /spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}/document",
-    path: ANY,
-    reason:
-      "Content is stored as markdown here; a reusable content's document is the JSON form derived from it, the same shape as a page read with format=document " +
-      "(this server's PageDocument: text nodes with marks, link and image inlines with their URLs). GitBook's JSONDocument is its editor's node tree " +
-      "(text leaves, keys, content refs, void flags, files as image blocks), which markdown does not carry.",
-  },
-  {
     operation: /^(GET|PUT|PATCH) \/orgs\/\{organizationId\}\/sites\/\{siteId\}\/adaptive-schema$/,
     path: ANY,
     reason: "The adaptive schema is the JSON Schema the spec describes (with `$id`, and whatever property schemas a site's owner wrote); GitBook's schema only admits its own restricted form and fixed description texts.",

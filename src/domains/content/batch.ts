@@ -397,6 +397,7 @@ export function documentToMarkdown(label: string, document: unknown): string {
         return `[${inner()}](<${href}>)`;
       }
       case "image":
+      case "inline-image":
         return `![${escape(String(data.alt ?? ""))}](<${typeof data.src === "string" ? data.src : refTarget(data.ref)}>)`;
       case "break":
         return "\\\n";

@@ -9,6 +9,7 @@ import { SpaceRef } from "../spaces/spaces.schema.js";
 import { spaceById } from "../spaces/spaces.access.js";
 import { organizationById } from "./loaders.js";
 import { DOCUMENT_JSON_SCHEMA } from "./markdown.js";
+import { GITBOOK_DOCUMENT_JSON_SCHEMA } from "./gitbook-document.js";
 import { LINK_STATUSES, type LinkItemView, type LinkReportView, type LinkStatus, type ReferenceView } from "./links.js";
 import { fileViews, pageJson, pageViews, reusableContentViews, type FileView, type PageView, type ReusableContentView, type RevisionView } from "./views.js";
 import { REVISION_TYPES } from "./revisions.js";
@@ -41,6 +42,15 @@ const PageDocumentScalar = jsonScalar("PageDocument", {
   extensions: { jsonSchema: DOCUMENT_JSON_SCHEMA },
   serialize: (value) => value,
   parseValue: (value) => value,
+});
+
+const GitBookDocumentScalar = jsonScalar("GitBookDocument", {
+  description: GITBOOK_DOCUMENT_JSON_SCHEMA.description,
+  extensions: { jsonSchema: GITBOOK_DOCUMENT_JSON_SCHEMA },
+  serialize: (value) => value,
+  parseValue: () => {
+    throw new TypeError("GitBookDocument is an output type.");
+  },
 });
 
 const VariablesScalar = jsonScalar("ContentVariables", {
@@ -517,8 +527,8 @@ builder.queryFields((t) => ({
     resolve: (_r, args, ctx) => service.getRevisionReusableContent(ctx, args.spaceId, args.revisionId, args.reusableContentId),
   }),
   revisionReusableContentDocument: t.field({
-    type: PageDocumentScalar,
-    description: "The document of a reusable content of a revision, derived from its markdown.",
+    type: GitBookDocumentScalar,
+    description: "The document of a reusable content of a revision: GitBook's JSONDocument, derived from its markdown.",
     args: { spaceId: t.arg.string({ required: true }), revisionId: t.arg.string({ required: true }), reusableContentId: t.arg.string({ required: true }), ...documentReadArgs },
     resolve: (_r, args, ctx) => {
       checkDocumentReadArgs(args);

@@ -45,7 +45,7 @@ import {
   type PageView,
   type RevisionView,
 } from "./views.js";
-import { markdownToDocument, type PageDocument } from "./markdown.js";
+import { toGitBookDocument, type GitBookDocument } from "./gitbook-document.js";
 import { LinkResolver, addedBroken, linkReport, type LinkStatus } from "./links.js";
 import { applyImport, checkSource, fetchBytes, fetchImport } from "./import.js";
 import { applyChanges, documentToMarkdown, planChanges, type ChangeOutcome, type ContentChangeInput, type PlannedFile } from "./batch.js";
@@ -581,9 +581,9 @@ export async function getRevisionReusableContent(ctx: Context, spaceId: string, 
   return reusableContentView(findReusable(await spaceRevisionContent(ctx, spaceId, revisionId), reusableContentId));
 }
 
-/** A reusable content's document (GitBook's JSONDocument): derived from its markdown. */
-export async function getRevisionReusableContentDocument(ctx: Context, spaceId: string, revisionId: string, reusableContentId: string): Promise<PageDocument> {
-  return markdownToDocument(findReusable(await spaceRevisionContent(ctx, spaceId, revisionId), reusableContentId).markdown);
+/** A reusable content's document: GitBook's JSONDocument, derived from its markdown (content/gitbook-document.ts). */
+export async function getRevisionReusableContentDocument(ctx: Context, spaceId: string, revisionId: string, reusableContentId: string): Promise<GitBookDocument> {
+  return toGitBookDocument(findReusable(await spaceRevisionContent(ctx, spaceId, revisionId), reusableContentId).markdown);
 }
 
 export async function createReusableContent(

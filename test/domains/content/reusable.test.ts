@@ -76,6 +76,44 @@ describe("reusable contents", () => {
     expectError(await editor.delete(`${base}/files/file_x`), 409, "merged");
   });
 
+  it("serve their document as GitBook's JSONDocument, which writes back as the same markdown", async () => {
+    const { spaceId, base } = await spaceWithCr();
+    const file = created(await admin.post(`${base}/files`, { name: "a.png", contentType: "image/png", data: PNG }));
+    const page = created(await admin.post(`${base}/pages`, { title: "Setup", markdown: "## Install" }));
+    const markdown = [
+      "# Title",
+      "Some **bold**, _italic_, ~~struck~~ and `code` text with [a page](page:" + page.id + "#install), [a site](https://example.com) and ![a diagram](file:" + file.id + ").",
+      "#### Deep heading",
+      "> A quote\n>\n> ```js\n> quoted()\n> ```",
+      "- one\n- two\n  1. nested",
+      "3. three\n4. four",
+      "- [x] done\n- [ ] todo",
+      "```ts\nconst a = 1;\nconst b = 2;\n```",
+      "---",
+      "| a | b |\n| - | - |\n| 1 | 2 |",
+      "<div>raw</div>",
+      "A note[^1].\n\n[^1]: The note.",
+    ].join("\n\n");
+    const rc = created(await editor.post(`${base}/reusable-contents`, { title: "Everything", markdown }));
+    const revision = (await reader.get(base)).body.id;
+    // The helper checks the answer against GitBook's JSONDocument schema.
+    const doc = (await reader.get(`/v1/spaces/${spaceId}/revisions/${revision}/reusable-contents/${rc.id}/document`)).body;
+    expect(doc.object).toBe("document");
+    expect(doc.nodes.map((n: any) => n.type)).toEqual([
+      "heading-1", "paragraph", "heading-3", "blockquote", "list-unordered", "list-ordered", "list-tasks", "code", "divider", "code", "code", "paragraph", "paragraph", "paragraph",
+    ]);
+    const links = JSON.stringify(doc.nodes[1]);
+    expect(links).toContain(JSON.stringify({ kind: "anchor", page: page.id, anchor: "install" }));
+    expect(links).toContain(JSON.stringify({ kind: "url", url: "https://example.com" }));
+    expect(links).toContain(JSON.stringify({ kind: "file", file: file.id }));
+    expect(doc.nodes[7].nodes.map((l: any) => l.nodes[0].leaves[0].text)).toEqual(["const a = 1;", "const b = 2;"]);
+    // Written back, GitBook's document gives the same text (a plain paragraph, a list, a code block).
+    const simple = created(await editor.post(`${base}/reusable-contents`, { title: "Simple", markdown: "Hello **world**.\n\n- a\n- b\n\n```js\nx()\n```\n" }));
+    const simpleDoc = (await reader.get(`/v1/spaces/${spaceId}/revisions/${(await reader.get(base)).body.id}/reusable-contents/${simple.id}/document`)).body;
+    const back = await editor.patch(`${base}/reusable-contents/${simple.id}`, { document: simpleDoc });
+    expect(back.body.markdown).toBe("Hello **world**.\n\n- a\n- b\n\n```js\nx()\n```\n");
+  });
+
   it("are written in the space's own content while it is live, by the edit role only", async () => {
     const spaceId = (await createSpace(admin, admin.organization, { title: "Live" })).id;
     const content = `/v1/spaces/${spaceId}/content`;
