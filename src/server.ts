@@ -205,7 +205,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   // Clients (and proxies) reuse connections for longer than Node's 5 s default.
   httpServer.keepAliveTimeout = 65_000;
   httpServer.headersTimeout = 66_000;
-  const wsServer = new WebSocketServer({ server: httpServer, path: "/graphql" });
+  // No compression: live streams send each event's frames, encoded once, to every socket as they are (graphql/streams.ts).
+  const wsServer = new WebSocketServer({ server: httpServer, path: "/graphql", perMessageDeflate: false });
   wsServer.on("connection", (socket, req) => front.webSocket(socket, req));
   // Subscriptions share one execution per event among the sockets that would get the same result.
   const streams = new LiveStreams({

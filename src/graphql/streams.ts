@@ -12,6 +12,7 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
 } from "graphql";
+import * as ws from "ws";
 import type { WebSocket } from "ws";
 import type { Context } from "../core/context.js";
 import type { AccessCache } from "../core/access-cache.js";
@@ -39,8 +40,10 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  *   once per viewer of the group, before its next delivery; the subscriptions of a viewer it
  *   refuses receive that error and complete, the others go on.
  * - Writes never wait for subscribers: delivery runs off the write's path (after the pub/sub event)
- *   and yields to other work every SLICE_MS. Events executed while a delivery is under way are
- *   sent together by the next one, each socket receiving them in one write. A socket with more
+ *   and yields to other work every SLICE_MS. Each socket receives, in one network write, every
+ *   event executed and not yet sent to it when its turn comes (events executed while a delivery
+ *   is under way go with it to the sockets not yet served): the frames of a stretch of events are
+ *   encoded once for all the sockets of the group whose clients number the operation alike. A socket with more
  *   than `maxBufferedBytes` not yet sent is closed with SLOW_CONSUMER (4008): it never slows the
  *   others nor the writer, and the group's events stay in order for every socket that receives them.
  * - At most `maxPerToken` live subscriptions per API token in this process: the one past it is
@@ -58,6 +61,10 @@ const CLOCK_EVERY = 32;
 const MAX_QUEUED = 4_096;
 /** Frames are encoded once per operation id and sent as text. */
 const TEXT = { binary: false } as const;
+/** A complete, unmasked, final text frame (server to client), as ws frames it. */
+const FRAME = { fin: true, rsv1: false, opcode: 1, mask: false, readOnly: true } as const;
+/** ws's framing (exported by ws, not declared by its types): the header and the data of a frame. */
+const { Sender } = ws as unknown as { Sender: { frame(data: Buffer, options: typeof FRAME): Buffer[] } };
 
 type Subscribe = (args: ExecutionArgs) => unknown;
 
@@ -194,6 +201,8 @@ interface Member {
   ctx: Context;
   /** `{"id":…,"type":"next","payload":` */
   prefix: string;
+  /** Position in the group's log of the next payload this subscriber is to receive. */
+  cursor: number;
   ended: boolean;
   /** Ends the subscription: sends `payload` first when given; graphql-ws then sends `complete`. */
   finish(payload?: string): void;
@@ -210,8 +219,12 @@ interface Group {
   /** Access cache version the group's access was last checked at. */
   checked: number;
   closed: boolean;
-  /** Payloads executed and not yet sent, in order. */
-  queue: string[];
+  /**
+   * Payloads executed and not yet sent to every subscriber, in order; `log[0]` is the payload at
+   * position `logStart` (subscribers' cursors count from the group's first payload).
+   */
+  log: string[];
+  logStart: number;
   sending: boolean;
 }
 
@@ -265,7 +278,7 @@ export class LiveStreams {
   private open(op: StreamOperation): Group {
     const ctx: Context = { ...op.args.contextValue, loaders: new Map(), sharedStream: true };
     const args = { ...op.args, contextValue: ctx };
-    const group: Group = { key: op.key, ctx, args, members: new Set(), ready: undefined as any, checked: 0, closed: false, queue: [], sending: false };
+    const group: Group = { key: op.key, ctx, args, members: new Set(), ready: undefined as any, checked: 0, closed: false, log: [], logStart: 0, sending: false };
     this.groups.set(op.key, group);
     group.ready = (async () => {
       const version = this.opts.accessCache.version();
@@ -297,6 +310,8 @@ export class LiveStreams {
       tokenId: op.args.contextValue.viewer.tokenId,
       ctx: op.args.contextValue,
       prefix: `{"id":${JSON.stringify(op.id)},"type":"next","payload":`,
+      // Events executed from now on (those already executed were published before it joined).
+      cursor: group.logStart + group.log.length,
       ended: false,
       finish: (payload) => {
         if (member.ended) return;
@@ -338,8 +353,8 @@ export class LiveStreams {
         if (!access) return;
         // Executed with the access of a viewer who lost it: not an answer for those who kept it.
         if (access === "moved" && next.value.errors?.length) continue;
-        if (group.queue.length >= MAX_QUEUED) throw new AppError(503, `This live stream fell more than ${MAX_QUEUED} events behind its delivery and was ended; subscribe again.`);
-        group.queue.push(this.opts.serialize(next.value));
+        if (group.log.length >= MAX_QUEUED) throw new AppError(503, `This live stream fell more than ${MAX_QUEUED} events behind its delivery and was ended; subscribe again.`);
+        group.log.push(this.opts.serialize(next.value));
         void this.send(group);
       }
       this.end(group);
@@ -385,19 +400,29 @@ export class LiveStreams {
     return "moved";
   }
 
-  /** Sends what the group has queued, one delivery at a time; events queued meanwhile go with the next. */
+  /**
+   * Sends the group's log to its subscribers, in passes over them: each subscriber receives, in
+   * one network write, every payload from its cursor to the end of the log as it is when its turn
+   * comes, so events executed while a pass is under way go with it to the subscribers not yet
+   * served, and with the next pass to the others.
+   */
   private async send(group: Group): Promise<void> {
     if (group.sending) return;
     group.sending = true;
     try {
-      while (group.queue.length && !group.closed) await this.deliver(group, group.queue.splice(0));
+      while (!group.closed && (await this.pass(group))) {
+        // another pass for the subscribers served before the last events were executed
+      }
     } finally {
       group.sending = false;
     }
   }
 
-  private async deliver(group: Group, payloads: string[]): Promise<void> {
+  /** One pass over the group's subscribers; true when some of them are still behind the log. */
+  private async pass(group: Group): Promise<boolean> {
     const members = [...group.members];
+    this.trim(group, members);
+    if (group.log.length === 0) return false;
     // Each subscriber's own token, once per distinct token (from the access cache).
     const tokens = new Map<string, Member[]>();
     for (const m of members) tokens.get(m.tokenId)?.push(m) ?? tokens.set(m.tokenId, [m]);
@@ -408,17 +433,16 @@ export class LiveStreams {
       for (const m of holders) m.finish(revoked);
     }
     const max = this.opts.maxBufferedBytes;
-    // Sockets whose clients number their operations alike share the encoded frames.
+    // The frames of a stretch of the log, encoded once for the sockets whose clients number their operations alike.
     const frames = new Map<string, Buffer[]>();
-    const framesOf = (m: Member) => {
-      let list = frames.get(m.id);
-      if (!list) frames.set(m.id, (list = payloads.map((p) => Buffer.from(m.prefix + p + "}"))));
-      return list;
-    };
     let sliceStart = performance.now();
     let served = 0;
     for (const m of members) {
       if (m.ended) continue;
+      const end = group.logStart + group.log.length;
+      if (m.cursor >= end) continue;
+      const from = m.cursor;
+      m.cursor = end;
       const socket = m.socket;
       if (socket.readyState !== socket.OPEN) continue;
       if (socket.bufferedAmount > max) {
@@ -426,21 +450,48 @@ export class LiveStreams {
         socket.close(SLOW_CONSUMER.code, SLOW_CONSUMER.reason);
         continue;
       }
-      const list = framesOf(m);
-      if (list.length === 1) socket.send(list[0]!, TEXT);
+      const key = `${from}\u0000${end}\u0000${m.id}`;
+      let list = frames.get(key);
+      if (!list) frames.set(key, (list = this.frames(m.prefix, group.log.slice(from - group.logStart, end - group.logStart))));
+      // Without extensions (no compression) a frame is these bytes: one write to the network for all of them.
+      const raw = (socket as unknown as { _socket?: { write(data: Buffer): boolean; cork(): void; uncork(): void } })._socket;
+      if (raw && socket.extensions === "") raw.write(list[0]!);
       else {
-        // One write to the network for all of them.
-        const raw = (socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
         raw?.cork();
-        for (const frame of list) socket.send(frame, TEXT);
+        for (const frame of list.slice(1)) socket.send(frame, TEXT);
         raw?.uncork();
       }
-      this.stats.deliveries += list.length;
+      this.stats.deliveries += end - from;
       if (++served % CLOCK_EVERY === 0 && performance.now() - sliceStart >= SLICE_MS) {
         await new Promise((resolve) => setImmediate(resolve));
         sliceStart = performance.now();
       }
     }
+    if (group.closed) return false;
+    const end = group.logStart + group.log.length;
+    for (const m of group.members) if (!m.ended && m.cursor < end) return true;
+    this.trim(group, group.members);
+    return false;
+  }
+
+  /** Drops the payloads every subscriber has received. */
+  private trim(group: Group, members: Iterable<Member>): void {
+    let low = group.logStart + group.log.length;
+    for (const m of members) if (!m.ended && m.cursor < low) low = m.cursor;
+    if (low <= group.logStart) return;
+    group.log.splice(0, low - group.logStart);
+    group.logStart = low;
+  }
+
+  /**
+   * The `next` messages of `payloads` for operation `prefix`: first the WebSocket frames of them
+   * all as one buffer (text frames, unmasked, as a server sends them), then each message alone.
+   */
+  private frames(prefix: string, payloads: string[]): Buffer[] {
+    const messages = payloads.map((p) => Buffer.from(prefix + p + "}"));
+    const bytes: Buffer[] = [];
+    for (const message of messages) bytes.push(...(Sender.frame(message, FRAME)));
+    return [Buffer.concat(bytes), ...messages];
   }
 
   /** Ends the group: every subscriber receives `payload` (when given) and completes; the source closes. */
@@ -448,7 +499,7 @@ export class LiveStreams {
     if (this.groups.get(group.key) === group) this.groups.delete(group.key);
     if (group.closed && group.members.size === 0) return;
     group.closed = true;
-    group.queue.length = 0;
+    group.log.length = 0;
     for (const m of [...group.members]) m.finish(payload);
     void Promise.resolve(group.source?.return?.()).catch(() => undefined);
   }

@@ -308,6 +308,38 @@ describe("order under a burst", () => {
   });
 });
 
+describe("many sockets in one group", () => {
+  it("gives every socket every event of a burst exactly once, in one order, each as its own message", async () => {
+    const clients = Array.from({ length: 120 }, () => wsClient(t.url, admin.token));
+    const subs = clients.map((c) => follow(c, EVENTS));
+    for (let i = 0; subs.some((s) => s.results.length === 0) && i < 100; i++) {
+      await recordBurst(1);
+      await until(() => subs.every((s) => s.results.length > 0), 20);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    const seen = subs.map((s) => s.results.length);
+    const deliveries = await metric("live_stream_deliveries_total");
+    // Recorded concurrently: events arrive while the group is still sending the previous ones.
+    const prisma = t.gateway.db.prisma;
+    const integration = await prisma.integration.findUniqueOrThrow({ where: { name: "fanout" } });
+    const installation = await prisma.integrationInstallation.findFirstOrThrow({ where: { integrationId: integration.id } });
+    const recorded = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        recordIntegrationEvents(t.gateway.services, [
+          { integration, installation: { id: installation.id, organizationId: admin.organization }, type: "space_content_updated", fields: { spaceId, revisionId: `c${i}` } },
+        ]),
+      ),
+    );
+    const ids = recorded.map(([m]) => m!.id);
+    await until(() => subs.every((s, i) => s.results.length >= seen[i]! + ids.length));
+    const first = subs[0]!.results.slice(seen[0]).map((r) => r.data.integrationEvents.payload.eventId);
+    expect([...first].sort()).toEqual([...ids].sort());
+    subs.forEach((s, i) => expect(s.results.slice(seen[i]).map((r) => r.data.integrationEvents.payload.eventId)).toEqual(first));
+    expect((await metric("live_stream_deliveries_total")) - deliveries).toBe(clients.length * ids.length);
+    for (const c of clients) await c.dispose();
+  });
+});
+
 describe("live subscriptions per token (LIVE_SUBSCRIPTIONS_PER_TOKEN)", () => {
   let capped: TestGateway;
   afterAll(() => capped?.close());
