@@ -270,6 +270,8 @@ interface StreamResult {
   failedWrites: number;
   errors: number;
   firstError: string;
+  /** The gateways' results sent (one per socket and event) and network writes carrying them, during the phase. */
+  sent?: { frames: number; writes: number };
 }
 
 interface TargetResult {
@@ -292,10 +294,21 @@ async function measureTarget(target: Target, options: Options, processes: number
   const noneSpace = await paced(options, (k) => write.title(`none ${k}`));
   const noneEvents = await paced(options, () => write.page(target.warmPage, "none"));
 
+  // The gateways' own counts of results sent and of network writes carrying them (none for the minimal server).
+  const sent = async () => {
+    const counts = { frames: 0, writes: 0 };
+    for (const url of target.urls) {
+      const text = await fetch(`${url}/metrics`).then((r) => (r.ok ? r.text() : ""), () => "");
+      counts.frames += Number(/^live_stream_deliveries_total (\d+)/m.exec(text)?.[1] ?? 0);
+      counts.writes += Number(/^live_stream_writes_total (\d+)/m.exec(text)?.[1] ?? 0);
+    }
+    return counts;
+  };
   const group = await SubscriberGroup.start(target, options.subscribers, processes);
   console.log(`  ${target.name}: ${group.connected}/${options.subscribers} sockets connected in ${(group.connectMs / 1000).toFixed(1)} s`);
   try {
     const titles = Array.from({ length: options.writes }, (_, k) => `write ${k}`);
+    let before = await sent();
     const spaceUpdated = await streamPhase(group, options, {
       subscribe: { id: "space", keyBy: "title", query: SPACE_QUERY, variables: { spaceId: target.titleSpace } },
       warm: (i) => write.title(`warm ${i}`),
@@ -305,7 +318,9 @@ async function measureTarget(target: Target, options: Options, processes: number
       none: noneSpace,
       idle: write.idle,
     });
+    spaceUpdated.sent = difference(await sent(), before);
     console.log(`  ${target.name}: spaceUpdated ${line(spaceUpdated)}`);
+    before = await sent();
     const integrationEvents = await streamPhase(group, options, {
       subscribe: { id: "events", keyBy: "spaceId", query: EVENTS_QUERY, variables: { integrationName: "bench" } },
       warm: (i) => write.page(target.warmPage, `warm ${i}`),
@@ -315,6 +330,7 @@ async function measureTarget(target: Target, options: Options, processes: number
       none: noneEvents,
       idle: write.idle,
     });
+    integrationEvents.sent = difference(await sent(), before);
     console.log(`  ${target.name}: integrationEvents ${line(integrationEvents)}`);
     return { name: target.name, connectMs: group.connectMs, connected: group.connected, spaceUpdated, integrationEvents };
   } finally {
@@ -322,9 +338,14 @@ async function measureTarget(target: Target, options: Options, processes: number
   }
 }
 
+function difference(after: { frames: number; writes: number }, before: { frames: number; writes: number }) {
+  return { frames: after.frames - before.frames, writes: after.writes - before.writes };
+}
+
 function line(r: StreamResult): string {
   return (
     `write → arrival p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; ${r.received}/${r.expected} deliveries; PATCH p99 ${ms(r.patchWith)} (none: ${ms(r.patchNone)})` +
+    (r.sent?.frames ? `; ${r.sent.frames} results sent in ${r.sent.writes} network writes (warm-up included)` : "") +
     (r.failedWrites ? `; ${r.failedWrites} writes failed` : "") +
     (r.errors ? `; ${r.errors} subscriber errors` : "") +
     (r.firstError ? `; first error: ${r.firstError}` : "")

@@ -14,6 +14,7 @@ import {
 } from "graphql";
 import * as ws from "ws";
 import type { WebSocket } from "ws";
+import type { Writable } from "node:stream";
 import type { Context } from "../core/context.js";
 import type { AccessCache } from "../core/access-cache.js";
 import { AppError } from "../core/errors.js";
@@ -234,8 +235,8 @@ const viewerOf = (ctx: Context) => `${ctx.viewer.userId}\u0000${ctx.viewer.ssoPr
 
 export class LiveStreams {
   private readonly groups = new Map<string, Group>();
-  /** For the metrics: events executed (once per group), deliveries (once per socket), slow consumers closed. */
-  readonly stats = { executions: 0, deliveries: 0, slowConsumers: 0 };
+  /** For the metrics: events executed (once per group), deliveries (once per socket and event), network writes (once per socket and pass: every event it was behind), slow consumers closed. */
+  readonly stats = { executions: 0, deliveries: 0, writes: 0, slowConsumers: 0 };
   constructor(private readonly opts: StreamOptions) {}
 
   /** Groups open and subscriptions in them. */
@@ -445,7 +446,9 @@ export class LiveStreams {
       m.cursor = end;
       const socket = m.socket;
       if (socket.readyState !== socket.OPEN) continue;
-      if (socket.bufferedAmount > max) {
+      // Without extensions (no compression) ws sends a frame as these bytes, and holds none of them itself.
+      const raw = socket.extensions === "" ? (socket as unknown as { _socket?: Writable })._socket : undefined;
+      if ((raw ? raw.writableLength : socket.bufferedAmount) > max) {
         this.stats.slowConsumers++;
         socket.close(SLOW_CONSUMER.code, SLOW_CONSUMER.reason);
         continue;
@@ -453,15 +456,16 @@ export class LiveStreams {
       const key = `${from}\u0000${end}\u0000${m.id}`;
       let list = frames.get(key);
       if (!list) frames.set(key, (list = this.frames(m.prefix, group.log.slice(from - group.logStart, end - group.logStart))));
-      // Without extensions (no compression) a frame is these bytes: one write to the network for all of them.
-      const raw = (socket as unknown as { _socket?: { write(data: Buffer): boolean; cork(): void; uncork(): void } })._socket;
-      if (raw && socket.extensions === "") raw.write(list[0]!);
+      // One write to the network for all of them.
+      if (raw) raw.write(list[0]!);
       else {
-        raw?.cork();
+        const corked = (socket as unknown as { _socket?: Writable })._socket;
+        corked?.cork();
         for (const frame of list.slice(1)) socket.send(frame, TEXT);
-        raw?.uncork();
+        corked?.uncork();
       }
       this.stats.deliveries += end - from;
+      this.stats.writes++;
       if (++served % CLOCK_EVERY === 0 && performance.now() - sliceStart >= SLICE_MS) {
         await new Promise((resolve) => setImmediate(resolve));
         sliceStart = performance.now();

@@ -319,6 +319,7 @@ describe("many sockets in one group", () => {
     await new Promise((r) => setTimeout(r, 200));
     const seen = subs.map((s) => s.results.length);
     const deliveries = await metric("live_stream_deliveries_total");
+    const writes = await metric("live_stream_writes_total");
     // Recorded concurrently: events arrive while the group is still sending the previous ones.
     const prisma = t.gateway.db.prisma;
     const integration = await prisma.integration.findUniqueOrThrow({ where: { name: "fanout" } });
@@ -336,6 +337,9 @@ describe("many sockets in one group", () => {
     expect([...first].sort()).toEqual([...ids].sort());
     subs.forEach((s, i) => expect(s.results.slice(seen[i]).map((r) => r.data.integrationEvents.payload.eventId)).toEqual(first));
     expect((await metric("live_stream_deliveries_total")) - deliveries).toBe(clients.length * ids.length);
+    // A network write carries one or more of them.
+    expect((await metric("live_stream_writes_total")) - writes).toBeGreaterThanOrEqual(clients.length);
+    expect((await metric("live_stream_writes_total")) - writes).toBeLessThanOrEqual(clients.length * ids.length);
     for (const c of clients) await c.dispose();
   });
 });
