@@ -54,10 +54,14 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
 /** Close code and reason of a socket that fell behind by more than WS_MAX_BUFFERED_BYTES. */
 export const SLOW_CONSUMER = { code: 4008, reason: "Slow consumer: too much waiting to be sent; reconnect and subscribe again" } as const;
 
-/** Longest a delivery runs before it yields to other work (requests, other groups), in ms. */
-const SLICE_MS = 4;
+/**
+ * Longest a delivery runs before it yields to other work (requests, other groups), in ms. A write
+ * waits up to this long at each of its steps (a statement, the answer) while a delivery is under
+ * way in its process, and a write has about ten of them.
+ */
+const SLICE_MS = 1;
 /** Sockets served between two looks at the clock. */
-const CLOCK_EVERY = 32;
+const CLOCK_EVERY = 8;
 /** Events a group may hold executed but not yet sent (a delivery far slower than its events). */
 const MAX_QUEUED = 4_096;
 /** Frames are encoded once per operation id and sent as text. */
