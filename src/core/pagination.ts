@@ -57,8 +57,8 @@ function afterCursor(order: OrderSpec, values: unknown[]): object {
 }
 
 /**
- * Keyset pagination over a Prisma model: stable under inserts, one query for the page and
- * one for the count, run together.
+ * Keyset pagination over a Prisma model: stable under inserts. One query for the page, then one
+ * for the count unless the page already tells it: a first page that is not full holds every row.
  */
 export async function paginate<T extends Record<string, any>>(opts: {
   args: PageArgs;
@@ -71,10 +71,8 @@ export async function paginate<T extends Record<string, any>>(opts: {
   const where = opts.args.page
     ? { AND: [opts.where, afterCursor(opts.order, decodeCursor(opts.args.page, opts.order.length))] }
     : opts.where;
-  const [rows, count] = await Promise.all([
-    opts.findMany({ where, orderBy: opts.order.map(([f, d]) => ({ [f]: d })), take: limit + 1 }),
-    opts.count({ where: opts.where }),
-  ]);
+  const rows = await opts.findMany({ where, orderBy: opts.order.map(([f, d]) => ({ [f]: d })), take: limit + 1 });
+  const count = !opts.args.page && rows.length <= limit ? rows.length : await opts.count({ where: opts.where });
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   const next = rows.length > limit && last ? { page: encodeCursor(opts.order.map(([f]) => last[f])) } : null;
