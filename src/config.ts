@@ -93,6 +93,12 @@ export interface Config {
   responseCache: "on" | "off" | "auto";
   /** RESPONSE_CACHE_TTL_MS: how long a cached answer is kept at most (writes drop theirs at once; a safety net); 0 turns the cache off. */
   responseCacheTtlMs: number;
+  /**
+   * REST_JIT: `on` (default) runs the /v1 operations compiled by graphql-jit, `off` through
+   * graphql's own execution; both answer the same (test/server/rest-jit.test.ts compares them).
+   * Read at each request.
+   */
+  restJit: boolean;
 }
 
 /** Largest body of the file upload route: the file's bytes base64-encoded, plus MAX_BODY_BYTES for the other fields. */
@@ -162,7 +168,16 @@ export function operations(env: NodeJS.ProcessEnv) {
     liveSubscriptionsPerToken: intFrom(env.LIVE_SUBSCRIPTIONS_PER_TOKEN, 1000, "LIVE_SUBSCRIPTIONS_PER_TOKEN"),
     responseCache: responseCacheSetting(env.RESPONSE_CACHE),
     responseCacheTtlMs: intFrom(env.RESPONSE_CACHE_TTL_MS, 60_000, "RESPONSE_CACHE_TTL_MS"),
+    restJit: onOff(env.REST_JIT, true, "REST_JIT"),
   };
+}
+
+function onOff(value: string | undefined, fallback: boolean, name: string): boolean {
+  const v = (value ?? "").trim().toLowerCase();
+  if (v === "") return fallback;
+  if (/^(1|true|yes|on)$/.test(v)) return true;
+  if (/^(0|false|no|off)$/.test(v)) return false;
+  throw new Error(`${name} must be on or off, got "${value}"`);
 }
 
 function responseCacheSetting(value: string | undefined): "on" | "off" | "auto" {

@@ -22,6 +22,7 @@ import { asErrors, forSocket, graphqlWsOperations } from "./graphql/ws.js";
 import { LiveStreams } from "./graphql/streams.js";
 import { graphiql } from "./graphql/graphiql.js";
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
+import { useCompiledExecution } from "./graphql/jit.js";
 import { loadTrustedDocuments, useTrustedDocuments } from "./graphql/trusted-documents.js";
 import { docsRoutes } from "./rest/docs-page.js";
 import { homeRoutes, useJsonNotFound } from "./rest/home.js";
@@ -193,6 +194,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       useGraphLimits(),
       useDeferStream(),
       ...(trusted ? [useTrustedDocuments(trusted)] : []),
+      // /v1 operations (built once per route by the server) run compiled; client documents are not compiled.
+      useCompiledExecution((args) => config.restJit && !!(args.contextValue as Context).rest),
       // Last: a kept answer is looked up once the document is the one that will run.
       ...responseCache.plugins,
     ],
