@@ -177,7 +177,8 @@ function normalized(twin: Twin, answer: Sent): Sent {
   const seen = new Map<string, string>();
   text = text
     .replace(/eyJ[\w-]+\.[\w-]+\.[\w-]+/g, "<signed token>")
-    .replace(/\b[a-z]{2,5}_[A-Za-z0-9_-]{12,}\b/g, (id) => seen.get(id) ?? (seen.set(id, `<new ${seen.size}>`), seen.get(id)!))
+    // Ids of new objects, and secrets (share keys), by order of appearance.
+    .replace(/\b(?:[a-z]{2,8}_[A-Za-z0-9_-]{12,}|[A-Za-z0-9]{24,})\b/g, (id) => seen.get(id) ?? (seen.set(id, `<new ${seen.size}>`), seen.get(id)!))
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>")
     .split(twin.label).join("<twin>")
     .split(twin.label.toLowerCase().replace(/\s+/g, "-")).join("<twin>");
