@@ -95,7 +95,7 @@ export interface Config {
   responseCacheTtlMs: number;
   /**
    * REST_JIT: `on` (default) runs the /v1 operations compiled by graphql-jit, `off` through
-   * graphql's own execution; both answer the same (test/server/rest-jit.test.ts compares them).
+   * graphql's own execution; both answer the same (test/server/rest-jit.property.test.ts compares them).
    * Read at each request.
    */
   restJit: boolean;
