@@ -8,6 +8,7 @@ import { applyMigrations } from "./migrate.js";
 import { acquireLock, type DataDirLock } from "./lock.js";
 import { log } from "./logger.js";
 import { createPool, retryingReads } from "./pg-pool.js";
+import { mergeChange, rowChangeOf, rowsById, type RowChange } from "./row-keys.js";
 
 export type Prisma = PrismaClient;
 
@@ -21,7 +22,9 @@ export interface Database {
   /**
    * Has `listener` told the tables written by each write that took effect: after the statement,
    * or for a transaction after its commit, with every table its statements wrote (none for a
-   * rollback). The access cache (core/access-cache.ts) drops what such writes change.
+   * rollback), and which of their rows (core/row-keys.ts), the rows the database's triggers and
+   * foreign-key cascades wrote with them included. The access cache (core/access-cache.ts) drops
+   * what such writes change; the response cache the answers made from those rows.
    */
   onCommittedWrite(listener: WriteListener): void;
   /** The lock on the embedded data folder (absent on PostgreSQL). */
@@ -44,15 +47,36 @@ export interface OpenOptions {
 
 /**
  * Called after each SQL statement Prisma sends, in the caller's asynchronous context: its duration,
- * whether it failed, and its text (without parameters).
+ * whether it failed, its text and its parameters.
  */
-export type StatementObserver = (seconds: number, ok: boolean, sql: string) => void;
+export type StatementObserver = (seconds: number, ok: boolean, sql: string, args?: readonly unknown[]) => void;
 
 /**
- * A write that took effect: each table written, with the SQL of the statements that wrote it. The
- * write's call returns once the listener's promise settles (its failure does not fail the write).
+ * A write that took effect: each table written, with the SQL of the statements that wrote it, and
+ * for each table written (by a statement, a trigger or a cascade) which rows changed. The write's
+ * call returns once the listener's promise settles (its failure does not fail the write).
  */
-export type WriteListener = (writes: ReadonlyMap<string, readonly string[]>) => void | Promise<void>;
+export type WriteListener = (writes: ReadonlyMap<string, readonly string[]>, rows: ReadonlyMap<string, RowChange>) => void | Promise<void>;
+
+/**
+ * The tables whose rows the database changes when rows of a table are deleted (or their id
+ * changes): foreign keys ON DELETE CASCADE / SET NULL, read from the catalog once migrated.
+ */
+export type Cascades = ReadonlyMap<string, readonly string[]>;
+
+const CASCADES_SQL = `SELECT c.conrelid::regclass::text AS child, c.confrelid::regclass::text AS parent
+  FROM pg_constraint c WHERE c.contype = 'f' AND (c.confdeltype IN ('c', 'n', 'd') OR c.confupdtype IN ('c', 'n', 'd'))`;
+
+function cascadesFrom(rows: Record<string, unknown>[]): Cascades {
+  const out = new Map<string, string[]>();
+  const name = (v: unknown) => String(v).replace(/^(?:public\.)?"?|"?$/g, "");
+  for (const row of rows) {
+    const parent = name(row.parent);
+    const child = name(row.child);
+    out.set(parent, [...(out.get(parent) ?? []), child]);
+  }
+  return out;
+}
 
 const WRITE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"[^"]+"\.)?"([^"]+)"/i;
 
@@ -91,6 +115,53 @@ function setClause(sql: string): string {
   return sql.slice(set, where > set ? where : undefined);
 }
 
+/** Whether a statement of a table with counting triggers changed counts (an UPDATE only when it set a counted column). */
+function counts(table: string, sql: string): boolean {
+  const trigger = TRIGGER_WRITES[table];
+  return !!trigger && (!/^\s*UPDATE/i.test(sql) || trigger.columns.test(setClause(sql)));
+}
+
+/** The rows whose counts the triggers change, by the column of the written row that names them. */
+const TRIGGER_ROWS: Record<string, Record<string, string>> = {
+  ChangeRequest: { spaceId: "Space" },
+  Comment: { spaceId: "Space", changeRequestId: "ChangeRequest", parentId: "Comment" },
+};
+
+/**
+ * What one write statement changed: the rows of its table (core/row-keys.ts), the rows whose
+ * counts the triggers changed with them (the parents the written rows name; their tables when a
+ * parent is not known), and for a DELETE (or a new id) every table a foreign key cascades to.
+ */
+export function statementChanges(sql: string, args: readonly unknown[] | undefined, result: unknown, cascades: Cascades): Map<string, RowChange> {
+  const table = writtenTable(sql)!;
+  const out = new Map<string, RowChange>();
+  const change = rowChangeOf(sql, table, args, result);
+  mergeChange(out, table, change);
+  if (counts(table, sql)) {
+    for (const [column, parent] of Object.entries(TRIGGER_ROWS[table] ?? {})) {
+      if (change === "table" || change.unknown.has(column)) mergeChange(out, parent, "table");
+      else {
+        const ids = change.values.get(column);
+        if (ids?.size) mergeChange(out, parent, rowsById(parent, ids));
+      }
+    }
+  }
+  const verb = sql.trimStart().slice(0, 6).toUpperCase();
+  if (verb === "DELETE" || (verb === "UPDATE" && change === "table") || (verb === "UPDATE" && /"id"\s*=/.test(setClause(sql)))) {
+    const seen = new Set<string>();
+    const visit = (t: string) => {
+      for (const child of cascades.get(t) ?? []) {
+        if (seen.has(child)) continue;
+        seen.add(child);
+        mergeChange(out, child, "table");
+        visit(child);
+      }
+    };
+    visit(table);
+  }
+  return out;
+}
+
 /** `writes` with the tables the triggers wrote because of them (an UPDATE only when it set a counted column). */
 export function withTriggerWrites(writes: ReadonlyMap<string, readonly string[]>): ReadonlyMap<string, readonly string[]> {
   let out: Map<string, readonly string[]> | undefined;
@@ -114,30 +185,42 @@ export function withTriggerWrites(writes: ReadonlyMap<string, readonly string[]>
  * commands, in transactions too) is counted and timed, at the cost of a clock read: no query text
  * is built or logged unless LOG_SQL asks for it (Prisma's query events, below).
  */
-function instrumented<F extends object>(factory: F, observe: StatementObserver, written: (writes: ReadonlyMap<string, readonly string[]>) => Promise<void>): F {
+function instrumented<F extends object>(
+  factory: F,
+  observe: StatementObserver,
+  written: (writes: ReadonlyMap<string, readonly string[]>, rows: ReadonlyMap<string, RowChange>) => Promise<void>,
+  cascades: () => Cascades,
+): F {
+  interface Pending {
+    writes: Map<string, string[]>;
+    rows: Map<string, RowChange>;
+  }
   /** `pending` collects a transaction's writes until its commit; outside one they are told at once. */
-  const timed = <T extends object>(queryable: T, pending?: Map<string, string[]>): T =>
+  const timed = <T extends object>(queryable: T, pending?: Pending): T =>
     new Proxy(queryable, {
       get(target, prop) {
         const value = Reflect.get(target, prop, target);
         if (typeof value !== "function") return value;
         if (prop === "queryRaw" || prop === "executeRaw") {
           return async (...args: unknown[]) => {
-            const sql = (args[0] as { sql?: string } | undefined)?.sql ?? "";
+            const query = args[0] as { sql?: string; args?: unknown[] } | undefined;
+            const sql = query?.sql ?? "";
             const start = performance.now();
             let result: unknown;
             try {
               result = await value.apply(target, args);
-              observe((performance.now() - start) / 1000, true, sql);
+              observe((performance.now() - start) / 1000, true, sql, query?.args);
             } catch (err) {
-              observe((performance.now() - start) / 1000, false, sql);
+              observe((performance.now() - start) / 1000, false, sql, query?.args);
               throw err;
             }
             const table = writtenTable(sql);
             if (table) {
-              const writes = pending ?? new Map<string, string[]>();
-              writes.set(table, [...(writes.get(table) ?? []), sql]);
-              if (!pending) await written(writes);
+              const into = pending ?? { writes: new Map<string, string[]>(), rows: new Map<string, RowChange>() };
+              into.writes.set(table, [...(into.writes.get(table) ?? []), sql]);
+              // A statement run by executeRaw answers no rows: only its text and parameters tell.
+              for (const [t, change] of statementChanges(sql, query?.args, prop === "queryRaw" ? result : undefined, cascades())) mergeChange(into.rows, t, change);
+              if (!pending) await written(into.writes, into.rows);
             }
             return result;
           };
@@ -145,12 +228,12 @@ function instrumented<F extends object>(factory: F, observe: StatementObserver, 
         if (pending && prop === "commit") {
           return async (...args: unknown[]) => {
             const result = await value.apply(target, args);
-            if (pending.size) await written(pending);
+            if (pending.writes.size) await written(pending.writes, pending.rows);
             return result;
           };
         }
         if (prop === "startTransaction") {
-          return async (...args: unknown[]) => timed(await value.apply(target, args), new Map());
+          return async (...args: unknown[]) => timed(await value.apply(target, args), { writes: new Map(), rows: new Map() });
         }
         if (prop === "connect" || prop === "connectToShadowDb") {
           return async (...args: unknown[]) => timed(await value.apply(target, args));
@@ -167,23 +250,24 @@ function createPrisma(
   observers: Set<StatementObserver>,
   writeListeners: Set<WriteListener>,
   opts: OpenOptions,
+  cascades: Cascades,
 ): PrismaClient {
   const observe: StatementObserver = (seconds, ok, sql) => {
     stats.statements++;
     for (const observer of observers) observer(seconds, ok, sql);
   };
-  const written = async (statements: ReadonlyMap<string, readonly string[]>) => {
+  const written = async (statements: ReadonlyMap<string, readonly string[]>, rows: ReadonlyMap<string, RowChange>) => {
     const writes = withTriggerWrites(statements);
     for (const listener of writeListeners) {
       try {
-        await listener(writes);
+        await listener(writes, rows);
       } catch (err) {
         log.warn(`After a write: ${(err as Error).message}`);
       }
     }
   };
   const prisma = new PrismaClient({
-    adapter: instrumented(adapter, observe, written),
+    adapter: instrumented(adapter, observe, written, () => cascades),
     ...(opts.logSql ? { log: [{ emit: "event", level: "query" }] } : {}),
   } as any);
   if (opts.logSql) {
@@ -208,6 +292,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     // Lost connections are survived: see core/pg-pool.ts.
     const pool = createPool(opts.databaseUrl);
     const client = await pool.connect();
+    let cascades: Cascades = new Map();
     opts.progress?.(`Database: PostgreSQL at ${describeUrl(opts.databaseUrl)} connected`);
     try {
       // Serialize migrations between gateway instances sharing one database.
@@ -217,11 +302,12 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
         async (sql) => (await client.query(sql)).rows,
       );
       opts.progress?.(migrationsMessage(applied));
+      cascades = cascadesFrom((await client.query(CASCADES_SQL)).rows);
       await client.query("SELECT pg_advisory_unlock(7340051)");
     } finally {
       client.release();
     }
-    const prisma = createPrisma(retryingReads(new PrismaPg(pool), () => pool.discardIdle()), stats, observers, writeListeners, opts);
+    const prisma = createPrisma(retryingReads(new PrismaPg(pool), () => pool.discardIdle()), stats, observers, writeListeners, opts, cascades);
     return {
       kind: "postgres",
       prisma,
@@ -238,6 +324,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
 
   const lock = opts.lockHeld ?? acquireLock(opts.dataDir);
   let pglite: PGlite;
+  let cascades: Cascades;
   try {
     const dir = path.join(opts.dataDir, "pglite");
     fs.mkdirSync(dir, { recursive: true });
@@ -249,11 +336,12 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       async (sql) => (await pglite.query<Record<string, unknown>>(sql)).rows,
     );
     opts.progress?.(migrationsMessage(applied));
+    cascades = cascadesFrom((await pglite.query<Record<string, unknown>>(CASCADES_SQL)).rows);
   } catch (err) {
     if (!opts.lockHeld) lock.release();
     throw err;
   }
-  const prisma = createPrisma(new PrismaPGlite(pglite), stats, observers, writeListeners, opts);
+  const prisma = createPrisma(new PrismaPGlite(pglite), stats, observers, writeListeners, opts, cascades);
   let closed = false;
   return {
     kind: "pglite",

@@ -1,10 +1,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Prisma } from "../generated/prisma/client.js";
+import { readsOf, type RowChange } from "./row-keys.js";
 
 /**
  * What an HTTP request's answer was made from, for the response cache (src/server/response-cache.ts):
- * the database tables its statements read, and whether anything made the answer one that may not
- * be kept (the request wrote, or read from outside the database).
+ * the database tables its statements read, which of their rows (`tags`, see `readTags`), and
+ * whether anything made the answer one that may not be kept (the request wrote, or read from
+ * outside the database).
  *
  * A read statement's tables are added to every request under way, not only to the one whose code
  * sent it: a statement may serve several requests (Prisma joins concurrent `findUnique` calls into
@@ -12,6 +14,8 @@ import { Prisma } from "../generated/prisma/client.js";
  */
 export interface RequestReads {
   tables: Set<string>;
+  /** What the answer was read from, as tags (`readTags`): a write drops the answers whose tags its `writeTags` name. */
+  tags: Set<string>;
   /** The answer may not be kept: the request wrote, or depended on something outside the database. */
   uncacheable: boolean;
   /** Filled by the response cache: the write counters when the request started (see response-cache.ts). */
@@ -25,7 +29,7 @@ const underWay = new Set<RequestReads>();
 
 /** Runs `run` as a request whose reads are tracked; `done` is called once it is over (the answer sent). */
 export function trackRequest<T>(run: (reads: RequestReads) => T): { result: T; reads: RequestReads; done: () => void } {
-  const reads: RequestReads = { tables: new Set(), uncacheable: false };
+  const reads: RequestReads = { tables: new Set(), tags: new Set(), uncacheable: false };
   underWay.add(reads);
   const result = current.run(reads, () => run(reads));
   return { result, reads, done: () => void underWay.delete(reads) };
@@ -53,10 +57,53 @@ export function tablesOf(sql: string): string[] {
 }
 
 /**
- * Notes a statement sent to the database: a read adds its tables to every request under way, a
- * write makes the request that sent it uncacheable.
+ * The tags of what a SELECT read (core/row-keys.ts `readsOf`), for each table it names:
+ * - `T`: every reader of table T (a write whose rows are not known drops them all);
+ * - `T.col=v` and `T.col=*`: a reader of the rows of T whose key column `col` is one of the values
+ *   (`T.col=*`: every such reader, whatever the value — for a write that changes `col` from a
+ *   value it does not know);
+ * - `T.*`: a reader of any row of T (a list, a count, a search by another predicate).
  */
-export function noteStatement(sql: string, write: boolean): void {
+export function readTags(sql: string, args?: readonly unknown[]): string[] {
+  const tags: string[] = [];
+  for (const [table, restriction] of readsOf(sql, tablesOf(sql), args)) {
+    tags.push(table);
+    if (!restriction) tags.push(`${table}.*`);
+    else {
+      tags.push(`${table}.${restriction.column}=*`);
+      for (const v of restriction.values) tags.push(`${table}.${restriction.column}=${v}`);
+    }
+  }
+  return tags;
+}
+
+/**
+ * The tags of the answers a write may have changed (see `readTags`), from the rows it changed in
+ * each table (core/db.ts `onCommittedWrite`): its rows unknown, every reader of the table (`T`);
+ * else the readers of any row (`T.*`), those of the written rows by each key column
+ * (`T.col=v`), and every reader by a key column whose old values are not known (`T.col=*`).
+ * An insert or a delete is a change of rows like any other: the lists and counts (`T.*`) and the
+ * readers by a parent key (`T.spaceId=v`) that could see it are dropped with it.
+ */
+export function writeTags(rows: ReadonlyMap<string, RowChange>): string[] {
+  const tags: string[] = [];
+  for (const [table, change] of rows) {
+    if (change === "table") {
+      tags.push(table);
+      continue;
+    }
+    tags.push(`${table}.*`);
+    for (const column of change.unknown) tags.push(`${table}.${column}=*`);
+    for (const [column, values] of change.values) for (const v of values) tags.push(`${table}.${column}=${v}`);
+  }
+  return tags;
+}
+
+/**
+ * Notes a statement sent to the database: a read adds its tables and tags to every request under
+ * way, a write makes the request that sent it uncacheable.
+ */
+export function noteStatement(sql: string, write: boolean, args?: readonly unknown[]): void {
   if (write) {
     readsOutsideDatabase();
     return;
@@ -65,5 +112,9 @@ export function noteStatement(sql: string, write: boolean): void {
   const verb = sql.trimStart().slice(0, 6).toUpperCase();
   if (verb !== "SELECT" && !verb.startsWith("WITH")) return;
   const tables = tablesOf(sql);
-  for (const reads of underWay) for (const table of tables) reads.tables.add(table);
+  const tags = readTags(sql, args);
+  for (const reads of underWay) {
+    for (const table of tables) reads.tables.add(table);
+    for (const tag of tags) reads.tags.add(tag);
+  }
 }

@@ -9,7 +9,7 @@ import type { Config } from "../config.js";
 import { writtenTable, type Database } from "../core/db.js";
 import type { AccessCache } from "../core/access-cache.js";
 import { changesAccess } from "../core/access-cache.js";
-import { currentReads, noteStatement, trackRequest, type RequestReads } from "../core/request-reads.js";
+import { currentReads, noteStatement, trackRequest, writeTags, type RequestReads } from "../core/request-reads.js";
 import { log } from "../core/logger.js";
 
 /**
@@ -21,12 +21,21 @@ import { log } from "../core/logger.js";
  * - Per caller: an entry's key holds the caller's credentials (a hash of the Authorization
  *   header, and of the visitor token published content reads), so an answer is served only to
  *   the token it was made for; the token decides the user and their SSO state.
- * - What an answer depends on: every table the statements of its request read
- *   (core/request-reads.ts). Each entry is tagged with those tables, and with `*`.
- * - Invalidation: the database layer reports every committed write with the tables it wrote
- *   (core/db.ts `onCommittedWrite`); before the write answers, every entry that read one of them
- *   is dropped (a new comment drops the answers that counted the space's comments, a merge those
- *   that read the space's revision or its change requests, a new space every list of spaces).
+ * - What an answer depends on: the rows the statements of its request read (core/request-reads.ts
+ *   `readTags`, core/row-keys.ts). A statement that looked rows up by a key column (`id`, or a
+ *   parent's id such as a comment's `spaceId`), with string values, tags the entry with those
+ *   rows (`Space.id=spc_…`, `Comment.spaceId=spc_…`); one that read a table by any other predicate
+ *   (a search, a list by a non-key column, raw SQL) tags it with "any row" of the table
+ *   (`Comment.*`). Every entry is also tagged with each table it read, and with `*`.
+ * - Invalidation: the database layer reports every committed write with the rows it wrote
+ *   (core/db.ts `onCommittedWrite`: from the statement's RETURNING, its VALUES or its WHERE on a
+ *   key, with the counters the triggers changed on the parents those rows name); before the write
+ *   answers, every entry tagged with one of those rows, or with "any row" of a table it wrote,
+ *   is dropped (`writeTags`): a new comment in a space drops that space's answers and its
+ *   comment lists and counts, and leaves another space's in place. Where the rows are not known
+ *   for certain — raw SQL, a write by another predicate, a key column changed from a value not
+ *   read, a trigger's parent not named, a foreign-key cascade — every entry that read the table
+ *   (or that filtered it on that column) is dropped.
  *   A write that changes access (a role, a revoked token, SSO: core/access-cache.ts
  *   `changesAccess`), or one another process announces for the access cache, drops every entry:
  *   answers made with the access cache's answers did not read those tables.
@@ -60,10 +69,10 @@ interface Backend {
   begin(reads: RequestReads): void;
   /** The entry under `key`, or null; on a miss the request notes the write counters (Redis). */
   get(key: string): Promise<unknown>;
-  /** Keeps `value` under `key`, tagged with the tables the request read, unless one was written since it started. */
+  /** Keeps `value` under `key`, tagged with what the request read, unless one of its tables was written since it started. */
   set(key: string, value: unknown, reads: RequestReads, ttl: number): Promise<void>;
-  /** Tables were written: counters up, their entries dropped. */
-  written(tables: readonly string[]): Promise<void>;
+  /** Tables were written: their counters up, the entries with one of `tags` dropped. */
+  written(tables: readonly string[], tags: readonly string[]): Promise<void>;
   /** Resolves once the store can be used (Redis connected). */
   ready?: Promise<void>;
   close(): void;
@@ -119,13 +128,16 @@ export function createResponseCache(opts: { config: Config; db: Database; access
 
   if (backend) {
     // Reads tag the requests under way; a write makes its own request's answer one not to keep.
-    opts.db.observeStatements((_seconds, _ok, sql) => noteStatement(sql, writtenTable(sql) !== null));
-    opts.db.onCommittedWrite(async (writes) => {
-      const tables = [...writes.keys()];
-      await backend.written(changesAccess(writes) ? [...tables, "*"] : tables);
+    opts.db.observeStatements((_seconds, _ok, sql, args) => noteStatement(sql, writtenTable(sql) !== null, args));
+    opts.db.onCommittedWrite(async (writes, rows) => {
+      const tables = [...new Set([...writes.keys(), ...rows.keys()])];
+      const tags = writeTags(rows);
+      // A statement whose rows were not reported (none should be): its tables whole.
+      for (const table of writes.keys()) if (!rows.has(table)) tags.push(table);
+      await backend.written(changesAccess(writes) ? [...tables, "*"] : tables, changesAccess(writes) ? [...tags, "*"] : tags);
     });
     // Another process (a gateway, `npm run admin`) changed access, or Redis was away: drop everything.
-    opts.accessCache.onClear(() => void backend.written(["*"]).catch(() => undefined));
+    opts.accessCache.onClear(() => void backend.written(["*"], ["*"]).catch(() => undefined));
   }
 
   const lookup = async (key: string): Promise<unknown> => {
@@ -214,15 +226,15 @@ export function createResponseCache(opts: { config: Config; db: Database; access
         done();
       }
     },
-    forget: async () => backend?.written(["*"]),
+    forget: async () => backend?.written(["*"], ["*"]),
     ready: (waitMs) => Promise.race([backend?.ready ?? Promise.resolve(), new Promise<void>((resolve) => setTimeout(resolve, waitMs).unref())]),
     close: () => backend?.close(),
   };
 }
 
-/** The tags of an entry: one per table read, and `*` (every entry). */
-function tagsOf(tag: string, tables: Iterable<string>) {
-  return [...tables, "*"].map((id) => ({ typename: tag, id }));
+/** The tags of an entry (core/request-reads.ts `readTags`), and `*` (every entry). */
+function tagsOf(tag: string, reads: RequestReads) {
+  return [...reads.tags, "*"].map((id) => ({ typename: tag, id }));
 }
 
 /** Entries in this process (@envelop/response-cache's LRU). */
@@ -241,12 +253,12 @@ function memoryBackend(prefix: string): Backend {
     async set(key, value, reads, ttl) {
       const started = reads.versions as number;
       for (const table of [...reads.tables, "*"]) if ((lastWrite.get(table) ?? 0) > started) return;
-      await store.set(key, value as ExecutionResult, tagsOf(tag, reads.tables), ttl);
+      await store.set(key, value as ExecutionResult, tagsOf(tag, reads), ttl);
     },
-    async written(tables) {
+    async written(tables, tags) {
       counter++;
       for (const table of tables) lastWrite.set(table, counter);
-      await store.invalidate(tables.map((id) => ({ typename: tag, id })));
+      await store.invalidate(tags.map((id) => ({ typename: tag, id })));
     },
     close() {},
   };
@@ -294,9 +306,9 @@ function redisBackend(url: string, prefix: string, ttl: number): Backend {
       if (!started || !usable()) return;
       const tables = [...reads.tables, "*"];
       try {
-        await store.set(key, value as ExecutionResult, tagsOf(tag, reads.tables), ttl_);
+        await store.set(key, value as ExecutionResult, tagsOf(tag, reads), ttl_);
         const pipeline = redis.pipeline();
-        for (const key_ of [tag, ...tables.map((t) => `${tag}:${t}`), `${key}:tags`]) pipeline.pexpire(key_, ttl_ + 1000);
+        for (const key_ of [tag, ...[...reads.tags, "*"].map((t) => `${tag}:${t}`), `${key}:tags`]) pipeline.pexpire(key_, ttl_ + 1000);
         pipeline.hmget(versionsKey, ...tables);
         const results = (await pipeline.exec()) ?? [];
         const now = results[results.length - 1]?.[1] as (string | null)[] | undefined;
@@ -306,14 +318,14 @@ function redisBackend(url: string, prefix: string, ttl: number): Backend {
         await redis.del(key).catch(() => undefined);
       }
     },
-    async written(tables) {
+    async written(tables, tags) {
       try {
         // A write while the client connects (at start) waits for it a moment rather than fail.
         if (redis.status !== "ready" && !down) await Promise.race([nextReady(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
         const pipeline = redis.pipeline();
         for (const table of tables) pipeline.hincrby(versionsKey, table, 1);
         await pipeline.exec();
-        await store.invalidate(tables.map((id) => ({ typename: tag, id })));
+        await store.invalidate(tags.map((id) => ({ typename: tag, id })));
       } catch (err) {
         unusableUntil = Date.now() + ttl;
         log.warn(`Response cache: a write's invalidation did not reach Redis (${(err as Error).message}); cached answers are not served for ${ttl} ms.`);
