@@ -154,6 +154,8 @@ export function statementChanges(sql: string, args: readonly unknown[] | undefin
         if (seen.has(child)) continue;
         seen.add(child);
         mergeChange(out, child, "table");
+        // The rows the cascade removed (or changed) fire their triggers too: on parents not known.
+        for (const parent of Object.values(TRIGGER_ROWS[child] ?? {})) mergeChange(out, parent, "table");
         visit(child);
       }
     };
@@ -252,9 +254,9 @@ function createPrisma(
   opts: OpenOptions,
   cascades: Cascades,
 ): PrismaClient {
-  const observe: StatementObserver = (seconds, ok, sql) => {
+  const observe: StatementObserver = (seconds, ok, sql, args) => {
     stats.statements++;
-    for (const observer of observers) observer(seconds, ok, sql);
+    for (const observer of observers) observer(seconds, ok, sql, args);
   };
   const written = async (statements: ReadonlyMap<string, readonly string[]>, rows: ReadonlyMap<string, RowChange>) => {
     const writes = withTriggerWrites(statements);

@@ -132,8 +132,6 @@ export function createResponseCache(opts: { config: Config; db: Database; access
     opts.db.onCommittedWrite(async (writes, rows) => {
       const tables = [...new Set([...writes.keys(), ...rows.keys()])];
       const tags = writeTags(rows);
-      // A statement whose rows were not reported (none should be): its tables whole.
-      for (const table of writes.keys()) if (!rows.has(table)) tags.push(table);
       await backend.written(changesAccess(writes) ? [...tables, "*"] : tables, changesAccess(writes) ? [...tags, "*"] : tags);
     });
     // Another process (a gateway, `npm run admin`) changed access, or Redis was away: drop everything.

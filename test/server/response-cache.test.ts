@@ -75,6 +75,47 @@ describe("the response cache", () => {
     expect((await reader.graphql(SPACE, { id: spaceId })).status).toBe(401);
   });
 
+  it("drops per row: a comment in one space leaves another space's answers in place, and refreshes its own", async () => {
+    const a = (await createSpace(admin, org, { title: "Space A" })).id;
+    const b = (await createSpace(admin, org, { title: "Space B" })).id;
+    expect((await admin.post(`/v1/spaces/${b}/comments`, { body: { markdown: "In B" } })).status).toBe(201);
+    const stats = t.gateway.responseCache.stats;
+    /** The answer, whether the cache gave it, and the statements it took. */
+    const read = async (call: () => Promise<any>) => {
+      const hits = stats.hits;
+      const before = t.gateway.db.stats.statements;
+      const answer = await call();
+      return { answer, hit: stats.hits - hits === 1, statements: t.gateway.db.stats.statements - before };
+    };
+    const reads = {
+      a: () => admin.get(`/v1/spaces/${a}`),
+      b: () => admin.get(`/v1/spaces/${b}`),
+      bComments: () => admin.get(`/v1/spaces/${b}/comments`),
+      bGraph: () => admin.graphql(SPACE, { id: b }),
+      aGraph: () => admin.graphql(SPACE, { id: a }),
+    };
+    for (const call of Object.values(reads)) await call();
+    for (const call of Object.values(reads)) expect((await read(call)).hit).toBe(true);
+    const before = { rest: (await reads.a()).body.comments, graph: (await reads.aGraph()).data.space.commentsCount };
+
+    expect((await admin.post(`/v1/spaces/${a}/comments`, { body: { markdown: "In A" } })).status).toBe(201);
+
+    // Space B's answers were kept: served from the cache, without a statement.
+    for (const call of [reads.b, reads.bComments, reads.bGraph]) {
+      const { hit, statements: sent } = await read(call);
+      expect({ hit, sent }).toEqual({ hit: true, sent: 0 });
+    }
+    expect((await reads.bComments()).body.items.map((c: any) => c.body?.markdown ?? c.markdown)).not.toContain("In A");
+    // Space A's were dropped: read again, with the new count, then kept again.
+    const rest = await read(reads.a);
+    expect(rest.hit).toBe(false);
+    expect(rest.answer.body.comments).toBe(before.rest + 1);
+    const graph = await read(reads.aGraph);
+    expect(graph.hit).toBe(false);
+    expect(graph.answer.data.space.commentsCount).toBe(before.graph + 1);
+    expect((await read(reads.a)).hit).toBe(true);
+  });
+
   it("never keeps an error, and a mutation always runs", async () => {
     const missing = `/v1/spaces/spc_missing_${Date.now()}`;
     expectError(await admin.get(missing), 404);

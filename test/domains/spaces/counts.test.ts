@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
 import { fewestStatements } from "../../helpers/fixtures.js";
+import type { RowChange } from "../../../src/core/row-keys.js";
 
 let t: TestGateway;
 let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
@@ -201,6 +202,33 @@ describe("writes told to write listeners (core/db.ts onCommittedWrite)", () => {
     await admin.put(`/v1/spaces/${spaceId}/comments/${c.id}`, { body: { markdown: "edited" } });
     expect(heard.some((tables) => tables.includes("Comment"))).toBe(true);
     expect(heard.some((tables) => tables.includes("Space"))).toBe(false);
+    listening = false;
+  });
+
+  it("name the rows written, and the whole table where the database changed rows it did not name (cascades)", async () => {
+    const spaceId = (await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Rows told" })).body.id;
+    const heard: Map<string, RowChange>[] = [];
+    let listening = true;
+    t.gateway.db.onCommittedWrite((_writes, rows) => void (listening && heard.push(new Map(rows))));
+    const told = (table: string) => heard.map((rows) => rows.get(table)).filter((c) => c !== undefined);
+    const ids = (change: RowChange | undefined, column = "id") => (change && change !== "table" ? [...(change.values.get(column) ?? [])] : change);
+
+    const c = (await admin.post(`/v1/spaces/${spaceId}/comments`, { body: { markdown: "one" } })).body;
+    // The comment itself, by its id and its space's, and the space whose count the trigger changed: by its id.
+    expect(told("Comment").map((change) => ids(change))).toContainEqual([c.id]);
+    expect(told("Comment").map((change) => ids(change, "spaceId"))).toContainEqual([spaceId]);
+    expect(told("Space").map((change) => ids(change))).toContainEqual([spaceId]);
+    expect(told("Space")).not.toContain("table");
+
+    heard.length = 0;
+    const reply = (await admin.post(`/v1/spaces/${spaceId}/comments/${c.id}/replies`, { body: { markdown: "two" } })).body;
+    expect(told("Comment").map((change) => ids(change))).toContainEqual(expect.arrayContaining([reply.id, c.id]));
+
+    // Deleting the comment removes its reply and reactions by cascade: those tables are told whole.
+    heard.length = 0;
+    expect((await admin.delete(`/v1/spaces/${spaceId}/comments/${c.id}`)).status).toBe(204);
+    expect(told("Comment")).toContain("table");
+    expect(told("CommentReaction")).toContain("table");
     listening = false;
   });
 });

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { readTags, writeTags } from "../../src/core/request-reads.js";
+import { statementChanges, type Cascades } from "../../src/core/db.js";
+
+/**
+ * How the response cache names what an answer read and what a write changed (core/row-keys.ts,
+ * core/request-reads.ts `readTags` / `writeTags`), on statements as Prisma sends them: per row
+ * where the statement proves which rows, per table where it does not.
+ */
+const cascades: Cascades = new Map([
+  ["Space", ["Comment", "ChangeRequest"]],
+  ["Comment", ["Comment", "CommentReaction"]],
+]);
+const writeOf = (sql: string, args: unknown[], result?: { columnNames: string[]; rows: unknown[][] }) => writeTags(statementChanges(sql, args, result, cascades));
+/** Whether a write drops an answer made from `read`. */
+const drops = (write: string[], read: string[]) => write.some((tag) => read.includes(tag));
+
+const SPACE_BY_ID = `SELECT "public"."Space"."id", "public"."Space"."title" FROM "public"."Space" WHERE "public"."Space"."id" IN ($1) OFFSET $2`;
+const COMMENTS_OF = `SELECT "public"."Comment"."id" FROM "public"."Comment" WHERE ("public"."Comment"."spaceId" = $1 AND "public"."Comment"."changeRequestId" IS NULL AND "public"."Comment"."parentId" IS NULL) ORDER BY "public"."Comment"."postedAt" DESC LIMIT $2 OFFSET $3`;
+const COUNT_OF = `SELECT COUNT(*) AS "_count$_all" FROM (SELECT "public"."Comment"."id" FROM "public"."Comment" WHERE ("public"."Comment"."spaceId" = $1 AND "public"."Comment"."parentId" IS NULL) OFFSET $2) AS "sub"`;
+const COMMENT_COLUMNS = ["id", "spaceId", "changeRequestId", "parentId", "pageId", "nodeId", "revisionId", "markdown", "status", "postedById", "resolvedById"];
+const INSERT_COMMENT = `INSERT INTO "public"."Comment" ("id","spaceId","markdown","status","postedById") VALUES ($1,$2,$3,CAST($4::text AS "public"."CommentStatus"),$5) RETURNING ${COMMENT_COLUMNS.map((c) => `"public"."Comment"."${c}"`).join(", ")}`;
+const commentRow = (id: string, spaceId: string, parentId: string | null = null) => ({
+  columnNames: COMMENT_COLUMNS,
+  rows: [[id, spaceId, null, parentId, null, null, "rev_1", "text", "open", "usr_1", null]],
+});
+
+describe("what an answer read", () => {
+  it("rows looked up by key: those rows; a filter on a parent's key: that parent's rows (lists and counts alike)", () => {
+    expect(readTags(SPACE_BY_ID, ["spc_A", "0"])).toEqual(["Space", "Space.id=*", "Space.id=spc_A"]);
+    expect(readTags(COMMENTS_OF, ["spc_A", "50", "0"])).toEqual(["Comment", "Comment.spaceId=*", "Comment.spaceId=spc_A"]);
+    expect(readTags(COUNT_OF, ["spc_A", "0"])).toEqual(["Comment", "Comment.spaceId=*", "Comment.spaceId=spc_A"]);
+  });
+
+  it("anything else: any row of the table", () => {
+    const any = (sql: string, args: unknown[]) => readTags(sql, args).filter((t) => t.endsWith(".*"));
+    // An OR at the top of the condition.
+    expect(any(`SELECT "public"."Space"."id" FROM "public"."Space" WHERE ("public"."Space"."id" = $1 OR "public"."Space"."title" = $2)`, ["a", "b"])).toEqual(["Space.*"]);
+    // A column that is not a key.
+    expect(any(`SELECT "public"."Space"."id" FROM "public"."Space" WHERE "public"."Space"."title" = $1`, ["a"])).toEqual(["Space.*"]);
+    // Raw SQL (the table not schema-qualified), a value that is not a string, no parameters known.
+    expect(any(`SELECT "id" FROM "Space" WHERE "id" = $1`, ["a"])).toEqual(["Space.*"]);
+    expect(any(`SELECT "public"."Space"."id" FROM "public"."Space" WHERE "public"."Space"."id" = $1`, [1])).toEqual(["Space.*"]);
+    expect(readTags(`SELECT "public"."Space"."id" FROM "public"."Space" WHERE "public"."Space"."id" = $1`)).toContain("Space.*");
+    // The table named twice (a self-join), a key inside a subquery only, a NOT.
+    expect(any(`SELECT "public"."Comment"."id" FROM "public"."Comment" LEFT JOIN "public"."Comment" AS "j0" ON ("j0"."id") = ("public"."Comment"."parentId") WHERE "public"."Comment"."id" = $1`, ["c"])).toEqual(["Comment.*"]);
+    expect(any(`SELECT "public"."Space"."id" FROM "public"."Space" WHERE EXISTS(SELECT 1 FROM "public"."Member" AS "t1" WHERE "public"."Space"."id" = $1)`, ["a"])).toEqual(["Space.*", "Member.*"]);
+    expect(any(`SELECT "public"."Space"."id" FROM "public"."Space" WHERE (NOT "public"."Space"."id" = $1)`, ["a"])).toEqual(["Space.*"]);
+    // A table read in a subquery of another, unfiltered where it is read.
+    expect(any(`SELECT COUNT(*) FROM (SELECT "public"."Space"."id" FROM "public"."Space") AS "sub" WHERE "sub"."id" = $1`, ["a"])).toEqual(["Space.*"]);
+  });
+});
+
+describe("what a write changed", () => {
+  it("a comment: its row, its space's comments, and its space's row (the count a trigger keeps): not another space's", () => {
+    const write = writeOf(INSERT_COMMENT, ["cmt_1", "spc_A", "text", "open", "usr_1"], commentRow("cmt_1", "spc_A"));
+    expect(write).toEqual(expect.arrayContaining(["Comment.*", "Comment.id=cmt_1", "Comment.spaceId=spc_A", "Space.id=spc_A"]));
+    expect(write).not.toContain("Space");
+    expect(write).not.toContain("Comment");
+    expect(drops(write, readTags(SPACE_BY_ID, ["spc_A", "0"]))).toBe(true);
+    expect(drops(write, readTags(COMMENTS_OF, ["spc_A", "50", "0"]))).toBe(true);
+    expect(drops(write, readTags(COUNT_OF, ["spc_A", "0"]))).toBe(true);
+    expect(drops(write, readTags(SPACE_BY_ID, ["spc_B", "0"]))).toBe(false);
+    expect(drops(write, readTags(COMMENTS_OF, ["spc_B", "50", "0"]))).toBe(false);
+    expect(drops(write, readTags(COUNT_OF, ["spc_B", "0"]))).toBe(false);
+    // Lists and searches by anything else are dropped by every write of the table.
+    expect(drops(write, readTags(`SELECT "public"."Comment"."id" FROM "public"."Comment" WHERE "public"."Comment"."markdown" = $1`, ["x"]))).toBe(true);
+  });
+
+  it("without RETURNING, the rows its VALUES or its WHERE name; the columns it does not know, for any value", () => {
+    // An INSERT without RETURNING: the rows from its parameters.
+    expect(writeOf(`INSERT INTO "public"."PageSearch" ("spaceId","pageId","revisionId","title") VALUES ($1,$2,$3,$4)`, ["spc_A", "pg_1", "rev_1", "T"])).toEqual(
+      expect.arrayContaining(["PageSearch.*", "PageSearch.spaceId=spc_A", "PageSearch.pageId=pg_1"]),
+    );
+    // An UPDATE by id: that row, and any reader by another key (its value there is not known).
+    const update = writeOf(`UPDATE "public"."Space" SET "revisionId" = $1, "updatedAt" = $2 WHERE ("public"."Space"."id" = $3 AND "public"."Space"."revisionId" = $4)`, ["rev_2", "now", "spc_A", "rev_1"]);
+    expect(update).toEqual(expect.arrayContaining(["Space.id=spc_A", "Space.organizationId=*", "Space.revisionId=*"]));
+    expect(drops(update, readTags(SPACE_BY_ID, ["spc_B", "0"]))).toBe(false);
+    expect(drops(update, readTags(`SELECT "public"."Space"."id" FROM "public"."Space" WHERE "public"."Space"."organizationId" = $1`, ["org_1"]))).toBe(true);
+  });
+
+  it("a comment moved to another space: the readers by any space, and both spaces' counts (the table)", () => {
+    const sql = `UPDATE "public"."Comment" SET "spaceId" = $1 WHERE ("public"."Comment"."id" = $2 AND 1=1) RETURNING ${COMMENT_COLUMNS.map((c) => `"public"."Comment"."${c}"`).join(", ")}`;
+    const write = writeOf(sql, ["spc_B", "cmt_1"], commentRow("cmt_1", "spc_B"));
+    expect(write).toEqual(expect.arrayContaining(["Comment.spaceId=*", "Space"]));
+    expect(drops(write, readTags(COMMENTS_OF, ["spc_A", "50", "0"]))).toBe(true);
+  });
+
+  it("where the rows are not known — a predicate, raw SQL, an upsert — and what cascades: whole tables", () => {
+    expect(writeOf(`UPDATE "public"."Comment" SET "status" = $1 WHERE "public"."Comment"."markdown" = $2`, ["resolved", "x"])).toEqual(expect.arrayContaining(["Comment", "Space", "ChangeRequest"]));
+    expect(writeOf(`UPDATE "Space" SET "title" = $1 WHERE "id" = $2`, ["t", "spc_A"])).toEqual(expect.arrayContaining(["Space"]));
+    expect(writeOf(`INSERT INTO "public"."Member" ("organizationId","userId") VALUES ($1,$2) ON CONFLICT DO NOTHING`, ["org_1", "usr_1"])).toEqual(["Member"]);
+    // A space purged: its comments and change requests go by cascade, their counts' parents with them.
+    expect(writeOf(`DELETE FROM "public"."Space" WHERE "public"."Space"."id" = $1`, ["spc_A"])).toEqual(expect.arrayContaining(["Comment", "ChangeRequest", "CommentReaction", "Space"]));
+    // A comment deleted: its replies and reactions by cascade.
+    const deleted = writeOf(`DELETE FROM "public"."Comment" WHERE "public"."Comment"."id" = $1`, ["cmt_1"]);
+    expect(deleted).toEqual(expect.arrayContaining(["Comment", "CommentReaction"]));
+    expect(drops(deleted, readTags(`SELECT "public"."Comment"."id" FROM "public"."Comment" WHERE "public"."Comment"."id" = $1`, ["rpl_of_cmt_1"]))).toBe(true);
+  });
+});
