@@ -55,6 +55,12 @@ import { log } from "../core/logger.js";
 
 /** Entries kept in process when there is no Redis; past it the least recently used go. */
 const MAX_MEMORY_ENTRIES = 10_000;
+/**
+ * Tags given to entries in process before the store is renewed (emptied): the in-memory store
+ * keeps an index entry per tag ever used (row tags: one per row read), so it is started afresh
+ * once that many were given — a cache emptied, never a stale answer.
+ */
+const MAX_MEMORY_TAGS = 500_000;
 
 /** A REST answer as kept: status 200, its headers (the ETag included) and its body. */
 interface KeptRest {
@@ -230,14 +236,21 @@ export function createResponseCache(opts: { config: Config; db: Database; access
   };
 }
 
-/** The tags of an entry (core/request-reads.ts `readTags`), and `*` (every entry). */
+/**
+ * The tags of an entry (core/request-reads.ts `readTags`), and `*` (every entry), as the stores'
+ * entity names: `<prefix>table:<tag>`, a set of entries each (no id, so that no set holds every
+ * entry; the name holds a `:`, so that the Redis store drops it without scanning for its ids).
+ */
+const tagNames = (tag: string, tags: Iterable<string>) => [...tags].map((t) => `${tag}:${t}`);
+const entities = (tag: string, tags: Iterable<string>) => tagNames(tag, tags).map((typename) => ({ typename }));
 function tagsOf(tag: string, reads: RequestReads) {
-  return [...reads.tags, "*"].map((id) => ({ typename: tag, id }));
+  return entities(tag, [...reads.tags, "*"]);
 }
 
 /** Entries in this process (@envelop/response-cache's LRU). */
 function memoryBackend(prefix: string): Backend {
-  const store = createInMemoryCache({ max: MAX_MEMORY_ENTRIES });
+  let store = createInMemoryCache({ max: MAX_MEMORY_ENTRIES });
+  let tagged = 0;
   const tag = `${prefix}table`;
   let counter = 0;
   const lastWrite = new Map<string, number>();
@@ -251,12 +264,17 @@ function memoryBackend(prefix: string): Backend {
     async set(key, value, reads, ttl) {
       const started = reads.versions as number;
       for (const table of [...reads.tables, "*"]) if ((lastWrite.get(table) ?? 0) > started) return;
+      tagged += reads.tags.size + 1;
+      if (tagged > MAX_MEMORY_TAGS) {
+        store = createInMemoryCache({ max: MAX_MEMORY_ENTRIES });
+        tagged = reads.tags.size + 1;
+      }
       await store.set(key, value as ExecutionResult, tagsOf(tag, reads), ttl);
     },
     async written(tables, tags) {
       counter++;
       for (const table of tables) lastWrite.set(table, counter);
-      await store.invalidate(tags.map((id) => ({ typename: tag, id })));
+      await store.invalidate(entities(tag, tags));
     },
     close() {},
   };
@@ -306,7 +324,7 @@ function redisBackend(url: string, prefix: string, ttl: number): Backend {
       try {
         await store.set(key, value as ExecutionResult, tagsOf(tag, reads), ttl_);
         const pipeline = redis.pipeline();
-        for (const key_ of [tag, ...[...reads.tags, "*"].map((t) => `${tag}:${t}`), `${key}:tags`]) pipeline.pexpire(key_, ttl_ + 1000);
+        for (const key_ of [...tagNames(tag, [...reads.tags, "*"]), `${key}:tags`]) pipeline.pexpire(key_, ttl_ + 1000);
         pipeline.hmget(versionsKey, ...tables);
         const results = (await pipeline.exec()) ?? [];
         const now = results[results.length - 1]?.[1] as (string | null)[] | undefined;
@@ -323,7 +341,7 @@ function redisBackend(url: string, prefix: string, ttl: number): Backend {
         const pipeline = redis.pipeline();
         for (const table of tables) pipeline.hincrby(versionsKey, table, 1);
         await pipeline.exec();
-        await store.invalidate(tags.map((id) => ({ typename: tag, id })));
+        await store.invalidate(entities(tag, tags));
       } catch (err) {
         unusableUntil = Date.now() + ttl;
         log.warn(`Response cache: a write's invalidation did not reach Redis (${(err as Error).message}); cached answers are not served for ${ttl} ms.`);
