@@ -11,7 +11,8 @@ import { freshPostgres } from "./postgres.js";
 import { createLogger, type Logger } from "../../src/core/logger.js";
 
 let quiet: Logger | undefined;
-function testLogger(): Logger {
+/** The tests' logger: silent unless TEST_LOG_LEVEL asks for more. */
+export function testLogger(): Logger {
   return (quiet ??= createLogger({ level: (process.env.TEST_LOG_LEVEL as Logger["level"] & Config["logLevel"]) || "silent", format: "json" }));
 }
 

@@ -1,35 +1,56 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readerGateway, startGateway, TWO_PROCESSES, type TestGateway } from "../helpers/gateway.js";
+import { readerGateway, startGateway, testLogger, TWO_PROCESSES, type TestGateway } from "../helpers/gateway.js";
+import { createGateway, type Gateway } from "../../src/server.js";
 import { runAdminCommand } from "../../src/cli/commands.js";
 import { purgeDeletedSpaces } from "../../src/domains/spaces/spaces.service.js";
+import { processorFor } from "../../src/domains/openapi/openapi.processing.js";
+import { startSources, type Sources } from "../domains/openapi/sources.js";
 
 /**
  * The response cache never serves a stale answer, nor another caller's. Random sequences of REST
  * writes by several roles — spaces created, renamed, deleted and purged (their rows removed by
  * foreign-key cascades), comments and replies posted, comments deleted with their replies (a
  * cascade), change requests created, opened, edited and merged, role changes, tokens revoked and
- * new ones — are interleaved with REST GETs and GraphQL queries by every token of every member, of
+ * new ones, an OpenAPI spec's source set (its processing writes in the background, after the
+ * answer) — are interleaved with REST GETs and GraphQL queries by every token of every member, of
  * every space (a write in one space leaves the others' entries, which are tagged per row: they are
  * read and compared too), counts included; each answer as the cache gives it must equal the same
- * read once every entry was dropped.
+ * read without the cache: on a gateway without one (two processes), or once every entry was dropped.
+ *
+ * While each write runs, and until the background work it started is over, readers poll the
+ * answers it may change: their lookups and stores race the write's commit and its invalidation
+ * (an answer read before a write and kept after it, or kept while the write drops its tags).
  *
  * On the embedded database one gateway writes and reads. With DATABASE_URL and REDIS_URL a second
  * gateway process shares the database and Redis: the writes go to the first, the reads to the
- * second, so the entries the second reads must be dropped by the first's writes.
+ * second, so the entries the second reads must be dropped by the first's writes; a third gateway,
+ * without response cache, gives the answers to compare with (an entry the cache lost track of
+ * would survive a "drop everything" as well).
  */
 const RUNS = Number(process.env.RESPONSE_CACHE_PROPERTY_RUNS || 6);
 
 let t: TestGateway;
 let reader: Awaited<ReturnType<typeof readerGateway>>;
+/** Answers without the response cache (two processes), else undefined. */
+let uncached: Gateway | undefined;
+let uncachedUrl = "";
+let sources: Sources;
 
 beforeAll(async () => {
+  sources = await startSources();
   t = await startGateway({ integrationDispatchPollMs: 60 * 60 * 1000, responseCache: "on" });
   reader = await readerGateway(t);
+  if (TWO_PROCESSES) {
+    uncached = await createGateway({ ...t.config, port: 0, responseCache: "off" }, { logger: testLogger() });
+    uncachedUrl = `http://127.0.0.1:${await uncached.listen(0)}`;
+  }
 }, 120_000);
 afterAll(async () => {
+  await uncached?.close();
   await reader?.close();
   await t?.close();
+  await sources?.close();
 });
 
 type Role = "admin" | "edit" | "read" | null;
@@ -50,7 +71,11 @@ type Command =
   | { kind: "crMerge"; actor: number; space: number }
   | { kind: "role"; actor: number; target: number; role: Role }
   | { kind: "revoke"; target: number }
-  | { kind: "newToken"; target: number };
+  | { kind: "newToken"; target: number }
+  | { kind: "spec"; actor: number; source: (typeof SPEC_SOURCES)[number] };
+
+/** Sources of the OpenAPI spec: processed into a version, or into a failure (two kinds). */
+const SPEC_SOURCES = ["/petstore.yaml", "/invalid-spec.yaml", "/not-yaml.yaml"] as const;
 
 const person = fc.integer({ min: 0, max: PEOPLE - 1 });
 const space = fc.integer({ min: 0, max: 2 });
@@ -72,6 +97,7 @@ const command = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant("role" as const), actor: person, target: person, role: fc.constantFrom(...ROLES) }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant("revoke" as const), target: person }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant("newToken" as const), target: person }), weight: 1 },
+  often(fc.record({ kind: fc.constant("spec" as const), actor: person, source: fc.constantFrom(...SPEC_SOURCES) })),
 ) as fc.Arbitrary<Command>;
 
 interface World {
@@ -86,6 +112,8 @@ interface World {
   emails: string[];
   /** Every token of each person, the revoked ones included (their answers are compared too). */
   tokens: string[][];
+  /** Whether the organization's OpenAPI spec (slug `api`) was created. */
+  spec: boolean;
 }
 
 let runs = 0;
@@ -112,7 +140,7 @@ async function world(): Promise<World> {
     expect(created.status).toBe(201);
     spaces.push(created.body.id);
   }
-  return { org: admin.organization, spaces, changeRequests: new Map(), comments: new Map(), replies: new Map(), users, emails, tokens };
+  return { org: admin.organization, spaces, changeRequests: new Map(), comments: new Map(), replies: new Map(), users, emails, tokens, spec: false };
 }
 
 async function send(url: string, token: string, method: string, path: string, body?: unknown) {
@@ -199,6 +227,68 @@ async function apply(w: World, c: Command): Promise<void> {
     case "newToken":
       w.tokens[c.target]!.push(((await runAdminCommand(prisma, { command: "token-create", email: w.emails[c.target] })) as any).token);
       return;
+    case "spec": {
+      // Answers `pending`; the processing writes `progress`, then `completed` or `failed`, after the answer.
+      const source = { url: `${sources.url}${c.source}` };
+      if (w.spec) await send(t.url, as(c.actor), "PUT", `/v1/orgs/${w.org}/openapi/api`, { source });
+      else w.spec = (await send(t.url, as(c.actor), "POST", `/v1/orgs/${w.org}/openapi`, { slug: "api", source })).status === 201;
+      return;
+    }
+  }
+}
+
+/** The REST reads of every token (the GraphQL ones are in `compareReads`). */
+function restPaths(w: World): [string | undefined, string][] {
+  const paths: [string | undefined, string][] = [
+    [undefined, `/v1/orgs/${w.org}`],
+    [undefined, `/v1/orgs/${w.org}/spaces`],
+  ];
+  if (w.spec) paths.push([undefined, `/v1/orgs/${w.org}/openapi/api`], [undefined, `/v1/orgs/${w.org}/openapi/api/versions`]);
+  for (const spaceId of w.spaces) {
+    for (const path of [`/v1/spaces/${spaceId}`, `/v1/spaces/${spaceId}/comments`, `/v1/spaces/${spaceId}/change-requests?status=draft`]) paths.push([spaceId, path]);
+    const cr = w.changeRequests.get(spaceId);
+    if (cr) paths.push([spaceId, `/v1/spaces/${spaceId}/change-requests/${cr}`]);
+    const comment = w.comments.get(spaceId);
+    if (comment) {
+      paths.push([spaceId, `/v1/spaces/${spaceId}/comments/${comment}`]);
+      const reply = w.replies.get(comment);
+      if (reply) paths.push([spaceId, `/v1/spaces/${spaceId}/comments/${comment}/replies/${reply}`]);
+    }
+  }
+  return paths;
+}
+
+/**
+ * Applies a command while readers poll, on both gateways, the answers it may change (those of
+ * its space, the organization's lists, the spec) with every person's token, until it answered and
+ * the background work it started (the spec's processing, on the writing gateway) is over.
+ */
+async function applyRacing(w: World, c: Command): Promise<void> {
+  const spaceId = "space" in c ? w.spaces[c.space % w.spaces.length] : undefined;
+  // A few answers polled often: a store lands between the steps of a write (or of a run of writes) often enough.
+  const paths = () =>
+    c.kind === "spec"
+      ? [`/v1/orgs/${w.org}/openapi/api`]
+      : restPaths(w)
+          .filter(([space]) => space !== undefined && space === spaceId)
+          .map(([, path]) => path)
+          .slice(0, 2)
+          .concat(spaceId ? [] : [`/v1/orgs/${w.org}/spaces`]);
+  let writing = true;
+  const poll = async (url: string, token: string) => {
+    for (let i = 0; writing; i++) {
+      const list = paths();
+      await send(url, token, "GET", list[i % list.length]!);
+    }
+  };
+  // On both gateways: entries live in Redis, shared (on the writing one, stores interleave with the write's own invalidation).
+  const pollers = [reader.url, ...(TWO_PROCESSES ? [t.url] : [])].flatMap((url) => w.tokens.map((tokens) => poll(url, tokens.at(-1)!)));
+  try {
+    await apply(w, c);
+    await processorFor(t.gateway.services).idle();
+  } finally {
+    writing = false;
+    await Promise.all(pollers);
   }
 }
 
@@ -217,11 +307,12 @@ let keptElsewhere = 0;
 
 /**
  * Every token's answers on the reading gateway as the cache gives them after the previous reads
- * and the writes since, then the same reads once every entry was dropped (which fills the cache
- * again for the next step): they must be equal. `written`: the space the previous write was in.
+ * and the writes since, then the same reads without the cache (the gateway without one; with one
+ * gateway, once every entry was dropped, which fills the cache again for the next step): they must
+ * be equal. `written`: the space the previous write was in.
  */
 async function compareReads(w: World, step: string, written?: string): Promise<void> {
-  const readAll = async (counting: boolean) => {
+  const readAll = async (url: string, counting: boolean) => {
     const answers: unknown[] = [];
     const stats = reader.gateway.responseCache.stats;
     const count = async <T>(spaceId: string | undefined, read: () => Promise<T>) => {
@@ -231,34 +322,19 @@ async function compareReads(w: World, step: string, written?: string): Promise<v
       return answer;
     };
     for (const token of w.tokens.flat()) {
-      const paths: [string | undefined, string][] = [
-        [undefined, `/v1/orgs/${w.org}`],
-        [undefined, `/v1/orgs/${w.org}/spaces`],
-      ];
+      for (const [spaceId, path] of restPaths(w)) answers.push({ token, path, ...(await count(spaceId, () => send(url, token, "GET", path))) });
       for (const spaceId of w.spaces) {
-        for (const path of [`/v1/spaces/${spaceId}`, `/v1/spaces/${spaceId}/comments`, `/v1/spaces/${spaceId}/change-requests?status=draft`]) paths.push([spaceId, path]);
-        const cr = w.changeRequests.get(spaceId);
-        if (cr) paths.push([spaceId, `/v1/spaces/${spaceId}/change-requests/${cr}`]);
+        answers.push({ token, space: spaceId, ...(await count(spaceId, () => graphql(url, token, SPACE_QUERY, { id: spaceId }))) });
         const comment = w.comments.get(spaceId);
-        if (comment) {
-          paths.push([spaceId, `/v1/spaces/${spaceId}/comments/${comment}`]);
-          const reply = w.replies.get(comment);
-          if (reply) paths.push([spaceId, `/v1/spaces/${spaceId}/comments/${comment}/replies/${reply}`]);
-        }
+        if (comment) answers.push({ token, comment, ...(await count(spaceId, () => graphql(url, token, COMMENT_QUERY, { space: spaceId, id: comment }))) });
       }
-      for (const [spaceId, path] of paths) answers.push({ token, path, ...(await count(spaceId, () => send(reader.url, token, "GET", path))) });
-      for (const spaceId of w.spaces) {
-        answers.push({ token, space: spaceId, ...(await count(spaceId, () => graphql(reader.url, token, SPACE_QUERY, { id: spaceId }))) });
-        const comment = w.comments.get(spaceId);
-        if (comment) answers.push({ token, comment, ...(await count(spaceId, () => graphql(reader.url, token, COMMENT_QUERY, { space: spaceId, id: comment }))) });
-      }
-      answers.push({ token, org: w.org, ...(await graphql(reader.url, token, ORG_QUERY, { id: w.org })) });
+      answers.push({ token, org: w.org, ...(await graphql(url, token, ORG_QUERY, { id: w.org })) });
     }
     return answers;
   };
-  const cached = await readAll(true);
-  await reader.gateway.responseCache.forget();
-  const fresh = await readAll(false);
+  const cached = await readAll(reader.url, true);
+  if (!uncached) await reader.gateway.responseCache.forget();
+  const fresh = await readAll(uncached ? uncachedUrl : reader.url, false);
   expect(cached, step).toEqual(fresh);
 }
 
@@ -271,7 +347,7 @@ describe(`the response cache answers what the database answers (${TWO_PROCESSES 
         await compareReads(w, "start");
         for (const [i, c] of commands.entries()) {
           const written = "space" in c && c.kind !== "spaceDelete" ? w.spaces[c.space % w.spaces.length] : undefined;
-          await apply(w, c);
+          await applyRacing(w, c);
           await compareReads(w, `after ${i + 1}: ${JSON.stringify(c)}`, written);
         }
       }),
