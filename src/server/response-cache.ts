@@ -4,7 +4,6 @@ import type { ExecutionResult } from "graphql";
 import { Redis } from "ioredis";
 import type { Plugin } from "graphql-yoga";
 import { createInMemoryCache, useResponseCache, type Cache } from "@graphql-yoga/plugin-response-cache";
-import { createRedisCache } from "@envelop/response-cache-redis";
 import type { Config } from "../config.js";
 import { writtenTable, type Database } from "../core/db.js";
 import type { AccessCache } from "../core/access-cache.js";
@@ -16,7 +15,7 @@ import { log } from "../core/logger.js";
  * The response cache: answers of GraphQL queries (`/graphql`, through
  * `@graphql-yoga/plugin-response-cache`) and of REST GETs (`/v1`), kept per caller and dropped
  * by every write that may change them, in this process or, with REDIS_URL, in every gateway
- * (the entries live in Redis, `@envelop/response-cache-redis`).
+ * (the entries live in Redis: see `redisBackend`).
  *
  * - Per caller: an entry's key holds the caller's credentials (a hash of the Authorization
  *   header, and of the visitor token published content reads), so an answer is served only to
@@ -39,10 +38,12 @@ import { log } from "../core/logger.js";
  *   A write that changes access (a role, a revoked token, SSO: core/access-cache.ts
  *   `changesAccess`), or one another process announces for the access cache, drops every entry:
  *   answers made with the access cache's answers did not read those tables.
- * - Races: a request notes the write counters of the tables when it starts (per process, or in
- *   Redis); an answer whose tables were written meanwhile is not kept (or removed at once when
- *   the write's invalidation may have passed before it was stored), so an answer read from the
- *   old rows cannot outlive a write.
+ * - Races: a request notes the write counter when it starts (per process), or the write sequence
+ *   number when it first looks its entry up, before it reads anything (Redis); an answer that a
+ *   write since then may have changed (its tables in process, its tags in Redis) is not kept, so an
+ *   answer read from the old rows cannot outlive a write, be the write a request's or background
+ *   work's (an OpenAPI spec's processing). In Redis a write's invalidation and a store are each one
+ *   atomic script: an entry stored while a write drops its tags keeps its own tags.
  * - Never kept: mutations, subscriptions, answers with errors, REST answers other than 200,
  *   answers of requests that wrote or fetched from outside the database (core/outbound.ts),
  *   introspection; entries expire after RESPONSE_CACHE_TTL_MS in any case (a safety net).
@@ -281,14 +282,64 @@ function memoryBackend(prefix: string): Backend {
 }
 
 /**
- * Entries in Redis (@envelop/response-cache-redis), shared by every gateway on the database. The
- * write counters are a hash beside them; each entry's tag sets expire with it.
+ * Keeps an entry unless one of its tags was written since its request looked it up, atomically:
+ * KEYS = the entry, then each tag's write mark, then each tag's set of entries; ARGV = the write
+ * sequence number seen at the lookup, the entry, its TTL (ms), the number of tags.
+ */
+const KEEP_SCRIPT = `
+local n = tonumber(ARGV[4])
+local started = tonumber(ARGV[1])
+for i = 2, n + 1 do
+  local written = redis.call('GET', KEYS[i])
+  if written and tonumber(written) > started then return 0 end
+end
+local ttl = tonumber(ARGV[3])
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
+for i = n + 2, 2 * n + 1 do
+  redis.call('SADD', KEYS[i], KEYS[1])
+  if redis.call('PTTL', KEYS[i]) < ttl + 1000 then redis.call('PEXPIRE', KEYS[i], ttl + 1000) end
+end
+return 1`;
+
+/**
+ * A write: the next sequence number, recorded as the write mark of each of its tags, and every
+ * entry of those tags dropped, atomically: KEYS = the sequence, each tag's write mark, each tag's
+ * set of entries; ARGV = the number of tags, how long a mark is kept (ms).
+ */
+const WRITE_SCRIPT = `
+local n = tonumber(ARGV[1])
+local seq = redis.call('INCR', KEYS[1])
+for i = 2, n + 1 do redis.call('SET', KEYS[i], seq, 'PX', tonumber(ARGV[2])) end
+for i = n + 2, 2 * n + 1 do
+  local entries = redis.call('SMEMBERS', KEYS[i])
+  for j = 1, #entries, 1000 do redis.call('DEL', unpack(entries, j, math.min(j + 999, #entries))) end
+  redis.call('DEL', KEYS[i])
+end
+return seq`;
+
+/** The write sequence number a request saw at its first lookup, and when (Redis backend). */
+interface Seen {
+  seq: number;
+  at: number;
+}
+
+/**
+ * Entries in Redis, shared by every gateway on the database: each entry under its key, each tag a
+ * set of the entries that carry it. A write and a store are each one Lua script, so neither sees
+ * the other half done: a write drops the entries of its tags and marks each tag with the write's
+ * sequence number; a store is refused when one of its tags was marked after the sequence number
+ * its request saw when it looked the entry up (before it read anything), so an answer read before
+ * a write cannot be kept after it, and an entry kept during a write's invalidation either is
+ * dropped by it or was read after it. (@envelop/response-cache-redis's store reads a tag's set and
+ * deletes it in two steps: an entry kept between them lost its tags and outlived later writes.)
  */
 function redisBackend(url: string, prefix: string, ttl: number): Backend {
   const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2000 });
-  const store = createRedisCache({ redis, buildRedisOperationResultCacheKey: (id) => `${id}:tags` });
-  const tag = `${prefix}table`;
-  const versionsKey = `${prefix}versions`;
+  const seqKey = `${prefix}seq`;
+  const mark = (t: string) => `${prefix}written:${t}`;
+  const members = (t: string) => `${prefix}table:${t}`;
+  // A mark outlives every request that may still keep an answer: those that took longer keep none.
+  const markTtl = ttl + 10_000;
   // While Redis is unreachable nothing is looked up or kept. After an invalidation that failed,
   // entries are not used until those kept before it expired (one of them may be stale).
   let unusableUntil = 0;
@@ -308,40 +359,30 @@ function redisBackend(url: string, prefix: string, ttl: number): Backend {
     async get(key) {
       if (!usable()) return null;
       try {
-        const [[e1, value], [e2, versions]] = (await redis.pipeline().get(key).hgetall(versionsKey).exec()) as [[Error | null, string | null], [Error | null, Record<string, string>]];
+        const [[e1, value], [e2, seq]] = (await redis.pipeline().get(key).get(seqKey).exec()) as [[Error | null, string | null], [Error | null, string | null]];
         if (e1 || e2) throw e1 ?? e2;
         const reads = currentReads();
-        if (reads && reads.versions === undefined) reads.versions = versions;
+        if (reads && reads.versions === undefined) reads.versions = { seq: Number(seq ?? 0), at: Date.now() } satisfies Seen;
         return value ? JSON.parse(value) : null;
       } catch {
         return null;
       }
     },
     async set(key, value, reads, ttl_) {
-      const started = reads.versions as Record<string, string> | undefined;
-      if (!started || !usable()) return;
-      const tables = [...reads.tables, "*"];
+      const seen = reads.versions as Seen | undefined;
+      if (!seen || !usable() || Date.now() - seen.at > ttl) return;
+      const tags = [...reads.tags, "*"];
       try {
-        await store.set(key, value as ExecutionResult, tagsOf(tag, reads), ttl_);
-        const pipeline = redis.pipeline();
-        for (const key_ of [...tagNames(tag, [...reads.tags, "*"]), `${key}:tags`]) pipeline.pexpire(key_, ttl_ + 1000);
-        pipeline.hmget(versionsKey, ...tables);
-        const results = (await pipeline.exec()) ?? [];
-        const now = results[results.length - 1]?.[1] as (string | null)[] | undefined;
-        // A write since the request started may have dropped the tags before this entry was tagged.
-        if (!now || tables.some((t, i) => (now[i] ?? "0") !== (started[t] ?? "0"))) await redis.del(key);
+        await redis.eval(KEEP_SCRIPT, 1 + 2 * tags.length, key, ...tags.map(mark), ...tags.map(members), seen.seq, JSON.stringify(value), ttl_, tags.length);
       } catch {
         await redis.del(key).catch(() => undefined);
       }
     },
-    async written(tables, tags) {
+    async written(_tables, tags) {
       try {
         // A write while the client connects (at start) waits for it a moment rather than fail.
         if (redis.status !== "ready" && !down) await Promise.race([nextReady(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-        const pipeline = redis.pipeline();
-        for (const table of tables) pipeline.hincrby(versionsKey, table, 1);
-        await pipeline.exec();
-        await store.invalidate(entities(tag, tags));
+        await redis.eval(WRITE_SCRIPT, 1 + 2 * tags.length, seqKey, ...tags.map(mark), ...tags.map(members), tags.length, markTtl);
       } catch (err) {
         unusableUntil = Date.now() + ttl;
         log.warn(`Response cache: a write's invalidation did not reach Redis (${(err as Error).message}); cached answers are not served for ${ttl} ms.`);
