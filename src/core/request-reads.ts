@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
 import { Prisma } from "../generated/prisma/client.js";
 import { readsOf, type RowChange } from "./row-keys.js";
 
@@ -71,7 +72,7 @@ export function readTags(sql: string, args?: readonly unknown[]): string[] {
     if (!restriction) tags.push(`${table}.*`);
     else {
       tags.push(`${table}.${restriction.column}=*`);
-      for (const v of restriction.values) tags.push(`${table}.${restriction.column}=${v}`);
+      for (const v of restriction.values) tags.push(`${table}.${restriction.column}=${tagValue(v)}`);
     }
   }
   return tags;
@@ -94,10 +95,23 @@ export function writeTags(rows: ReadonlyMap<string, RowChange>): string[] {
     }
     tags.push(`${table}.*`);
     for (const column of change.unknown) tags.push(`${table}.${column}=*`);
-    for (const [column, values] of change.values) for (const v of values) tags.push(`${table}.${column}=${v}`);
+    for (const [column, values] of change.values) for (const v of values) tags.push(`${table}.${column}=${tagValue(v)}`);
   }
   return tags;
 }
+
+/**
+ * A key value as a tag names it: a long one (an id as a client sent it may be 200,000 characters)
+ * by its hash, so tags stay small in the cache's index and in Redis; reads and writes name a
+ * value alike.
+ */
+function tagValue(v: unknown): string {
+  const text = String(v);
+  return text.length > 64 ? `#${createHash("sha256").update(text).digest("base64url")}` : text;
+}
+
+/** Tags one request may collect; an answer read from more rows than that is not kept. */
+const MAX_TAGS_PER_REQUEST = 5_000;
 
 /**
  * Notes a statement sent to the database: a read adds its tables and tags to every request under
@@ -115,6 +129,11 @@ export function noteStatement(sql: string, write: boolean, args?: readonly unkno
   const tags = readTags(sql, args);
   for (const reads of underWay) {
     for (const table of tables) reads.tables.add(table);
+    if (reads.uncacheable) continue;
     for (const tag of tags) reads.tags.add(tag);
+    if (reads.tags.size > MAX_TAGS_PER_REQUEST) {
+      reads.uncacheable = true;
+      reads.tags.clear();
+    }
   }
 }

@@ -62,6 +62,21 @@ const MAX_MEMORY_ENTRIES = 10_000;
  * once that many were given — a cache emptied, never a stale answer.
  */
 const MAX_MEMORY_TAGS = 500_000;
+/**
+ * Bytes of answers kept in process before the store is renewed, and the largest answer kept at
+ * all (in process or in Redis): the entry count alone would let 10,000 answers of a megabyte each
+ * (a page's markdown, a revision's reusable contents) fill the heap. A larger answer is computed
+ * afresh each time, as with the cache off.
+ */
+const MAX_MEMORY_BYTES = 128 * 1024 * 1024;
+const MAX_ENTRY_BYTES = 512 * 1024;
+
+/** The size of an answer as kept (UTF-16 code units of its JSON: about its bytes in the heap, half of them). */
+function keptSize(value: unknown): number {
+  const rest = value as Partial<KeptRest> | null;
+  if (rest?.rest && typeof rest.body === "string") return rest.body.length + 512;
+  return JSON.stringify(value)?.length ?? 0;
+}
 
 /** A REST answer as kept: status 200, its headers (the ETag included) and its body. */
 interface KeptRest {
@@ -252,6 +267,7 @@ function tagsOf(tag: string, reads: RequestReads) {
 function memoryBackend(prefix: string): Backend {
   let store = createInMemoryCache({ max: MAX_MEMORY_ENTRIES });
   let tagged = 0;
+  let bytes = 0;
   const tag = `${prefix}table`;
   let counter = 0;
   const lastWrite = new Map<string, number>();
@@ -265,10 +281,14 @@ function memoryBackend(prefix: string): Backend {
     async set(key, value, reads, ttl) {
       const started = reads.versions as number;
       for (const table of [...reads.tables, "*"]) if ((lastWrite.get(table) ?? 0) > started) return;
+      const size = keptSize(value);
+      if (size > MAX_ENTRY_BYTES) return;
       tagged += reads.tags.size + 1;
-      if (tagged > MAX_MEMORY_TAGS) {
+      bytes += size;
+      if (tagged > MAX_MEMORY_TAGS || bytes > MAX_MEMORY_BYTES) {
         store = createInMemoryCache({ max: MAX_MEMORY_ENTRIES });
         tagged = reads.tags.size + 1;
+        bytes = size;
       }
       await store.set(key, value as ExecutionResult, tagsOf(tag, reads), ttl);
     },
@@ -372,8 +392,10 @@ function redisBackend(url: string, prefix: string, ttl: number): Backend {
       const seen = reads.versions as Seen | undefined;
       if (!seen || !usable() || Date.now() - seen.at > ttl) return;
       const tags = [...reads.tags, "*"];
+      const kept = JSON.stringify(value);
+      if (kept.length > MAX_ENTRY_BYTES) return;
       try {
-        await redis.eval(KEEP_SCRIPT, 1 + 2 * tags.length, key, ...tags.map(mark), ...tags.map(members), seen.seq, JSON.stringify(value), ttl_, tags.length);
+        await redis.eval(KEEP_SCRIPT, 1 + 2 * tags.length, key, ...tags.map(mark), ...tags.map(members), seen.seq, kept, ttl_, tags.length);
       } catch {
         await redis.del(key).catch(() => undefined);
       }

@@ -52,8 +52,12 @@ export function contentOf(revision: Revision | null): RevisionContent {
  * only ever answer for the row it copies. Each entry is the content as the database returns it
  * (JSON, object keys in jsonb's order), frozen; bounded, the oldest go first.
  */
-const writtenContent = new Map<string, unknown>();
+const writtenContent = new Map<string, { content: unknown; size: number }>();
 const WRITTEN_CONTENT_ENTRIES = 64;
+/** Their JSON text in all (UTF-16 code units), and the most one may have: larger ones are read back. */
+const WRITTEN_CONTENT_TOTAL = 32 * 1024 * 1024;
+const WRITTEN_CONTENT_ONE = 4 * 1024 * 1024;
+let writtenSize = 0;
 
 /** JSON `value` with object keys in jsonb's order (shorter keys first, then by their UTF-8 bytes), frozen. */
 function asJsonb(value: unknown): unknown {
@@ -66,14 +70,21 @@ function asJsonb(value: unknown): unknown {
 }
 
 function rememberContent(revisionId: string, content: RevisionContent): void {
-  writtenContent.set(revisionId, asJsonb(JSON.parse(JSON.stringify(content))));
-  if (writtenContent.size > WRITTEN_CONTENT_ENTRIES) writtenContent.delete(writtenContent.keys().next().value!);
+  const json = JSON.stringify(content);
+  if (json.length > WRITTEN_CONTENT_ONE) return;
+  writtenContent.set(revisionId, { content: asJsonb(JSON.parse(json)), size: json.length });
+  writtenSize += json.length;
+  while (writtenContent.size > WRITTEN_CONTENT_ENTRIES || writtenSize > WRITTEN_CONTENT_TOTAL) {
+    const [oldest, { size }] = writtenContent.entries().next().value!;
+    writtenContent.delete(oldest);
+    writtenSize -= size;
+  }
 }
 
 /** The stored content of revision `id`: from what this process wrote, else read with `tx`. */
 async function storedContent(tx: Prisma.TransactionClient, id: string): Promise<unknown> {
   const written = writtenContent.get(id);
-  if (written !== undefined) return written;
+  if (written !== undefined) return written.content;
   return (await tx.revision.findUniqueOrThrow({ where: { id }, select: { content: true } })).content;
 }
 
