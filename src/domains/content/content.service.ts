@@ -621,11 +621,23 @@ export async function updateReusableContent(
 
 /** Deletes a reusable content; true also when it did not exist. */
 export async function deleteReusableContent(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, reusableContentId: string): Promise<boolean> {
-  const scope = await editScope(ctx, spaceId, changeRequestId, "delete reusable contents");
+  return deleteItem(ctx, spaceId, changeRequestId, "reusableContents", reusableContentId, "delete reusable contents");
+}
+
+/** Removes the item `id` of a scope's `kind` records in a new revision; true also when it was not there (no revision then). */
+async function deleteItem(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  kind: "reusableContents" | "files",
+  id: string,
+  action: string,
+): Promise<boolean> {
+  const scope = await editScope(ctx, spaceId, changeRequestId, action);
   const { content } = await scopeRevision(ctx, scope);
-  if (!entry(content.reusableContents, reusableContentId)) return true;
+  if (!entry<unknown>(content[kind], id)) return true;
   await commit(ctx, scope, "edits", (draft) => {
-    delete draft.reusableContents[reusableContentId];
+    delete draft[kind][id];
   });
   return true;
 }
@@ -712,11 +724,5 @@ export async function getVariables(ctx: Context, spaceId: string, changeRequestI
  * with the space.
  */
 export async function deleteFile(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, fileId: string): Promise<boolean> {
-  const scope = await editScope(ctx, spaceId, changeRequestId, "delete files");
-  const { content } = await scopeRevision(ctx, scope);
-  if (!entry(content.files, fileId)) return true;
-  await commit(ctx, scope, "edits", (draft) => {
-    delete draft.files[fileId];
-  });
-  return true;
+  return deleteItem(ctx, spaceId, changeRequestId, "files", fileId, "delete files");
 }
