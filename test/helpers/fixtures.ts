@@ -76,3 +76,6 @@ export async function fewestStatements<T>(t: TestGateway, call: () => Promise<T>
 export async function statementsOf(t: TestGateway, call: () => Promise<unknown>, runs = 3): Promise<number> {
   return (await fewestStatements(t, call, runs)).count;
 }
+
+/** A 2×3 PNG, base64. */
+export const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEklEQVR4nGNgYGD4z8DAwMAAAA0AAf8w7ZQAAAAASUVORK5CYII=";

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type Caller, type TestGateway } from "../../helpers/gateway.js";
 import { purgeDeletedSpaces } from "../../../src/domains/spaces/spaces.service.js";
-import { acmeDocs, created, createSpace, expectError, type Admin, type Member } from "../../helpers/fixtures.js";
+import { acmeDocs, created, createSpace, expectError, type Admin, type Member, PNG } from "../../helpers/fixtures.js";
 
 let t: TestGateway;
 let admin: Admin; // admin of Acme
@@ -11,8 +11,6 @@ let other: Admin; // admin of another organization
 let editor: Member;
 let reader: Member;
 
-/** A 2×3 PNG. */
-const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEklEQVR4nGNgYGD4z8DAwMAAAA0AAf8w7ZQAAAAASUVORK5CYII=";
 
 beforeAll(async () => {
   t = await startGateway();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
-import { acmeDocs, created, createSpace, expectError, type Admin, type Member } from "../../helpers/fixtures.js";
+import { acmeDocs, created, createSpace, expectError, type Admin, type Member, PNG } from "../../helpers/fixtures.js";
 
 /**
  * Reusable contents, variables and file deletion: written in a change request (and in a live
@@ -13,7 +13,6 @@ let other: Admin;
 let editor: Member;
 let reader: Member;
 
-const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEklEQVR4nGNgYGD4z8DAwMAAAA0AAf8w7ZQAAAAASUVORK5CYII=";
 
 beforeAll(async () => {
   t = await startGateway();

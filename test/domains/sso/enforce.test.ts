@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type Caller, type TestGateway } from "../../helpers/gateway.js";
-import { acmeDocs, created, createCollection, createSpace, expectError, type Admin, type Member } from "../../helpers/fixtures.js";
+import { acmeDocs, created, createCollection, createSpace, expectError, type Admin, type Member, PNG } from "../../helpers/fixtures.js";
 import { createApiToken } from "../../../src/core/auth.js";
 import { ssoTokenLabel } from "../../../src/domains/sso/sso.enforce.js";
 
@@ -18,7 +18,6 @@ let editorSso: Caller; // the same member's token from the organization's SAML s
 let ids: Record<string, string>;
 let crIds: Record<string, string>; // comments of the change request
 
-const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAYAAAC56t6BAAAAEklEQVR4nGNgYGD4z8DAwMAAAA0AAf8w7ZQAAAAASUVORK5CYII=";
 
 beforeAll(async () => {
   t = await startGateway();
