@@ -1,6 +1,7 @@
 import { lexicographicSortSchema } from "graphql";
 import { builder } from "./core/builder.js";
 import { graphSchema } from "./rest/project.js";
+import { gateSubscriptions } from "./graphql/streams.js";
 import "./domains/users/users.schema.js";
 import "./domains/organizations/organizations.schema.js";
 import "./domains/members/members.schema.js";
@@ -24,6 +25,9 @@ import "./graphql/nodes.schema.js";
  */
 // Definition order is kept so REST answers read like the spec (`object`, `id` first).
 export const completeSchema = builder.toSchema({ sortSchema: false });
-/** The one graph, as served at /graphql and over subscriptions. */
-export const schema = graphSchema(completeSchema);
+/**
+ * The one graph, as served at /graphql and over subscriptions; the sources of its subscription
+ * fields pass each event through the gate of a shared stream (graphql/streams.ts).
+ */
+export const schema = gateSubscriptions(graphSchema(completeSchema));
 export const sortedSchema = () => lexicographicSortSchema(schema);

@@ -40,6 +40,13 @@ export interface Context {
    * it stands for every subscriber of the stream, which checks their tokens itself.
    */
   sharedStream?: boolean;
+  /**
+   * Set on the context of a shared graphql-ws stream (graphql/streams.ts): awaited after each
+   * event of the subscription field's source and before that event is executed, so that it is
+   * executed with the access of a viewer who has it; false ends the source (no viewer kept access).
+   * Every subscription field's `subscribe` goes through it (`gateSubscriptions`).
+   */
+  streamGate?: () => Promise<boolean>;
 }
 
 export interface Services {

@@ -34,12 +34,18 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  *   (core/access-cache.ts): a revoked token's subscription receives one 401 error and completes,
  *   the others go on.
  * - The group's source stream is opened once (the field's `subscribe`, with its access check), and
- *   each event is executed once, with the context of the subscription that opened it (loaders
- *   cleared before each event), through the yoga plugins (masked errors, limits checked at subscribe).
+ *   each event is executed once, with the context of the subscription that opened it (with the
+ *   viewer of another subscriber once that one lost access, see below; loaders cleared before each
+ *   event), through the yoga plugins (masked errors, limits checked at subscribe).
  * - Access changes: whenever the access cache drops its answers (a change of tokens, members, SSO,
  *   here or in another process through the pub/sub), the field's subscribe-time check runs again,
- *   once per viewer of the group, before its next delivery; the subscriptions of a viewer it
- *   refuses receive that error and complete, the others go on.
+ *   once per viewer of the group, before its next event is executed: every subscription field's
+ *   source passes each event through the group's gate first (`gateSubscriptions`, the context's
+ *   `streamGate`). The subscriptions of a viewer it refuses receive that error and complete, the
+ *   others go on; when the viewer the group executes with is refused, the event is executed with
+ *   the access of a viewer who kept it, so they miss none. The check runs again after execution
+ *   for access that changed meanwhile: an event executed with access lost in between, whose result
+ *   has errors, is not sent to the viewers who kept theirs.
  * - Writes never wait for subscribers: delivery runs off the write's path (after the pub/sub event)
  *   and yields to other work every SLICE_MS. Each socket receives, in one network write, every
  *   event executed and not yet sent to it when its turn comes (events executed while a delivery
@@ -187,6 +193,54 @@ function resolvesFromParent(field: GraphQLField<unknown, unknown>, onNode: boole
   return !(params[1] ?? "").includes("...") && !/\barguments\b/.test(source);
 }
 
+/** The `subscribe` functions gateSubscriptions made (a schema is gated once). */
+const GATED = new WeakSet<object>();
+
+/**
+ * Makes every subscription field of `schema` wait for the gate of a shared stream (the context's
+ * `streamGate`, set by LiveStreams) after each event of its source and before graphql executes
+ * that event; once, when the schema is built. Fields answer as they are when the context has no
+ * gate (SSE, a single subscriber's check).
+ */
+export function gateSubscriptions(schema: GraphQLSchema): GraphQLSchema {
+  for (const field of Object.values(schema.getSubscriptionType()?.getFields() ?? {})) {
+    const subscribe = field.subscribe ?? defaultFieldResolver;
+    if (GATED.has(subscribe)) continue;
+    const gatedSubscribe: typeof subscribe = async (root, args, ctx, info) => {
+      const source = await subscribe(root, args, ctx, info);
+      const gate = (ctx as Context | undefined)?.streamGate;
+      return gate && isAsyncIterable(source) ? gated(source, gate) : source;
+    };
+    GATED.add(gatedSubscribe);
+    field.subscribe = gatedSubscribe;
+  }
+  return schema;
+}
+
+/** `source`'s events, each once `gate()` answered true; done (and `source` closed) once it answers false. */
+function gated<T>(source: AsyncIterable<T>, gate: () => Promise<boolean>): AsyncIterableIterator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  const close = async (): Promise<IteratorResult<T>> => {
+    await iterator.return?.();
+    return DONE;
+  };
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      const next = await iterator.next();
+      if (next.done || (await gate())) return next;
+      return close();
+    },
+    return: close,
+    async throw(error) {
+      await iterator.return?.();
+      throw error;
+    },
+  };
+}
+
 export interface StreamOptions {
   accessCache: AccessCache;
   maxBufferedBytes: number;
@@ -284,6 +338,8 @@ export class LiveStreams {
     const ctx: Context = { ...op.args.contextValue, loaders: new Map(), sharedStream: true };
     const args = { ...op.args, contextValue: ctx };
     const group: Group = { key: op.key, ctx, args, members: new Set(), ready: undefined as any, checked: 0, closed: false, log: [], logStart: 0, sending: false };
+    // Each source event passes the group's access check before it is executed (gateSubscriptions).
+    ctx.streamGate = () => this.gate(group);
     this.groups.set(op.key, group);
     group.ready = (async () => {
       const version = this.opts.accessCache.version();
@@ -354,9 +410,10 @@ export class LiveStreams {
         group.ctx.loaders.clear();
         if (next.done || group.closed) break;
         this.stats.executions++;
+        // Access was checked before execution (gate); again for a change while the event was executed.
         const access = await this.allowed(group);
         if (!access) return;
-        // Executed with the access of a viewer who lost it: not an answer for those who kept it.
+        // Executed with the access of a viewer who lost it meanwhile: not an answer for those who kept it.
         if (access === "moved" && next.value.errors?.length) continue;
         if (group.log.length >= MAX_QUEUED) throw new AppError(503, `This live stream fell more than ${MAX_QUEUED} events behind its delivery and was ended; subscribe again.`);
         group.log.push(this.opts.serialize(next.value));
@@ -366,6 +423,17 @@ export class LiveStreams {
     } catch (err) {
       this.end(group, this.opts.serialize(this.opts.fault(err)));
     }
+  }
+
+  /**
+   * The gate of the group's source (see gateSubscriptions), before an event is executed: whether
+   * the group goes on, its executing viewer one who kept access, its loaders empty.
+   */
+  private async gate(group: Group): Promise<boolean> {
+    if (group.closed) return false;
+    const access = await this.allowed(group);
+    group.ctx.loaders.clear();
+    return access !== false && !group.closed;
   }
 
   /**

@@ -175,6 +175,45 @@ describe("groups per access grade", () => {
     await keptClient.dispose();
     await goneClient.dispose();
   });
+
+  it("when the opener of a shared spaceUpdated group loses its role on the space, the other viewer receives the very next state", async () => {
+    const space = (await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Shared" })).body.id;
+    const opener = await t.member(admin.organization, "olga@acme.test", "read");
+    const kept = await t.member(admin.organization, "kurt@acme.test", "read");
+    const openerClient = wsClient(t.url, opener.token);
+    const keptClient = wsClient(t.url, kept.token);
+    const titled = (s: ReturnType<typeof follow>, title: string) => s.results.at(-1)?.data?.spaceUpdated.title === title;
+    // The opener's subscription is live (its group open) before the other one joins it.
+    const openerSub = follow(openerClient, SPACE_DATA, { id: space });
+    for (let i = 0; openerSub.results.length === 0 && i < 100; i++) {
+      await admin.patch(`/v1/spaces/${space}`, { title: `Opening ${i}` });
+      await until(() => openerSub.results.length > 0, 20);
+    }
+    const keptSub = follow(keptClient, SPACE_DATA, { id: space });
+    for (let i = 0; keptSub.results.length === 0 && i < 100; i++) {
+      await admin.patch(`/v1/spaces/${space}`, { title: `Joining ${i}` });
+      await until(() => keptSub.results.length > 0, 20);
+    }
+    const executions = await metric("live_stream_executions_total");
+    await admin.patch(`/v1/spaces/${space}`, { title: "Both" });
+    await until(() => titled(openerSub, "Both") && titled(keptSub, "Both"));
+    expect((await metric("live_stream_executions_total")) - executions).toBe(1); // one group for both readers
+    expect(titled(openerSub, "Both") && titled(keptSub, "Both")).toBe(true);
+
+    // The opener is removed from the organization (no role on the space any more), then the space changes once.
+    expect((await admin.delete(`/v1/orgs/${admin.organization}/members/${opener.user}`)).status).toBe(204);
+    await admin.patch(`/v1/spaces/${space}`, { title: "After removal" });
+    await openerSub.done;
+    expect(openerSub.ended()).toBe("complete");
+    expect(openerSub.results.at(-1).errors[0].message).toMatch(/not found|not a member/i);
+    expect(openerSub.results.some((r) => r.data?.spaceUpdated.title === "After removal")).toBe(false);
+    // The state of that write reaches the viewer who kept access: executed with its access, not dropped.
+    await until(() => titled(keptSub, "After removal"));
+    expect(keptSub.results.at(-1)).toEqual({ data: { spaceUpdated: { id: space, title: "After removal", updatedAt: expect.any(String) } } });
+    expect(keptSub.ended()).toBeUndefined();
+    await openerClient.dispose();
+    await keptClient.dispose();
+  });
 });
 
 describe("access of each subscriber", () => {
