@@ -99,6 +99,11 @@ export interface Config {
    * Read at each request.
    */
   restJit: boolean;
+  /**
+   * QUERY_PLAN_CACHE: `on` (default) keeps Prisma's query plans by the shape of their queries
+   * (core/query-plans.ts); `off` has every query compiled anew.
+   */
+  queryPlanCache: boolean;
 }
 
 /** Largest body of the file upload route: the file's bytes base64-encoded, plus MAX_BODY_BYTES for the other fields. */
@@ -169,6 +174,7 @@ export function operations(env: NodeJS.ProcessEnv) {
     responseCache: responseCacheSetting(env.RESPONSE_CACHE),
     responseCacheTtlMs: intFrom(env.RESPONSE_CACHE_TTL_MS, 60_000, "RESPONSE_CACHE_TTL_MS"),
     restJit: onOff(env.REST_JIT, true, "REST_JIT"),
+    queryPlanCache: onOff(env.QUERY_PLAN_CACHE, true, "QUERY_PLAN_CACHE"),
   };
 }
 

@@ -36,7 +36,7 @@ async function main() {
 
   const adminSecret = newAdminSecret();
   // The database opens while the server's modules load.
-  const database = openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, lockHeld: lock, logSql: config.logSql, progress: (m) => log.info(m) });
+  const database = openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, lockHeld: lock, logSql: config.logSql, queryPlanCache: config.queryPlanCache, progress: (m) => log.info(m) });
   database.catch(() => undefined); // reported below, once awaited
   const { createGateway } = await import("./server.js");
   let gateway: Gateway;

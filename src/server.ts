@@ -9,6 +9,7 @@ import type { Config } from "./config.js";
 import { completeSchema, schema } from "./schema.js";
 import { rawRouteTable, routeTable } from "./rest/table.js";
 import { createRestHandler, errorResponse } from "./rest/handler.js";
+import { planStats } from "./core/query-plans.js";
 import { openDatabase, type Database } from "./core/db.js";
 import { awaitedPublisher, createPubSubFor, pubsubFailures } from "./core/pubsub.js";
 import { makeUrls } from "./core/urls.js";
@@ -76,7 +77,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const trusted = config.graphqlTrustedDocuments ? loadTrustedDocuments(config.graphqlTrustedDocuments) : undefined;
   const metrics = createMetrics();
   const db = await (opts.database ??
-    openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, lockHeld: opts.lockHeld, logSql: config.logSql, progress: opts.progress }));
+    openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, lockHeld: opts.lockHeld, logSql: config.logSql, queryPlanCache: config.queryPlanCache, progress: opts.progress }));
   db.observeStatements((seconds, ok) => metrics.dbStatements.labels(ok ? "ok" : "error").observe(seconds));
   // Redis for the shared rate-limit counters and the readiness check; commands fail at once
   // while it is unreachable (the limiter then counts in memory) instead of queueing.
@@ -103,6 +104,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   accessCache.watch(db);
   metrics.counterFrom("access_cache_hits_total", "Tokens and memberships answered from the in-process access cache.", () => accessCache.stats.hits);
   metrics.counterFrom("access_cache_misses_total", "Tokens and memberships read from the database (not cached, expired, or the cache is off).", () => accessCache.stats.misses);
+  metrics.counterFrom("query_plan_cache_hits_total", "Prisma queries whose plan came from the plans kept by shape (process-wide).", () => planStats.hits);
+  metrics.counterFrom("query_plan_cache_misses_total", "Prisma queries compiled (no plan kept for their shape and values, or the cache is off: then 0).", () => planStats.misses);
   const responseCache = createResponseCache({ config, db, accessCache, scope: accessScope(config) });
   metrics.counterFrom("response_cache_hits_total", "GraphQL and REST answers served from the response cache.", () => responseCache.stats.hits);
   metrics.counterFrom("response_cache_misses_total", "Response cache look-ups that found no entry (the answer was made).", () => responseCache.stats.misses);

@@ -5,6 +5,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/prisma/client.js";
 import { applyMigrations } from "./migrate.js";
+import { installPlanCache } from "./query-plans.js";
 import { acquireLock, type DataDirLock } from "./lock.js";
 import { log } from "./logger.js";
 import { createPool, retryingReads } from "./pg-pool.js";
@@ -43,6 +44,8 @@ export interface OpenOptions {
   logSql?: boolean;
   /** Told what start-up is doing (npm start prints it). */
   progress?: (message: string) => void;
+  /** Keep Prisma's query plans by shape (core/query-plans.ts), for every client of the process; default on (QUERY_PLAN_CACHE). */
+  queryPlanCache?: boolean;
 }
 
 /**
@@ -285,6 +288,7 @@ function createPrisma(
  * `<dataDir>/pglite`, guarded by a lock file. Pending migrations are applied first.
  */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  if (opts.queryPlanCache !== false) installPlanCache();
   const stats = { statements: 0 };
   const observers = new Set<StatementObserver>();
   const observeStatements = (observer: StatementObserver) => void observers.add(observer);
