@@ -7,7 +7,7 @@ import type PrismaTypes from "../generated/pothos-types.js";
 import { getDatamodel } from "../generated/pothos-types.js";
 import type { Context } from "./context.js";
 import { typeOfId } from "./ids.js";
-import { AppError } from "./errors.js";
+import { AppError, invalidScalarValue } from "./errors.js";
 
 /** Most items one page of a Relay connection may hold. */
 export const MAX_CONNECTION_SIZE = 100;
@@ -75,7 +75,7 @@ builder.scalarType("DateTime", {
   serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
   parseValue: (value) => {
     const date = new Date(String(value));
-    if (Number.isNaN(date.getTime())) throw new TypeError(`"${value}" is not an ISO 8601 date-time`);
+    if (Number.isNaN(date.getTime())) throw invalidScalarValue("DateTime", `"${value}" is not an ISO 8601 date-time`);
     return date;
   },
 });

@@ -26,6 +26,15 @@ export const forbidden = (message: string) => new AppError(403, message);
 export const notFound = (what: string) => new AppError(404, `${what} not found.`);
 export const conflict = (message: string) => new AppError(409, message);
 
+/**
+ * A value a custom scalar refuses. As a GraphQLError (not a TypeError thrown by `parseValue`),
+ * graphql reports it as the caller's mistake (`Variable "$x" got invalid value …; Expected type
+ * "T". <message>`, a 400 on /v1) and error masking never takes it for a fault to log.
+ */
+export function invalidScalarValue(type: string, message: string): GraphQLError {
+  return new GraphQLError(`Expected type "${type}". ${message}`);
+}
+
 /** Finds the AppError inside a GraphQL error wrapper, if any. */
 export function appErrorOf(error: unknown): AppError | null {
   let current: any = error;

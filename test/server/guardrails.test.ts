@@ -45,6 +45,26 @@ describe("unexpected errors are masked", () => {
   });
 });
 
+describe("values a custom scalar refuses", () => {
+  it("are the caller's mistake on both faces: a 400 naming the value and the type, nothing logged as a fault", async () => {
+    const errors = vi.spyOn(log, "error");
+    try {
+      const space = await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Scalars" });
+      expect(space.status).toBe(201);
+      const links = await admin.get(`/v1/spaces/${space.body.id}/links`, { status: "bogus" });
+      expect(links.status).toBe(400);
+      expect(links.body.error.message).toBe('Parameter "status" got invalid value "bogus"; Expected type "LinkStatus". status must be one of ok, broken, in-app (got "bogus")');
+      const gql = await admin.graphql(`query($id: String!, $s: LinkStatus) { spaceLinks(spaceId: $id, status: $s) { count } }`, { id: space.body.id, s: "bogus" });
+      expect(gql.errors[0].message).toMatch(/^Variable "\$s" got invalid value "bogus"; Expected type "LinkStatus"\./);
+      const literal = await admin.graphql(`query($id: String!) { spaceLinks(spaceId: $id, status: "bogus") { count } }`, { id: space.body.id });
+      expect(literal.errors.map((e: any) => e.message)).toContain('Expected type "LinkStatus". status must be one of ok, broken, in-app (got "bogus")');
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
+  });
+});
+
 describe("REST edge cases", () => {
   it("answers unknown routes and sofa's own endpoints with a documented 404", async () => {
     for (const p of ["/v1/nothing-here", "/v1/webhook"]) {

@@ -33,6 +33,7 @@ import {
 import * as content from "../content/content.service.js";
 import type { LinkStatus } from "../content/links.js";
 import * as service from "./changerequests.service.js";
+import { invalidScalarValue } from "../../core/errors.js";
 
 export const ChangeRequestStatusEnum = builder.enumType("ChangeRequestStatus", {
   values: {
@@ -428,7 +429,7 @@ const PAGE_REF_SCHEMA = {
         : { object: c.object, ...(c.ref ? { ref: c.ref } : {}), page: { object: "page", id: c.page.id, urls: c.page.urls } },
     ),
   parseValue: () => {
-    throw new TypeError("ChangeRequestContentChangesJSON is an output type.");
+    throw invalidScalarValue("ChangeRequestContentChangesJSON", "ChangeRequestContentChangesJSON is an output type.");
   },
 });
 

@@ -1,5 +1,5 @@
 import { builder } from "../../core/builder.js";
-import { badInput } from "../../core/errors.js";
+import { badInput, invalidScalarValue } from "../../core/errors.js";
 import { deleted, deletionPayload } from "../../core/payloads.js";
 import { spaceParent } from "../spaces/spaces.schema.js";
 import { argsWithNulls } from "../../core/context.js";
@@ -33,7 +33,7 @@ jsonScalar("PageTreeJSON", {
   extensions: { jsonSchema: { type: "array", items: { $ref: "#/components/schemas/Page" } } },
   serialize: (value) => (value as PageView[]).map(pageJson),
   parseValue: () => {
-    throw new TypeError("PageTreeJSON is an output type.");
+    throw invalidScalarValue("PageTreeJSON", "PageTreeJSON is an output type.");
   },
 });
 
@@ -49,7 +49,7 @@ const GitBookDocumentScalar = jsonScalar("GitBookDocument", {
   extensions: { jsonSchema: GITBOOK_DOCUMENT_JSON_SCHEMA },
   serialize: (value) => value,
   parseValue: () => {
-    throw new TypeError("GitBookDocument is an output type.");
+    throw invalidScalarValue("GitBookDocument", "GitBookDocument is an output type.");
   },
 });
 
@@ -71,7 +71,7 @@ export const LinkStatusScalar = (builder.scalarType as (name: string, options: S
   serialize: (value) => String(value),
   parseValue: (value) => {
     const text = String(value);
-    if (!(LINK_STATUSES as string[]).includes(text)) throw new TypeError(`status must be one of ${LINK_STATUSES.join(", ")} (got "${text}")`);
+    if (!(LINK_STATUSES as string[]).includes(text)) throw invalidScalarValue("LinkStatus", `status must be one of ${LINK_STATUSES.join(", ")} (got "${text}")`);
     return text;
   },
 });

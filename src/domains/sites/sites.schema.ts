@@ -16,6 +16,7 @@ import { publishedSite, type PublishedView } from "./published.js";
 import * as service from "./sites.service.js";
 import * as structure from "./structure.js";
 import type { Viewed } from "./structure.js";
+import { invalidScalarValue } from "../../core/errors.js";
 
 // ─── Scalars: values GraphQL enums cannot spell, and JSON objects ─────────────────────────────
 
@@ -33,7 +34,7 @@ function enumScalar(name: string, field: string, values: readonly string[], desc
     serialize: (value) => String(value),
     parseValue: (value) => {
       if (typeof value !== "string" || !values.includes(value)) {
-        throw new TypeError(`${field} must be one of ${values.join(", ")} (got ${JSON.stringify(value)})`);
+        throw invalidScalarValue(name, `${field} must be one of ${values.join(", ")} (got ${JSON.stringify(value)})`);
       }
       return value;
     },
@@ -69,7 +70,7 @@ const SiteSpacesInputScalar = jsonScalar("SiteSpacesInput", {
   parseValue: (value) => {
     if (value === service.CREATE_SPACE) return value;
     if (Array.isArray(value) && value.length <= 100 && value.every((v) => typeof v === "string" && v.length > 0 && v.length <= 100)) return value;
-    throw new TypeError(`spaces must be an array of at most 100 space ids or "${service.CREATE_SPACE}"`);
+    throw invalidScalarValue("SiteSpacesInput", `spaces must be an array of at most 100 space ids or "${service.CREATE_SPACE}"`);
   },
 });
 
@@ -80,7 +81,7 @@ const AdaptiveJsonSchemaScalar = jsonScalar("SiteAdaptiveJsonSchema", {
   extensions: { jsonSchema: { type: "object" } },
   serialize: (value) => value,
   parseValue: (value) => {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new TypeError("jsonSchema must be a JSON object");
+    if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalidScalarValue("SiteAdaptiveJsonSchema", "jsonSchema must be a JSON object");
     return value;
   },
 });

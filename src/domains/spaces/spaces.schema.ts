@@ -9,6 +9,7 @@ import { ensureSpaceRevision } from "../content/revisions.js";
 import { SPACE_PERMISSION_KEYS, spacePermissionsFor } from "./spaces.policy.js";
 import * as service from "./spaces.service.js";
 import { requireSpace, viewerSpaceRole, visibleSpaceWhere } from "./spaces.access.js";
+import { invalidScalarValue } from "../../core/errors.js";
 
 // ─── Enumerations and inputs ───────────────────────────────────────────────────────────────────
 
@@ -32,7 +33,7 @@ export const SpaceVisibilityScalar = (builder.scalarType as (name: string, optio
     parseValue: (value) => {
       const text = String(value);
       if (!(service.SPACE_VISIBILITIES as readonly string[]).includes(text)) {
-        throw new TypeError(`visibility must be one of ${service.SPACE_VISIBILITIES.join(", ")} (got "${text}")`);
+        throw invalidScalarValue("SpaceVisibility", `visibility must be one of ${service.SPACE_VISIBILITIES.join(", ")} (got "${text}")`);
       }
       return text;
     },
