@@ -57,10 +57,7 @@ async function main() {
     }
     throw err;
   }
-  lock?.update({ port, adminSecret });
-  announce(config, port, performance.now() - started);
-  await nextStep(gateway, config);
-
+  // From here on a signal shuts down cleanly, even while the start-up lines are still being printed.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return; // npm forwards the terminal's signal too: the same one may come twice
@@ -80,6 +77,9 @@ async function main() {
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
+  lock?.update({ port, adminSecret });
+  announce(config, port, performance.now() - started);
+  await nextStep(gateway, config);
 }
 
 function portTaken(port: number, host: string): Promise<boolean> {
