@@ -124,4 +124,27 @@ describe("query plans kept by shape", () => {
     expect(shapeOf(dated).values).toEqual(["DateTime", "2026-01-01T00:00:00.000Z"]);
     expect(shapeOf(dated).fixed).toEqual([true, true]);
   });
+
+  it("stop keeping a shape whose other values keep changing, and answer alike meanwhile", () => {
+    // A compiler that hands the id back as a parameter and rewrites `contains` as a LIKE pattern.
+    let compiles = 0;
+    const compile = (q: string) => {
+      compiles++;
+      const { query } = JSON.parse(q);
+      const where = query.arguments.where;
+      return { sql: "SELECT … WHERE id = $1 AND title LIKE $2", args: [where.id, `%${where.title.contains}%`] };
+    };
+    const cached = cachedCompile(compile);
+    const q = (id: string, contains: string) => JSON.stringify({ modelName: "Space", action: "findMany", query: { arguments: { where: { id, title: { contains } } }, selection: { $scalars: true } } });
+    for (let i = 0; i < 100; i++) expect(cached(q(`spc_${i}`, "same"))).toEqual(compile(q(`spc_${i}`, "same")));
+    expect(cached.stats()).toMatchObject({ hits: 99, misses: 1, templates: 1 });
+    for (let i = 0; i < 200; i++) expect(cached(q("spc_x", `term ${i}`))).toEqual(compile(q("spc_x", `term ${i}`)));
+    const stats = cached.stats();
+    expect(stats.hits).toBe(99);
+    expect(stats.templates).toBe(0); // past 64 keys the shape is no longer kept
+    compiles = 0;
+    cached(q("spc_y", "same"));
+    expect(compiles).toBe(1); // and each of its queries costs one compile, no probing
+  });
 });
+
