@@ -102,7 +102,7 @@ function readTokenIsLive(prisma: PrismaClient, tokenId: string): Promise<boolean
         const set = new Set(live.map((t) => t.id));
         return ids.map((id) => set.has(id));
       },
-      { cache: false },
+      { cache: false, maxBatchSize: 1_000 },
     );
     checkers.set(prisma, loader);
   }

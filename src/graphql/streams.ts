@@ -499,12 +499,15 @@ export class LiveStreams {
     // Each subscriber's own token, once per distinct token (from the access cache).
     const tokens = new Map<string, Member[]>();
     for (const m of members) tokens.get(m.tokenId)?.push(m) ?? tokens.set(m.tokenId, [m]);
+    // All at once: those the access cache does not hold are read in one statement (a batch).
+    const holders = [...tokens];
+    const live = await Promise.all(holders.map(([tokenId]) => !tokenId || tokenIsLive(group.ctx, tokenId)));
     let revoked: string | undefined;
-    for (const [tokenId, holders] of tokens) {
-      if (!tokenId || (await tokenIsLive(group.ctx, tokenId))) continue;
+    holders.forEach(([, members], i) => {
+      if (live[i]) return;
       revoked ??= this.opts.serialize({ errors: [revokedTokenError()] });
-      for (const m of holders) m.finish(revoked);
-    }
+      for (const m of members) m.finish(revoked);
+    });
     const max = this.opts.maxBufferedBytes;
     // The frames of a stretch of the log, encoded once for the sockets whose clients number their operations alike.
     const frames = new Map<string, Buffer[]>();

@@ -217,6 +217,27 @@ describe("groups per access grade", () => {
 });
 
 describe("access of each subscriber", () => {
+  it("checks the tokens of a group's subscribers in one statement once the access cache dropped them", async () => {
+    const tokens = await Promise.all(
+      Array.from({ length: 6 }, () => runAdminCommand(t.gateway.db.prisma, { command: "token-create", email: "ada@acme.test" }) as Promise<{ token: string }>),
+    );
+    const clients = tokens.map(({ token }) => wsClient(t.url, token));
+    const subs = clients.map((c) => follow(c, ORG_EVENTS, { org: admin.organization }));
+    for (let i = 0; subs.some((s) => s.results.length === 0) && i < 100; i++) {
+      await recordBurst(1);
+      await until(() => subs.every((s) => s.results.length > 0), 20);
+    }
+    const reads: string[] = [];
+    t.gateway.db.observeStatements((_s, _ok, sql) => void (/FROM "public"\."ApiToken"/.test(sql) && reads.push(sql)));
+    t.gateway.services.accessCache.forget();
+    const [next] = await recordBurst(1);
+    await until(() => subs.every((s) => s.results.at(-1)?.data?.organizationIntegrationEvents.id === next));
+    for (const s of subs) expect(s.results.at(-1).data.organizationIntegrationEvents.id).toBe(next);
+    expect(reads).toHaveLength(1);
+    await Promise.all(clients.map((c) => c.dispose()));
+  });
+
+
   it("revokes one of two tokens sharing a stream: its subscription ends with a 401, the other goes on", async () => {
     const prisma = t.gateway.db.prisma;
     const tokens = await Promise.all([1, 2].map(() => runAdminCommand(prisma, { command: "token-create", email: "rita@acme.test", label: "streams" }) as Promise<any>));
