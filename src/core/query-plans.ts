@@ -20,17 +20,22 @@ import { QueryCompiler } from "@prisma/client/runtime/query_compiler_bg.postgres
  * - Kept plans are frozen and shared: a query's plan is a copy of the objects on the way to its
  *   holes only.
  * - Bounds: at most MAX_TEMPLATES plans in all (all are dropped past it), MAX_PER_SHAPE keys per shape
- *   (a shape whose other values keep changing, such as JSON contents, stops being kept), no key over
- *   MAX_KEY characters, shapes of at most MAX_PROBES values probed one by one.
+ *   (a shape whose other values keep changing stops being kept), no key over MAX_KEY characters,
+ *   shapes of at most MAX_PROBES values probed one by one. A shape whose values come out serialized
+ *   together (a JSON document: page contents, whose keys are page ids) is not kept at all, and an
+ *   operation (model and action) with MAX_OFF_SHAPES shapes not kept is no longer probed: writes of
+ *   documents cost one compile, as without the cache.
  *
  * `QUERY_PLAN_CACHE=off` leaves the compiler alone (see config.ts).
  */
 
 const MAX_TEMPLATES = 5_000;
-const MAX_PER_SHAPE = 64;
+const MAX_PER_SHAPE = 16;
 const MAX_KEY = 2_048;
 const MAX_PROBES = 24;
 const MAX_FAILURES = 8;
+const MAX_OFF_SHAPES = 4;
+const MAX_UNUSED_SHAPES = 16;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -52,6 +57,8 @@ interface Shape {
   failures: number;
   /** True once the shape is not worth keeping (its key values keep changing, or its plans do not check out). */
   off: boolean;
+  /** Its operation's (model and action) counts. */
+  stats: { learnt: number; off: number; hits: number };
 }
 
 export interface PlanCacheStats {
@@ -67,81 +74,62 @@ export function cachedCompile(compile: Compile): Compile & { stats(): PlanCacheS
   const standIn = (i: number) => `\u2063plan${nonce}:${i}\u2063`;
   const marker = `\u2063plan${nonce}:`;
   const shapes = new Map<string, Shape>();
+  /** Per operation (model and action): its shapes learnt, those not worth keeping, and the plans answered from its shapes. */
+  const operations = new Map<string, { learnt: number; off: number; hits: number }>();
   let templates = 0;
   let hits = 0;
   let misses = 0;
 
-  /** The plan of `query` compiled with stand-ins for the values marked in `as`, and where each stand-in landed; null when one of them landed elsewhere than as itself, or not at all. */
-  const probe = (parsed: unknown, values: string[], as: boolean[]): Template | null => {
+  /**
+   * The plan of `query` compiled with stand-ins for the values marked in `as`, and where each
+   * stand-in landed (null when one of them landed elsewhere than as itself, or not at all), with
+   * the number of stand-ins found inside longer strings (values rewritten, or serialized as JSON).
+   */
+  const probe = (parsed: unknown, values: string[], as: boolean[]): { template: Template | null; embedded: number } => {
     let plan: unknown;
     try {
       plan = compile(JSON.stringify(withValues(parsed, values.map((v, i) => (as[i] ? standIn(i) : v)))));
     } catch {
-      return null;
+      return { template: null, embedded: 0 };
     }
     const holes: Template["holes"] = [];
     let clean = true;
+    let embedded = 0;
     visit(plan, [], (value, path) => {
       if (!value.includes(marker)) return;
       const i = value.startsWith(marker) ? Number(value.slice(marker.length, -1)) : NaN;
-      if (!Number.isInteger(i) || standIn(i) !== value || !as[i]) clean = false;
-      else holes.push({ path, value: i });
-    }, () => (clean = false));
-    if (!clean) return null;
-    for (let i = 0; i < as.length; i++) if (as[i] && !holes.some((h) => h.value === i)) return null;
-    return { plan: deepFreeze(plan), holes };
-  };
-
-  const learn = (parsed: unknown, values: string[], fixed: boolean[]): boolean[] | null => {
-    const all = fixed.map((f) => !f);
-    if (!all.some(Boolean)) return all;
-    if (probe(parsed, values, all)) return all;
-    const candidates = all.filter(Boolean).length;
-    if (candidates > MAX_PROBES) return null;
-    const holes = all.map((candidate, i) => candidate && probe(parsed, values, all.map((_, j) => j === i)) !== null);
-    return probe(parsed, values, holes) ? holes : null;
-  };
-
-  const run = ((query: string) => {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(query);
-    } catch {
-      return compile(query);
-    }
-    const { key, values, fixed } = shapeOf(parsed);
-    // The compiler reads a lone surrogate as U+FFFD: such a value is not put back as given.
-    if (values.some((v) => LONE_SURROGATE.test(v))) return compile(query);
-    let shape = shapes.get(key);
-    if (shape?.off) return compile(query);
-    if (shape?.holes) {
-      const literal = JSON.stringify(values.filter((_, i) => !shape!.holes![i]));
-      const template = shape.templates.get(literal);
-      if (template) {
-        hits++;
-        planStats.hits++;
-        return instantiate(template, values);
+      if (Number.isInteger(i) && standIn(i) === value && as[i]) holes.push({ path, value: i });
+      else {
+        clean = false;
+        embedded += value.split(marker).length - 1;
       }
-    }
+    }, () => (clean = false));
+    if (!clean) return { template: null, embedded };
+    for (let i = 0; i < as.length; i++) if (as[i] && !holes.some((h) => h.value === i)) return { template: null, embedded };
+    return { template: { plan: deepFreeze(plan), holes }, embedded };
+  };
+
+  /** Which values of the shape are holes, and the plan with every one of them a hole when that is all of them; null when the shape is not worth keeping. */
+  const learn = (parsed: unknown, values: string[], fixed: boolean[]): { holes: boolean[]; template: Template | null } | null => {
+    const all = fixed.map((f) => !f);
+    const first = probe(parsed, values, all);
+    if (first.template) return { holes: all, template: first.template };
+    // Several values inside one string: a JSON document (page contents) whose every edit is another key.
+    if (first.embedded > 1) return null;
+    if (all.filter(Boolean).length > MAX_PROBES) return null;
+    const holes = all.map((candidate, i) => candidate && probe(parsed, values, all.map((_, j) => j === i)).template !== null);
+    const template = probe(parsed, values, holes).template;
+    return template ? { holes, template } : null;
+  };
+
+  /** The compiler's own plan, counted as a miss. */
+  const compiled = (query: string) => {
     misses++;
     planStats.misses++;
-    const plan = compile(query); // the query's own plan (and its errors) first
-    if (!shape) {
-      if (shapes.size >= MAX_TEMPLATES) (shapes.clear(), (templates = 0));
-      shapes.set(key, (shape = { holes: null, templates: new Map(), failures: 0, off: false }));
-      shape.holes = learn(parsed, values, fixed);
-      if (!shape.holes) shape.off = true;
-    }
-    if (shape.off || !shape.holes) return plan;
-    const literal = JSON.stringify(values.filter((_, i) => !shape!.holes![i]));
-    if (literal.length > MAX_KEY) return plan;
-    if (shape.templates.size >= MAX_PER_SHAPE) {
-      shape.off = true;
-      templates -= shape.templates.size;
-      shape.templates.clear();
-      return plan;
-    }
-    const template = probe(parsed, values, shape.holes);
+    return compile(query);
+  };
+
+  const keep = (shape: Shape, literal: string, template: Template | null, values: string[], plan: unknown) => {
     if (template && isDeepStrictEqual(instantiate(template, values), plan)) {
       if (templates >= MAX_TEMPLATES) {
         for (const s of shapes.values()) s.templates.clear();
@@ -149,9 +137,64 @@ export function cachedCompile(compile: Compile): Compile & { stats(): PlanCacheS
       }
       shape.templates.set(literal, template);
       templates++;
-    } else if (shape.templates.size === 0 || ++shape.failures >= MAX_FAILURES) shape.off = true;
+    } else if (shape.templates.size === 0 || ++shape.failures >= MAX_FAILURES) turnOff(shape);
+  };
+
+  const run = ((query: string) => {
+    let parsed: { modelName?: unknown; action?: unknown };
+    try {
+      parsed = JSON.parse(query);
+    } catch {
+      return compiled(query);
+    }
+    const { key, values, fixed } = shapeOf(parsed);
+    // The compiler reads a lone surrogate as U+FFFD: such a value is not put back as given.
+    if (values.some((v) => LONE_SURROGATE.test(v))) return compiled(query);
+    let shape = shapes.get(key);
+    if (shape?.off) return compiled(query);
+    const literalOf = (holes: boolean[]) => JSON.stringify(values.filter((_, i) => !holes[i]));
+    if (shape?.holes) {
+      const template = shape.templates.get(literalOf(shape.holes));
+      if (template) {
+        hits++;
+        planStats.hits++;
+        shape.stats.hits++;
+        return instantiate(template, values);
+      }
+    }
+    const plan = compiled(query); // the query's own plan (and its errors) first
+    if (!shape) {
+      // An operation whose shapes keep turning out not worth keeping, or whose every query is a new
+      // shape (a number that changes each time, such as a new item's position), is no longer probed.
+      const operation = `${String(parsed.modelName)}.${String(parsed.action)}`;
+      let stats = operations.get(operation);
+      if (!stats) operations.set(operation, (stats = { learnt: 0, off: 0, hits: 0 }));
+      if (stats.off >= MAX_OFF_SHAPES || (stats.learnt >= MAX_UNUSED_SHAPES && stats.hits < stats.learnt)) return plan;
+      stats.learnt++;
+      if (shapes.size >= MAX_TEMPLATES) (shapes.clear(), (templates = 0));
+      shapes.set(key, (shape = { holes: null, templates: new Map(), failures: 0, off: false, stats }));
+      const learnt = learn(parsed, values, fixed);
+      if (!learnt) return turnOff(shape), plan;
+      shape.holes = learnt.holes;
+      const literal = literalOf(learnt.holes);
+      if (literal.length <= MAX_KEY) keep(shape, literal, learnt.template, values, plan);
+      return plan;
+    }
+    const literal = literalOf(shape.holes!);
+    if (literal.length > MAX_KEY) return plan;
+    if (shape.templates.size >= MAX_PER_SHAPE) return turnOff(shape), plan;
+    keep(shape, literal, probe(parsed, values, shape.holes!).template, values, plan);
     return plan;
   }) as Compile & { stats(): PlanCacheStats };
+
+  /** The shape is no longer kept: its plans are dropped, and its operation counts one more such shape. */
+  function turnOff(shape: Shape): void {
+    if (shape.off) return;
+    shape.stats.off++;
+    shape.off = true;
+    templates -= shape.templates.size;
+    shape.templates.clear();
+  }
   run.stats = () => ({ hits, misses, shapes: shapes.size, templates });
   return run;
 }

@@ -108,11 +108,12 @@ describe("query plans kept by shape", () => {
       }),
       { numRuns: RUNS },
     );
-    // The cache answered most of them from plans it kept: a cache that kept nothing would pass the comparison.
+    // The cache answered many of them from plans it kept: a cache that kept nothing would pass the comparison.
+    // (Each new page size is a new shape, and `contains` or an enum value in a shape's key a new plan.)
     const stats = [...caches.values()].flatMap((c) => [c.one.stats(), c.batch.stats()]);
     const hits = stats.reduce((s, x) => s + x.hits, 0);
     const misses = stats.reduce((s, x) => s + x.misses, 0);
-    expect(hits).toBeGreaterThan(misses);
+    expect(hits).toBeGreaterThan((hits + misses) / 3);
   }, 300_000);
 
   it("keys a query by everything but its argument values", () => {
@@ -141,10 +142,40 @@ describe("query plans kept by shape", () => {
     for (let i = 0; i < 200; i++) expect(cached(q("spc_x", `term ${i}`))).toEqual(compile(q("spc_x", `term ${i}`)));
     const stats = cached.stats();
     expect(stats.hits).toBe(99);
-    expect(stats.templates).toBe(0); // past 64 keys the shape is no longer kept
+    expect(stats.templates).toBe(0); // past 16 keys the shape is no longer kept
     compiles = 0;
     cached(q("spc_y", "same"));
     expect(compiles).toBe(1); // and each of its queries costs one compile, no probing
+  });
+
+  it("do not probe a JSON document's values, nor an operation whose every query is a new shape", () => {
+    let compiles = 0;
+    // Page contents: the document goes to the database as one JSON parameter, its keys are page ids.
+    const compile = (q: string) => {
+      compiles++;
+      const { query } = JSON.parse(q);
+      const data = query.arguments.data;
+      return { sql: "INSERT … VALUES ($1, $2, $3)", args: [data.id, JSON.stringify(data.content), String(data.position ?? 0)] };
+    };
+    const cached = cachedCompile(compile);
+    const write = (id: string, content: unknown, position?: number) =>
+      JSON.stringify({ modelName: position === undefined ? "Revision" : "Collection", action: "createOne", query: { arguments: { data: { id, content, ...(position === undefined ? {} : { position }) } }, selection: { $scalars: true } } });
+    for (let i = 0; i < 50; i++) {
+      const query = write(`rev_${i}`, { pages: { [`page_${i % 7}`]: { title: `Title ${i}`, markdown: `# ${i}` } } });
+      compiles = 0;
+      expect(cached(query)).toEqual(compile(query));
+      // Its own compile, the one above, and at most one probe (the shape is seen as a document at once).
+      expect(compiles).toBeLessThanOrEqual(3);
+    }
+    // A number that changes with every query (a new item's position) makes every query a new shape: probed 16 times, then not.
+    let probed = 0;
+    for (let i = 0; i < 40; i++) {
+      const query = write(`rev_p${i}`, null, i);
+      compiles = 0;
+      expect(cached(query)).toEqual(compile(query));
+      if (compiles > 2) probed++;
+    }
+    expect(probed).toBe(16);
   });
 });
 
