@@ -170,6 +170,13 @@ describe("GET /metrics", () => {
     expect(text).toMatch(/^process_cpu_seconds_total /m);
     expect(text).toMatch(/^pubsub_publish_failures_total \d+$/m);
     expect(text).toMatch(/^pubsub_outages_total \d+$/m);
+    // Queries of one shape with other values are answered from kept query plans.
+    const plans = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(text)?.[1]);
+    expect(plans("query_plan_cache_misses_total")).toBeGreaterThan(0);
+    const before = plans("query_plan_cache_hits_total");
+    for (let i = 0; i < 3; i++) expect((await admin.get(`/v1/spaces/spc_metrics_${i}`)).status).toBe(404); // one shape, other ids
+    const after = Number(/^query_plan_cache_hits_total (\d+)$/m.exec((await scrape()).text)?.[1]);
+    expect(after).toBeGreaterThan(before);
   });
 
   it("counts open WebSockets and running subscriptions", async () => {
