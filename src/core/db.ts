@@ -390,17 +390,18 @@ function adoptingParsers(pglite: PGlite): PGlite {
     const { parsers: _, ...rest } = given;
     return rest;
   };
-  const adopting = <T extends Queryable>(client: T): T =>
-    new Proxy(client, {
+  const adopting = <T extends Queryable>(client: T): T => {
+    const query = (sql: string, params?: unknown[], given?: QueryOptions) => client.query(sql, params, options(given));
+    const transaction = (callback: (tx: Queryable) => Promise<unknown>) => (client as unknown as PGlite).transaction((tx) => callback(adopting(tx as Queryable)));
+    return new Proxy(client, {
       get(target, prop) {
+        if (prop === "query") return query;
+        if (prop === "transaction") return transaction;
         const value = Reflect.get(target, prop, target);
-        if (prop === "query") return (sql: string, params?: unknown[], given?: QueryOptions) => target.query(sql, params, options(given));
-        if (prop === "transaction") {
-          return (callback: (tx: Queryable) => Promise<unknown>) => (target as unknown as PGlite).transaction((tx) => callback(adopting(tx as Queryable)));
-        }
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
+  };
   return adopting(pglite as unknown as Queryable) as unknown as PGlite;
 }
 
