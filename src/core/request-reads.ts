@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import { Prisma } from "../generated/prisma/client.js";
-import { readsOf, type RowChange } from "./row-keys.js";
+import { keyConjuncts, pickRestriction, type KeyConjunct, type RowChange } from "./row-keys.js";
 
 /**
  * What an HTTP request's answer was made from, for the response cache (src/server/response-cache.ts):
@@ -51,14 +51,37 @@ const TABLES = new Set<string>(Object.values(Prisma.ModelName));
 const QUOTED = /"([^"]+)"/g;
 
 /** The tables a statement names: every quoted identifier that is a table of the schema. */
-export function tablesOf(sql: string): string[] {
-  const tables = new Set<string>();
-  for (const m of sql.matchAll(QUOTED)) if (TABLES.has(m[1]!)) tables.add(m[1]!);
-  return [...tables];
+export function tablesOf(sql: string): readonly string[] {
+  return readShape(sql).tables;
+}
+
+/** What a SELECT's text tells of what it reads, whatever its parameters: its tables and, for each, its key conjuncts. */
+interface ReadShape {
+  readonly tables: readonly string[];
+  readonly conjuncts: readonly (readonly KeyConjunct[] | null)[];
 }
 
 /**
- * The tags of what a SELECT read (core/row-keys.ts `readsOf`), for each table it names:
+ * Read shapes by statement text. Prisma sends a few hundred distinct texts, each many times, and
+ * reading one (every quoted identifier, the WHERE clause of each table) allocates tens of
+ * kilobytes; at most SHAPES_KEPT are kept, the oldest dropped first.
+ */
+const shapes = new Map<string, ReadShape>();
+const SHAPES_KEPT = 2_000;
+
+function readShape(sql: string): ReadShape {
+  let shape = shapes.get(sql);
+  if (shape) return shape;
+  const tables = new Set<string>();
+  for (const m of sql.matchAll(QUOTED)) if (TABLES.has(m[1]!)) tables.add(m[1]!);
+  shape = { tables: [...tables], conjuncts: [...tables].map((table) => keyConjuncts(sql, table)) };
+  if (shapes.size >= SHAPES_KEPT) shapes.delete(shapes.keys().next().value!);
+  shapes.set(sql, shape);
+  return shape;
+}
+
+/**
+ * The tags of what a SELECT read (core/row-keys.ts `keyConjuncts`), for each table it names:
  * - `T`: every reader of table T (a write whose rows are not known drops them all);
  * - `T.col=v` and `T.col=*`: a reader of the rows of T whose key column `col` is one of the values
  *   (`T.col=*`: every such reader, whatever the value — for a write that changes `col` from a
@@ -67,14 +90,16 @@ export function tablesOf(sql: string): string[] {
  */
 export function readTags(sql: string, args?: readonly unknown[]): string[] {
   const tags: string[] = [];
-  for (const [table, restriction] of readsOf(sql, tablesOf(sql), args)) {
+  const shape = readShape(sql);
+  shape.tables.forEach((table, i) => {
+    const restriction = args ? pickRestriction(shape.conjuncts[i]!, args) : null;
     tags.push(table);
     if (!restriction) tags.push(`${table}.*`);
     else {
       tags.push(`${table}.${restriction.column}=*`);
       for (const v of restriction.values) tags.push(`${table}.${restriction.column}=${tagValue(v)}`);
     }
-  }
+  });
   return tags;
 }
 

@@ -121,11 +121,18 @@ function closing(text: string, open: number): number {
   return -1;
 }
 
+/** A top-level key conjunct of a statement: `column` equals one of the parameters `params` (1-based). */
+export interface KeyConjunct {
+  column: string;
+  params: number[];
+}
+
 /**
- * The key restriction of the rows of `table` that `sql` reads (or writes), from a top-level
- * conjunct `"public"."T"."col" = $n` or `… IN ($n,…)` whose values are strings; `id` preferred.
+ * The top-level conjuncts `"public"."T"."col" = $n` or `… IN ($n,…)` on a key column of `table`
+ * in `sql`, in the order they appear; null when the statement is not of a shape read here. They
+ * depend on the text alone (the parameters decide which one restricts: see `pickRestriction`).
  */
-export function restrictionOf(sql: string, table: string, args: readonly unknown[]): Restriction | null {
+export function keyConjuncts(sql: string, table: string): KeyConjunct[] | null {
   const keys = KEY_COLUMNS.get(table);
   if (!keys?.length) return null;
   const where = whereOf(sql, table);
@@ -133,25 +140,34 @@ export function restrictionOf(sql: string, table: string, args: readonly unknown
   const parts = conjuncts(where);
   if (!parts) return null;
   const prefix = `${ref(table)}."`;
-  let found: Restriction | null = null;
+  const found: KeyConjunct[] = [];
   for (const part of parts) {
     if (!part.startsWith(prefix)) continue;
     const m = /^"(\w+)" (?:= \$(\d+)|IN \((\$\d+(?:,\s*\$\d+)*)\))$/.exec(part.slice(prefix.length - 1));
     if (!m || !keys.includes(m[1]!)) continue;
-    const numbers = m[2] ? [m[2]] : m[3]!.split(",").map((p) => p.trim().slice(1));
-    const values = numbers.map((n) => args[Number(n) - 1]);
+    found.push({ column: m[1]!, params: (m[2] ? [m[2]] : m[3]!.split(",").map((p) => p.trim().slice(1))).map(Number) });
+  }
+  return found;
+}
+
+/** The restriction the conjuncts make with these parameters: those whose values are all strings; `id` preferred, else the last. */
+export function pickRestriction(conjuncts: readonly KeyConjunct[] | null, args: readonly unknown[]): Restriction | null {
+  let found: Restriction | null = null;
+  for (const c of conjuncts ?? []) {
+    const values = c.params.map((n) => args[n - 1]);
     if (!values.every((v): v is string => typeof v === "string")) continue;
-    found = { column: m[1]!, values };
+    found = { column: c.column, values };
     if (found.column === "id") break;
   }
   return found;
 }
 
-/** For each table a SELECT names: the rows it is limited to, or null (any row). */
-export function readsOf(sql: string, tables: readonly string[], args: readonly unknown[] | undefined): Map<string, Restriction | null> {
-  const out = new Map<string, Restriction | null>();
-  for (const table of tables) out.set(table, args ? restrictionOf(sql, table, args) : null);
-  return out;
+/**
+ * The key restriction of the rows of `table` that `sql` reads (or writes), from a top-level
+ * conjunct `"public"."T"."col" = $n` or `… IN ($n,…)` whose values are strings; `id` preferred.
+ */
+export function restrictionOf(sql: string, table: string, args: readonly unknown[]): Restriction | null {
+  return pickRestriction(keyConjuncts(sql, table), args);
 }
 
 /** The columns an UPDATE's SET assigns. */

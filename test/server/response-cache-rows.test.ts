@@ -32,6 +32,17 @@ describe("what an answer read", () => {
     expect(readTags(COUNT_OF, ["spc_A", "0"])).toEqual(["Comment", "Comment.spaceId=*", "Comment.spaceId=spc_A"]);
   });
 
+  it("a statement's text is read once: sent again with other parameters, its tags follow those parameters", () => {
+    const sql = `SELECT "public"."Comment"."id" FROM "public"."Comment" WHERE ("public"."Comment"."id" = $1 AND "public"."Comment"."spaceId" IN ($2,$3)) OFFSET $4`;
+    const keyed = (args: unknown[]) => readTags(sql, args).filter((t) => !t.endsWith("=*"));
+    expect(keyed(["c1", "spc_A", "spc_B", "0"])).toEqual(["Comment", "Comment.id=c1"]);
+    // The id is not a string this time: the other key conjunct restricts.
+    expect(keyed([1, "spc_A", "spc_B", "0"])).toEqual(["Comment", "Comment.spaceId=spc_A", "Comment.spaceId=spc_B"]);
+    expect(keyed([1, "spc_A", 2, "0"])).toEqual(["Comment", "Comment.*"]);
+    expect(keyed(["c2", "spc_A", "spc_B", "0"])).toEqual(["Comment", "Comment.id=c2"]);
+    expect(readTags(sql)).toEqual(["Comment", "Comment.*"]);
+  });
+
   it("anything else: any row of the table", () => {
     const any = (sql: string, args: unknown[]) => readTags(sql, args).filter((t) => t.endsWith(".*"));
     // An OR at the top of the condition.
