@@ -222,6 +222,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     serialize: (result: ExecutionResult) =>
       JSON.stringify(result.errors ? { ...result, errors: result.errors.map((e) => (e instanceof GraphQLError ? forSocket(e).toJSON() : e)) } : result),
     fault: (err) => ({ errors: asErrors(err) }),
+    // Requests under way are answered before the next slice of a delivery.
+    quiet: (maxMs) => front.quiet(maxMs),
   });
   const ws = useServer(
     {

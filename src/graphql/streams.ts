@@ -46,8 +46,9 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  *   the access of a viewer who kept it, so they miss none. The check runs again after execution
  *   for access that changed meanwhile: an event executed with access lost in between, whose result
  *   has errors, is not sent to the viewers who kept theirs.
- * - Writes never wait for subscribers: delivery runs off the write's path (after the pub/sub event)
- *   and yields to other work every SLICE_MS. Each socket receives, in one network write, every
+ * - Writes never wait for subscribers: delivery runs off the write's path (after the pub/sub event),
+ *   yields to other work every SLICE_MS and, while the process serves requests, waits for them
+ *   (at most DEFER_MS a slice). Each socket receives, in one network write, every
  *   event executed and not yet sent to it when its turn comes (events executed while a delivery
  *   is under way go with it to the sockets not yet served): the frames of a stretch of events are
  *   encoded once for all the sockets of the group whose clients number the operation alike. A socket with more
@@ -66,6 +67,12 @@ export const SLOW_CONSUMER = { code: 4008, reason: "Slow consumer: too much wait
  * way in its process, and a write has about ten of them.
  */
 const SLICE_MS = 1;
+/**
+ * Longest a delivery waits for the requests under way in its process (StreamOptions.quiet) before
+ * its next slice: requests are served first, and under constant load deliveries still get at
+ * least SLICE_MS of every SLICE_MS + DEFER_MS.
+ */
+const DEFER_MS = 4;
 /** Sockets served between two looks at the clock. */
 const CLOCK_EVERY = 8;
 /** Events a group may hold executed but not yet sent (a delivery far slower than its events). */
@@ -250,6 +257,11 @@ export interface StreamOptions {
   serialize(result: ExecutionResult): string;
   /** The result answered for a fault while opening or running a stream. */
   fault(err: unknown): ExecutionResult;
+  /**
+   * Null when the process serves no request, else a promise that resolves once it serves none or
+   * after `maxMs` (the gateway's HttpFront.quiet): deliveries wait for it before each slice.
+   */
+  quiet?(maxMs: number): Promise<void> | null;
 }
 
 interface Member {
@@ -511,6 +523,7 @@ export class LiveStreams {
     const max = this.opts.maxBufferedBytes;
     // The frames of a stretch of the log, encoded once for the sockets whose clients number their operations alike.
     const frames = new Map<string, Buffer[]>();
+    await this.opts.quiet?.(DEFER_MS);
     let sliceStart = performance.now();
     let served = 0;
     for (const m of members) {
@@ -543,6 +556,7 @@ export class LiveStreams {
       this.stats.writes++;
       if (++served % CLOCK_EVERY === 0 && performance.now() - sliceStart >= SLICE_MS) {
         await new Promise((resolve) => setImmediate(resolve));
+        await this.opts.quiet?.(DEFER_MS);
         sliceStart = performance.now();
       }
     }

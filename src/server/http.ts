@@ -16,7 +16,8 @@ import type { Metrics } from "./metrics.js";
  *   the token), operation (the GraphQL operation name, or the graph field of a /v1 route).
  *   5xx are logged at error level, health probes and metrics scrapes at debug, the rest at info;
  * - the `http_request_duration_seconds` histogram, by method, route pattern and status;
- * - the count of requests under way, which shutdown waits for (`drain`).
+ * - the count of requests under way, which shutdown waits for (`drain`) and background work
+ *   (live-stream deliveries) gives way to (`quiet`).
  */
 export interface HttpFront {
   handle(req: IncomingMessage, res: ServerResponse): void;
@@ -25,6 +26,12 @@ export interface HttpFront {
    * finished, or after `timeoutMs`, with how many were still running. Streams (SSE) are not waited for.
    */
   drain(timeoutMs: number): Promise<number>;
+  /**
+   * Null when no request is under way (streams (SSE) do not count); else a promise that resolves
+   * once none is, or after `maxMs`. Background work of this process waits for it between its
+   * slices, so that requests are answered first without starving that work under constant load.
+   */
+  quiet(maxMs: number): Promise<void> | null;
   /** Logs a WebSocket (graphql-ws) when it closes: one line, like a request's, with its close code. */
   webSocket(socket: { once(event: "close", listener: (code: number) => void): unknown }, req: IncomingMessage): void;
 }
@@ -42,6 +49,7 @@ export function createHttpFront(opts: {
   const running = new Set<ServerResponse>();
   let draining = false;
   let drained: (() => void) | undefined;
+  let idle: (() => void)[] = [];
 
   const line = (req: IncomingMessage, res: ServerResponse) => {
     const notes = notesOfNodeRequest(req)!;
@@ -79,7 +87,12 @@ export function createHttpFront(opts: {
     running.delete(res);
     const notes = notesOfNodeRequest(req)!;
     metrics.httpDuration.labels(req.method ?? "", notes.route, String(res.statusCode)).observe((performance.now() - notes.start) / 1000);
-    if (draining && waiting() === 0) drained?.();
+    if ((draining || idle.length) && waiting() === 0) {
+      if (draining) drained?.();
+      const resolve = idle;
+      idle = [];
+      for (const r of resolve) r();
+    }
   }
 
   const waiting = () => {
@@ -116,6 +129,18 @@ export function createHttpFront(opts: {
           { reqId: notes.id, method: req.method, route: path, path, status: 101, durationMs, closeCode: code, remoteAddress: notes.clientAddress },
           `WebSocket ${path} closed (${code})`,
         );
+      });
+    },
+    quiet(maxMs) {
+      if (waiting() === 0) return null;
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(done, maxMs);
+        function done() {
+          clearTimeout(timer);
+          idle = idle.filter((r) => r !== done);
+          resolve();
+        }
+        idle.push(done);
       });
     },
     drain(timeoutMs) {

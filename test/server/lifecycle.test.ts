@@ -170,4 +170,56 @@ describe("shutdown", () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it("tells background work when no request is under way (quiet): at once, when the last one ends, or at the bound; streams do not count", async () => {
+    const hold: (() => void)[] = [];
+    const front = createHttpFront({
+      app: (req, res) => {
+        if (req.url === "/events") {
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          res.write(": open\n\n");
+          return;
+        }
+        hold.push(() => res.end("done"));
+      },
+      logger: createLogger({ level: "silent", format: "json" }),
+      metrics: createMetrics(),
+      trustProxy: false,
+    });
+    const server = http.createServer((req, res) => front.handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const stream = new AbortController();
+    try {
+      expect(front.quiet(60_000)).toBeNull();
+      // An event stream lasts: it is not a request background work waits for.
+      const events = await fetch(`http://127.0.0.1:${port}/events`, { signal: stream.signal });
+      expect(events.status).toBe(200);
+      expect(front.quiet(60_000)).toBeNull();
+
+      const answers = [fetch(`http://127.0.0.1:${port}/a`), fetch(`http://127.0.0.1:${port}/b`)];
+      await vi.waitFor(() => expect(hold).toHaveLength(2));
+      let quiet = false;
+      const waiting = front.quiet(60_000)!.then(() => (quiet = true));
+      hold[0]!();
+      expect(await (await answers[0]!).text()).toBe("done");
+      await new Promise((r) => setTimeout(r, 50));
+      expect(quiet).toBe(false); // one request is still under way
+      hold[1]!();
+      await waiting;
+      expect(await (await answers[1]!).text()).toBe("done");
+
+      const slow = fetch(`http://127.0.0.1:${port}/c`);
+      await vi.waitFor(() => expect(hold).toHaveLength(3));
+      const started = performance.now();
+      await front.quiet(30);
+      expect(performance.now() - started).toBeLessThan(10_000); // the bound, not the request
+      hold[2]!();
+      await slow;
+    } finally {
+      stream.abort();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
