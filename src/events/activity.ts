@@ -29,8 +29,9 @@ export async function recordSpaceActivity(
   tx: Db,
   ctx: Pick<Context, "pubsub" | "viewer" | "prisma" | "accessCache">,
   activity: SpaceActivity,
+  organizationId?: string,
 ): Promise<Announcement> {
-  const prepared = await prepareActivityEvents(tx, ctx.accessCache, activity);
+  const prepared = await prepareActivityEvents(tx, ctx.accessCache, activity, organizationId);
   await writeEvents(tx, prepared);
   const message = { ...activity, actorId: ctx.viewer.userId, at: new Date().toISOString() };
   return () => {
@@ -50,7 +51,7 @@ export async function recordSpaceActivity(
  */
 export async function inTransactionWithActivity<T>(
   ctx: Pick<Context, "pubsub" | "viewer" | "prisma" | "accessCache">,
-  write: (tx: Prisma.TransactionClient, record: (activity: SpaceActivity) => Promise<void>) => Promise<T>,
+  write: (tx: Prisma.TransactionClient, record: (activity: SpaceActivity, organizationId?: string) => Promise<void>) => Promise<T>,
   options?: { maxWait?: number; timeout?: number },
 ): Promise<T> {
   let announcements: { announce?: Announcement; turn: Turn }[] = [];
@@ -59,10 +60,10 @@ export async function inTransactionWithActivity<T>(
       // A transaction the client replays starts over.
       for (const a of announcements) a.turn.done();
       announcements = [];
-      return write(tx, async (activity) => {
+      return write(tx, async (activity, organizationId) => {
         const entry: (typeof announcements)[number] = { turn: takeTurn(activity.spaceId) };
         announcements.push(entry);
-        entry.announce = await recordSpaceActivity(tx, ctx, activity);
+        entry.announce = await recordSpaceActivity(tx, ctx, activity, organizationId);
       });
     }, options);
     for (const { announce, turn } of announcements) {
@@ -140,12 +141,14 @@ async function readActiveInstallations(db: Db, organizationId: string): Promise<
  * the space installed). The space's organization and the organization's installations come from
  * the access cache (core/access-cache.ts), which drops them once a write that may change them
  * has committed (here and, through the pub/sub, in the other gateway processes); on a miss they
- * are read with `db` (the write's transaction). So in the steady state recording costs no read.
+ * are read with `db` (the write's transaction), or given as `known` by a caller that holds the
+ * space's row (read under its lock in the same transaction). So in the steady state recording
+ * costs no read.
  */
-export async function prepareActivityEvents(db: Db, cache: AccessCache, activity: SpaceActivity): Promise<PreparedEvents> {
+export async function prepareActivityEvents(db: Db, cache: AccessCache, activity: SpaceActivity, known?: string): Promise<PreparedEvents> {
   const scope = SCOPE_BY_ACTIVITY[activity.type];
   const organizationId = await cache.spaceOrganization(activity.spaceId, async () =>
-    (await db.space.findUnique({ where: { id: activity.spaceId }, select: { organizationId: true } }))?.organizationId ?? null,
+    known ?? (await db.space.findUnique({ where: { id: activity.spaceId }, select: { organizationId: true } }))?.organizationId ?? null,
   );
   if (!organizationId) return prepareEvents([]);
   const installations = await cache.installationsOf(organizationId, () => readActiveInstallations(db, organizationId));

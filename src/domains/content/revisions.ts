@@ -219,7 +219,8 @@ export async function withSpaceLock<T>(
     // The row as the lock found it, in the statement that takes the lock.
     const [space] = await tx.$queryRaw<Space[]>`SELECT ${SPACE_COLUMNS} FROM "Space" WHERE "id" = ${spaceId} FOR NO KEY UPDATE`;
     if (!space) throw notFound(`Space "${spaceId}"`);
-    return write(tx, space, record);
+    // The space's organization, as the lock found it, for the events of its activity (no second read).
+    return write(tx, space, (activity) => record(activity, activity.spaceId === space.id ? space.organizationId : undefined));
   }, TX_OPTIONS);
   spaceById(ctx).clear(spaceId);
   return result;
