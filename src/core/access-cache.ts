@@ -98,7 +98,8 @@ export function changesInstallations(writes: ReadonlyMap<string, readonly string
     if (!change) continue;
     for (const sql of statements) {
       const verb = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? "";
-      if (change(verb, verb === "UPDATE" ? updatedColumns(sql) : null)) return true;
+      // A statement of data-modifying parts (WITH …) is not read here: it may change anything it writes.
+      if (verb === "WITH" || change(verb, verb === "UPDATE" ? updatedColumns(sql) : null)) return true;
     }
   }
   return false;
@@ -111,7 +112,7 @@ export function changesAccess(writes: ReadonlyMap<string, readonly string[]>): b
     if (!update) continue;
     for (const sql of statements) {
       const verb = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase();
-      if (verb === "DELETE") return true;
+      if (verb === "DELETE" || verb === "WITH") return true;
       if (verb === "INSERT") {
         if (INSERT_CHANGES.has(table)) return true;
         continue;

@@ -82,13 +82,30 @@ function cascadesFrom(rows: Record<string, unknown>[]): Cascades {
 }
 
 const WRITE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"[^"]+"\.)?"([^"]+)"/i;
+/** A write inside a statement that starts with WITH: a data-modifying `name AS (…)`, or the statement that follows them. */
+const WITH_WRITE = /(?:\bAS\s*\(|\))\s*(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"[^"]+"\.)?"([^"]+)"/gi;
 
-/** The table an INSERT, UPDATE or DELETE statement writes (null for other statements). */
+/** The table an INSERT, UPDATE or DELETE statement writes (null for other statements, WITH … included: see writtenTables). */
 export function writtenTable(sql: string): string | null {
   const c = sql.charCodeAt(sql.search(/\S/));
   // I, U, D (either case): anything else is not a write, without running the expression.
   if (c !== 73 && c !== 85 && c !== 68 && c !== 105 && c !== 117 && c !== 100) return null;
   return WRITE.exec(sql)?.[1] ?? null;
+}
+
+/** Whether a statement starts with WITH (its writes, if any, are data-modifying parts: see writtenTables). */
+const startsWithWith = (sql: string) => /^\s*WITH\b/i.test(sql);
+
+/**
+ * The writes of a statement, as (verb, table): one for an INSERT, UPDATE or DELETE; for a
+ * statement that starts with WITH, each data-modifying part (`name AS (INSERT …)`) and the
+ * statement after them; none for a read.
+ */
+export function writtenTables(sql: string): { verb: "INSERT" | "UPDATE" | "DELETE"; table: string }[] {
+  const one = writtenTable(sql);
+  if (one) return [{ verb: sql.trimStart().slice(0, 6).toUpperCase() as "INSERT" | "UPDATE" | "DELETE", table: one }];
+  if (!startsWithWith(sql)) return [];
+  return [...sql.matchAll(WITH_WRITE)].map((m) => ({ verb: m[1]!.slice(0, 6).toUpperCase() as "INSERT" | "UPDATE" | "DELETE", table: m[2]! }));
 }
 
 /**
@@ -136,6 +153,7 @@ const TRIGGER_ROWS: Record<string, Record<string, string>> = {
  * parent is not known), and for a DELETE (or a new id) every table a foreign key cascades to.
  */
 export function statementChanges(sql: string, args: readonly unknown[] | undefined, result: unknown, cascades: Cascades): Map<string, RowChange> {
+  if (startsWithWith(sql)) return partsChanges(sql, cascades);
   const table = writtenTable(sql)!;
   const out = new Map<string, RowChange>();
   const change = rowChangeOf(sql, table, args, result);
@@ -151,18 +169,38 @@ export function statementChanges(sql: string, args: readonly unknown[] | undefin
   }
   const verb = sql.trimStart().slice(0, 6).toUpperCase();
   if (verb === "DELETE" || (verb === "UPDATE" && change === "table") || (verb === "UPDATE" && /"id"\s*=/.test(setClause(sql)))) {
-    const seen = new Set<string>();
-    const visit = (t: string) => {
-      for (const child of cascades.get(t) ?? []) {
-        if (seen.has(child)) continue;
-        seen.add(child);
-        mergeChange(out, child, "table");
-        // The rows the cascade removed (or changed) fire their triggers too: on parents not known.
-        for (const parent of Object.values(TRIGGER_ROWS[child] ?? {})) mergeChange(out, parent, "table");
-        visit(child);
-      }
-    };
-    visit(table);
+    visitCascades(out, table, cascades);
+  }
+  return out;
+}
+
+/** Adds the tables a foreign key cascades to from `table` (their rows not known), and the parents their triggers count on. */
+function visitCascades(out: Map<string, RowChange>, table: string, cascades: Cascades): void {
+  const seen = new Set<string>();
+  const visit = (t: string) => {
+    for (const child of cascades.get(t) ?? []) {
+      if (seen.has(child)) continue;
+      seen.add(child);
+      mergeChange(out, child, "table");
+      // The rows the cascade removed (or changed) fire their triggers too: on parents not known.
+      for (const parent of Object.values(TRIGGER_ROWS[child] ?? {})) mergeChange(out, parent, "table");
+      visit(child);
+    }
+  };
+  visit(table);
+}
+
+/**
+ * What a statement made of data-modifying parts (WITH … AS (INSERT …) INSERT …) changed: every
+ * table it writes, its rows not known, with the parents their counting triggers write and, for an
+ * UPDATE or a DELETE, the tables a foreign key cascades to.
+ */
+function partsChanges(sql: string, cascades: Cascades): Map<string, RowChange> {
+  const out = new Map<string, RowChange>();
+  for (const { verb, table } of writtenTables(sql)) {
+    mergeChange(out, table, "table");
+    if (TRIGGER_WRITES[table]) for (const parent of Object.values(TRIGGER_ROWS[table] ?? {})) mergeChange(out, parent, "table");
+    if (verb !== "INSERT") visitCascades(out, table, cascades);
   }
   return out;
 }
@@ -219,10 +257,10 @@ function instrumented<F extends object>(
               observe((performance.now() - start) / 1000, false, sql, query?.args);
               throw err;
             }
-            const table = writtenTable(sql);
-            if (table) {
+            const tables = writtenTables(sql);
+            if (tables.length) {
               const into = pending ?? { writes: new Map<string, string[]>(), rows: new Map<string, RowChange>() };
-              into.writes.set(table, [...(into.writes.get(table) ?? []), sql]);
+              for (const { table } of tables) into.writes.set(table, [...(into.writes.get(table) ?? []), sql]);
               // A statement run by executeRaw answers no rows: only its text and parameters tell.
               for (const [t, change] of statementChanges(sql, query?.args, prop === "queryRaw" ? result : undefined, cascades())) mergeChange(into.rows, t, change);
               if (!pending) await written(into.writes, into.rows);

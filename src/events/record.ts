@@ -93,19 +93,21 @@ export function prepareEvents(events: NewIntegrationEvent[], now = new Date()): 
 }
 
 /**
- * Stores prepared events (inside the caller's transaction when given one): one INSERT of every
- * event, one of every trace entry, each passing its rows as one JSON parameter. Written as SQL
- * rather than `createMany` because every write of space content records its events here, in its
- * transaction: Prisma's query compiler costs about 2.5× the CPU of this statement for 20 events.
+ * Stores prepared events (inside the caller's transaction when given one) in one statement: the
+ * INSERT of every event as a data-modifying part of the INSERT of every trace entry, each passing
+ * its rows as one JSON parameter (the foreign keys of the entries are checked once the statement
+ * has stored both). Written as SQL rather than `createMany` because every write of space content
+ * records its events here, in its transaction: Prisma's query compiler costs about 2.5× the CPU
+ * of this statement for 20 events, and a statement less is a round trip less to PostgreSQL.
  */
 export async function writeEvents(db: Db, prepared: PreparedEvents): Promise<void> {
   if (!prepared.rows.length) return;
   await db.$executeRaw`
-    INSERT INTO "IntegrationEvent" ("id", "integrationId", "installationId", "type", "status", "payload", "attempts", "nextAttemptAt", "deliveredAt", "createdAt")
-    SELECT "id", "integrationId", "installationId", "type", "status", "payload", "attempts", "nextAttemptAt", "deliveredAt", "createdAt"
-      FROM jsonb_to_recordset(${JSON.stringify(prepared.rows)}::jsonb) AS r("id" text, "integrationId" text, "installationId" text, "type" text,
-        "status" text, "payload" jsonb, "attempts" integer, "nextAttemptAt" timestamp(3), "deliveredAt" timestamp(3), "createdAt" timestamp(3))`;
-  await db.$executeRaw`
+    WITH "events" AS (
+      INSERT INTO "IntegrationEvent" ("id", "integrationId", "installationId", "type", "status", "payload", "attempts", "nextAttemptAt", "deliveredAt", "createdAt")
+      SELECT "id", "integrationId", "installationId", "type", "status", "payload", "attempts", "nextAttemptAt", "deliveredAt", "createdAt"
+        FROM jsonb_to_recordset(${JSON.stringify(prepared.rows)}::jsonb) AS r("id" text, "integrationId" text, "installationId" text, "type" text,
+          "status" text, "payload" jsonb, "attempts" integer, "nextAttemptAt" timestamp(3), "deliveredAt" timestamp(3), "createdAt" timestamp(3)))
     INSERT INTO "IntegrationEventLog" ("id", "eventId", "level", "message", "timestamp")
     SELECT "id", "eventId", "level", "message", "timestamp"
       FROM jsonb_to_recordset(${JSON.stringify(prepared.logs)}::jsonb) AS r("id" text, "eventId" text, "level" text, "message" text, "timestamp" timestamp(3))`;

@@ -5,7 +5,7 @@ import { Redis } from "ioredis";
 import type { Plugin } from "graphql-yoga";
 import { createInMemoryCache, useResponseCache, type Cache } from "@graphql-yoga/plugin-response-cache";
 import type { Config } from "../config.js";
-import { writtenTable, type Database } from "../core/db.js";
+import { writtenTables, type Database } from "../core/db.js";
 import type { AccessCache } from "../core/access-cache.js";
 import { changesAccess } from "../core/access-cache.js";
 import { currentReads, noteStatement, trackRequest, writeTags, type RequestReads } from "../core/request-reads.js";
@@ -150,7 +150,7 @@ export function createResponseCache(opts: { config: Config; db: Database; access
 
   if (backend) {
     // Reads tag the requests under way; a write makes its own request's answer one not to keep.
-    opts.db.observeStatements((_seconds, _ok, sql, args) => noteStatement(sql, writtenTable(sql) !== null, args));
+    opts.db.observeStatements((_seconds, _ok, sql, args) => noteStatement(sql, writtenTables(sql).length > 0, args));
     opts.db.onCommittedWrite(async (writes, rows) => {
       const tables = [...new Set([...writes.keys(), ...rows.keys()])];
       const tags = writeTags(rows);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readTags, writeTags } from "../../src/core/request-reads.js";
-import { statementChanges, type Cascades } from "../../src/core/db.js";
+import { statementChanges, writtenTables, type Cascades } from "../../src/core/db.js";
 
 /**
  * How the response cache names what an answer read and what a write changed (core/row-keys.ts,
@@ -95,6 +95,20 @@ describe("what a write changed", () => {
     const write = writeOf(sql, ["spc_B", "cmt_1"], commentRow("cmt_1", "spc_B"));
     expect(write).toEqual(expect.arrayContaining(["Comment.spaceId=*", "Space"]));
     expect(drops(write, readTags(COMMENTS_OF, ["spc_A", "50", "0"]))).toBe(true);
+  });
+
+  it("a statement of data-modifying parts (WITH … AS (INSERT …) INSERT …): every table it writes, and what its deletes cascade to", () => {
+    const events = `WITH "events" AS (INSERT INTO "IntegrationEvent" ("id") SELECT "id" FROM jsonb_to_recordset($1::jsonb) AS r("id" text))
+      INSERT INTO "IntegrationEventLog" ("id", "eventId") SELECT "id", "eventId" FROM jsonb_to_recordset($2::jsonb) AS r("id" text, "eventId" text)`;
+    expect(writtenTables(events)).toEqual([
+      { verb: "INSERT", table: "IntegrationEvent" },
+      { verb: "INSERT", table: "IntegrationEventLog" },
+    ]);
+    expect(writeOf(events, ["[]", "[]"])).toEqual(["IntegrationEvent", "IntegrationEventLog"]);
+    const purge = `WITH "gone" AS (DELETE FROM "Space" WHERE "id" = $1 RETURNING "id") SELECT count(*) FROM "gone"`;
+    expect(writeOf(purge, ["spc_A"])).toEqual(expect.arrayContaining(["Space", "Comment", "ChangeRequest", "CommentReaction"]));
+    // A WITH that only reads writes nothing.
+    expect(writtenTables(`WITH "s" AS (SELECT "id" FROM "Space") SELECT * FROM "s"`)).toEqual([]);
   });
 
   it("where the rows are not known — a predicate, raw SQL, an upsert — and what cascades: whole tables", () => {

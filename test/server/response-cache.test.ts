@@ -75,6 +75,23 @@ describe("the response cache", () => {
     expect((await reader.graphql(SPACE, { id: spaceId })).status).toBe(401);
   });
 
+  it("shows an integration's new event and its trace at the next read: a space write records them in one statement", async () => {
+    expect((await admin.post("/v1/integrations/cached", { title: "Cached", organization: org, scopes: ["space:content:read"] })).status).toBe(201);
+    const installation = (await admin.post("/v1/integrations/cached/installations", { organization: org })).body;
+    expect((await admin.patch(`/v1/integrations/cached/installations/${installation.id}`, { space_selection: "all" })).status).toBe(200);
+    const page = (await admin.post(`/v1/spaces/${spaceId}/content/pages`, { title: "Traced" })).body;
+    const events = async () => (await admin.get("/v1/integrations/cached/events")).body.items as { id: string; payload: { type: string } }[];
+    const before = await events();
+    expect(await statements(events)).toBe(0); // kept
+    expect((await admin.patch(`/v1/spaces/${spaceId}/content/page/${page.id}`, { title: "Traced again" })).status).toBe(200);
+    const after = await events();
+    expect(after.length).toBe(before.length + 1);
+    const recorded = after.find((e) => !before.some((b) => b.id === e.id))!;
+    expect(recorded.payload.type).toBe("space_content_updated");
+    const { trace } = (await admin.get(`/v1/integrations/cached/events/${recorded.id}`)).body;
+    expect(trace.logs.map((l: { message: string }) => l.message)).toContain("Recorded space_content_updated event.");
+  });
+
   it("drops per row: a comment in one space leaves another space's answers in place, and refreshes its own", async () => {
     const a = (await createSpace(admin, org, { title: "Space A" })).id;
     const b = (await createSpace(admin, org, { title: "Space B" })).id;
