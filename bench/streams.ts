@@ -265,8 +265,12 @@ interface StreamResult {
   expected: number;
   /** Sockets that received their warm-up message before the measured writes. */
   live: number;
+  /** PATCH p99 with no subscriber and with them: of 50 writes, the slowest (what the target reads). */
   patchNone: number;
   patchWith: number;
+  /** PATCH p50 and p90, with none and with them: whether the p99 is the writes' usual time or one outlier. */
+  patchNoneTypical: [number, number];
+  patchWithTypical: [number, number];
   failedWrites: number;
   errors: number;
   firstError: string;
@@ -344,7 +348,8 @@ function difference(after: { frames: number; writes: number }, before: { frames:
 
 function line(r: StreamResult): string {
   return (
-    `write → arrival p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; ${r.received}/${r.expected} deliveries; PATCH p99 ${ms(r.patchWith)} (none: ${ms(r.patchNone)})` +
+    `write → arrival p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; ${r.received}/${r.expected} deliveries; ` +
+    `PATCH p50/p90/p99 ${spread([...r.patchWithTypical, r.patchWith])} (none: ${spread([...r.patchNoneTypical, r.patchNone])})` +
     (r.sent?.frames ? `; ${r.sent.frames} results sent in ${r.sent.writes} network writes (warm-up included)` : "") +
     (r.failedWrites ? `; ${r.failedWrites} writes failed` : "") +
     (r.errors ? `; ${r.errors} subscriber errors` : "") +
@@ -476,6 +481,8 @@ async function streamPhase(group: SubscriberGroup, options: Options, phase: Phas
   // A server still sending what was not delivered in time would slow the next phase down.
   await phase.idle();
   const missing = expected - latencies.length;
+  const noneSorted = [...phase.none.durations].sort((a, b) => a - b);
+  const withSorted = [...writes.durations].sort((a, b) => a - b);
   return {
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
@@ -483,8 +490,10 @@ async function streamPhase(group: SubscriberGroup, options: Options, phase: Phas
     received: latencies.length,
     expected,
     live,
-    patchNone: percentile([...phase.none.durations].sort((a, b) => a - b), 99),
-    patchWith: percentile([...writes.durations].sort((a, b) => a - b), 99),
+    patchNone: percentile(noneSorted, 99),
+    patchWith: percentile(withSorted, 99),
+    patchNoneTypical: [percentile(noneSorted, 50), percentile(noneSorted, 90)],
+    patchWithTypical: [percentile(withSorted, 50), percentile(withSorted, 90)],
     failedWrites: writes.failed + phase.none.failed,
     errors: sum(statuses, "errors"),
     firstError: statuses.map((s) => s.firstError).find(Boolean) || writes.firstError || phase.none.firstError || "",
@@ -728,6 +737,11 @@ function sum(list: any[], field: string): number {
 function percentile(sorted: number[], q: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((q / 100) * sorted.length) - 1)]!;
+}
+
+/** Milliseconds of several percentiles, as `p50/p90/p99 ms`. */
+function spread(values: number[]): string {
+  return `${values.map((v) => (Number.isNaN(v) ? "—" : String(Math.round(v)))).join("/")} ms`;
 }
 
 function ms(v: number): string {
