@@ -1,4 +1,5 @@
 import { pubsubFailures, type PubSub } from "./pubsub.js";
+import { statementParts, type StatementPart } from "./row-keys.js";
 
 /**
  * The gateway's in-process cache of who the caller is and what their memberships allow, so that
@@ -91,15 +92,26 @@ const INSTALLATION_CHANGES: Record<string, (verb: string, columns: string[] | nu
   Space: (verb, columns) => verb === "DELETE" || (verb === "UPDATE" && (!columns || columns.some((c) => c === "organizationId" || c === "id"))),
 };
 
+/**
+ * The writes of `table` in `statements`: each statement itself, or the parts of a statement made
+ * of data-modifying parts (WITH …) that write `table` (row-keys.ts `statementParts`); a statement
+ * of which no part can be read counts as a write of unknown text.
+ */
+function partsOf(statements: readonly string[], table: string): StatementPart[] {
+  return statements.flatMap((sql) => {
+    const parts = statementParts(sql).filter((p) => p.table === table);
+    return parts.length ? parts : [{ verb: "UPDATE" as const, table, text: null }];
+  });
+}
+
 /** Whether writes (table → statements) may change which installations record a space's activity. */
 export function changesInstallations(writes: ReadonlyMap<string, readonly string[]>): boolean {
   for (const [table, statements] of writes) {
     const change = INSTALLATION_CHANGES[table];
     if (!change) continue;
-    for (const sql of statements) {
-      const verb = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? "";
-      // A statement of data-modifying parts (WITH …) is not read here: it may change anything it writes.
-      if (verb === "WITH" || change(verb, verb === "UPDATE" ? updatedColumns(sql) : null)) return true;
+    for (const part of partsOf(statements, table)) {
+      // A part whose text cannot be taken out of its statement may change anything.
+      if (part.text === null || change(part.verb, part.verb === "UPDATE" ? updatedColumns(part.text) : null)) return true;
     }
   }
   return false;
@@ -110,14 +122,13 @@ export function changesAccess(writes: ReadonlyMap<string, readonly string[]>): b
   for (const [table, statements] of writes) {
     const update = UPDATE_CHANGES[table];
     if (!update) continue;
-    for (const sql of statements) {
-      const verb = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase();
-      if (verb === "DELETE" || verb === "WITH") return true;
+    for (const { verb, text } of partsOf(statements, table)) {
+      if (text === null || verb === "DELETE") return true;
       if (verb === "INSERT") {
         if (INSERT_CHANGES.has(table)) return true;
         continue;
       }
-      const columns = updatedColumns(sql);
+      const columns = updatedColumns(text);
       if (!columns || update(columns)) return true;
     }
   }

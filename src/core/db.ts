@@ -9,7 +9,7 @@ import { installPlanCache } from "./query-plans.js";
 import { acquireLock, type DataDirLock } from "./lock.js";
 import { log } from "./logger.js";
 import { createPool, retryingReads } from "./pg-pool.js";
-import { mergeChange, rowChangeOf, rowsById, type RowChange } from "./row-keys.js";
+import { mergeChange, rowChangeOf, rowsById, statementParts, writtenTable, type RowChange, type StatementPart } from "./row-keys.js";
 
 export type Prisma = PrismaClient;
 
@@ -81,32 +81,12 @@ function cascadesFrom(rows: Record<string, unknown>[]): Cascades {
   return out;
 }
 
-const WRITE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"[^"]+"\.)?"([^"]+)"/i;
-/** A write inside a statement that starts with WITH: a data-modifying `name AS (…)`, or the statement that follows them. */
-const WITH_WRITE = /(?:\bAS\s*\(|\))\s*(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"[^"]+"\.)?"([^"]+)"/gi;
-
-/** The table an INSERT, UPDATE or DELETE statement writes (null for other statements, WITH … included: see writtenTables). */
-export function writtenTable(sql: string): string | null {
-  const c = sql.charCodeAt(sql.search(/\S/));
-  // I, U, D (either case): anything else is not a write, without running the expression.
-  if (c !== 73 && c !== 85 && c !== 68 && c !== 105 && c !== 117 && c !== 100) return null;
-  return WRITE.exec(sql)?.[1] ?? null;
+/** The tables a statement writes, as (verb, table): see row-keys.ts `statementParts`. */
+export function writtenTables(sql: string): { verb: StatementPart["verb"]; table: string }[] {
+  return statementParts(sql).map(({ verb, table }) => ({ verb, table }));
 }
 
-/** Whether a statement starts with WITH (its writes, if any, are data-modifying parts: see writtenTables). */
-const startsWithWith = (sql: string) => /^\s*WITH\b/i.test(sql);
-
-/**
- * The writes of a statement, as (verb, table): one for an INSERT, UPDATE or DELETE; for a
- * statement that starts with WITH, each data-modifying part (`name AS (INSERT …)`) and the
- * statement after them; none for a read.
- */
-export function writtenTables(sql: string): { verb: "INSERT" | "UPDATE" | "DELETE"; table: string }[] {
-  const one = writtenTable(sql);
-  if (one) return [{ verb: sql.trimStart().slice(0, 6).toUpperCase() as "INSERT" | "UPDATE" | "DELETE", table: one }];
-  if (!startsWithWith(sql)) return [];
-  return [...sql.matchAll(WITH_WRITE)].map((m) => ({ verb: m[1]!.slice(0, 6).toUpperCase() as "INSERT" | "UPDATE" | "DELETE", table: m[2]! }));
-}
+export { writtenTable };
 
 /**
  * What the database's own triggers write when a table is written (prisma/migrations/*_counters):
@@ -153,7 +133,7 @@ const TRIGGER_ROWS: Record<string, Record<string, string>> = {
  * parent is not known), and for a DELETE (or a new id) every table a foreign key cascades to.
  */
 export function statementChanges(sql: string, args: readonly unknown[] | undefined, result: unknown, cascades: Cascades): Map<string, RowChange> {
-  if (startsWithWith(sql)) return partsChanges(sql, cascades);
+  if (/^\s*WITH\b/i.test(sql)) return partsChanges(sql, args, cascades);
   const table = writtenTable(sql)!;
   const out = new Map<string, RowChange>();
   const change = rowChangeOf(sql, table, args, result);
@@ -191,16 +171,22 @@ function visitCascades(out: Map<string, RowChange>, table: string, cascades: Cas
 }
 
 /**
- * What a statement made of data-modifying parts (WITH … AS (INSERT …) INSERT …) changed: every
- * table it writes, its rows not known, with the parents their counting triggers write and, for an
- * UPDATE or a DELETE, the tables a foreign key cascades to.
+ * What a statement made of data-modifying parts (WITH … AS (INSERT …) UPDATE …) changed: each
+ * part read as a statement of its own (the text of `name AS (…)` within its parentheses, and the
+ * statement after the parts), with the statement's parameters — so rows stay known where the
+ * part's text and parameters prove them; a part whose text cannot be taken out counts as the
+ * whole table, with its cascades.
  */
-function partsChanges(sql: string, cascades: Cascades): Map<string, RowChange> {
+function partsChanges(sql: string, args: readonly unknown[] | undefined, cascades: Cascades): Map<string, RowChange> {
   const out = new Map<string, RowChange>();
-  for (const { verb, table } of writtenTables(sql)) {
-    mergeChange(out, table, "table");
-    if (TRIGGER_WRITES[table]) for (const parent of Object.values(TRIGGER_ROWS[table] ?? {})) mergeChange(out, parent, "table");
-    if (verb !== "INSERT") visitCascades(out, table, cascades);
+  for (const { verb, table, text } of statementParts(sql)) {
+    if (text === null) {
+      mergeChange(out, table, "table");
+      if (TRIGGER_WRITES[table]) for (const parent of Object.values(TRIGGER_ROWS[table] ?? {})) mergeChange(out, parent, "table");
+      if (verb !== "INSERT") visitCascades(out, table, cascades);
+      continue;
+    }
+    for (const [t, change] of statementChanges(text, args, undefined, cascades)) mergeChange(out, t, change);
   }
   return out;
 }

@@ -19,6 +19,47 @@ export const KEY_COLUMNS: ReadonlyMap<string, readonly string[]> = new Map(
   }),
 );
 
+const WRITE = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"[^"]+"\.)?"([^"]+)"/i;
+/** A write inside a statement that starts with WITH: a data-modifying `name AS (…)`, or the statement that follows them. */
+const WITH_WRITE = /(?:\bAS\s*\(|\))\s*(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:"[^"]+"\.)?"([^"]+)"/gi;
+
+/** The table an INSERT, UPDATE or DELETE statement writes (null for other statements, WITH … included: see statementParts). */
+export function writtenTable(sql: string): string | null {
+  const c = sql.charCodeAt(sql.search(/\S/));
+  // I, U, D (either case): anything else is not a write, without running the expression.
+  if (c !== 73 && c !== 85 && c !== 68 && c !== 105 && c !== 117 && c !== 100) return null;
+  return WRITE.exec(sql)?.[1] ?? null;
+}
+
+/** One write of a statement: its verb, its table, and its own text (null when it cannot be taken out). */
+export interface StatementPart {
+  verb: "INSERT" | "UPDATE" | "DELETE";
+  table: string;
+  text: string | null;
+}
+
+/**
+ * The writes of a statement: the statement itself for an INSERT, UPDATE or DELETE; for one that
+ * starts with WITH, each data-modifying part (the text of `name AS (…)` within its parentheses)
+ * and the statement after the parts; none for a read.
+ */
+export function statementParts(sql: string): StatementPart[] {
+  const one = writtenTable(sql);
+  if (one) return [{ verb: verbOf(sql), table: one, text: sql }];
+  if (!/^\s*WITH\b/i.test(sql)) return [];
+  return [...sql.matchAll(WITH_WRITE)].map((m) => {
+    const start = m.index! + m[0].search(/INSERT|UPDATE|DELETE/i);
+    let text: string | null = sql.slice(start);
+    if (/^AS/i.test(m[0])) {
+      const close = closing(sql, m.index! + m[0].indexOf("("));
+      text = close < 0 ? null : sql.slice(start, close);
+    }
+    return { verb: verbOf(m[1]!), table: m[2]!, text: text !== null && writtenTable(text) === m[2] ? text : null };
+  });
+}
+
+const verbOf = (sql: string) => sql.trimStart().slice(0, 6).toUpperCase() as StatementPart["verb"];
+
 /** A read of a table limited to the rows whose key column `column` has one of `values`. */
 export interface Restriction {
   column: string;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, createSpace, expectError, statementsOf, type Admin, type Member } from "../helpers/fixtures.js";
 import { runAdminCommand } from "../../src/cli/commands.js";
-import { changesAccess } from "../../src/core/access-cache.js";
+import { changesAccess, changesInstallations } from "../../src/core/access-cache.js";
 
 /**
  * The statement budget of a request: once a token and a membership were read, authentication and
@@ -136,5 +136,24 @@ describe("which writes drop the cache", () => {
     expect(role.some((w) => changesAccess(w))).toBe(true);
     const created = await writesOf(() => t.member(org, "nina@acme.test", "read"));
     expect(created.some((w) => changesAccess(w))).toBe(true);
+  });
+
+  it("a statement of data-modifying parts is read part by part: a page edit (the space's head moved) keeps access and installations", async () => {
+    const space = (await admin.post(`/v1/orgs/${org}/spaces`, { title: "Parts" })).body;
+    const page = (await admin.post(`/v1/spaces/${space.id}/content/pages`, { title: "Part" })).body;
+    const edit = await writesOf(() => admin.patch(`/v1/spaces/${space.id}/content/page/${page.id}`, { title: "Part two" }));
+    const statements = edit.flatMap((w) => [...w.values()].flat());
+    expect(statements.some((sql) => /^\s*WITH\b/.test(sql) && /UPDATE "public"."Space"/.test(sql))).toBe(true);
+    for (const writes of edit) {
+      expect(changesAccess(writes)).toBe(false);
+      expect(changesInstallations(writes)).toBe(false);
+    }
+    // The same shapes on tables that decide access: an UPDATE of a member's role inside WITH, a delete.
+    const role = `WITH "x" AS (INSERT INTO "public"."Revision" ("id") VALUES ($1)) UPDATE "public"."Member" SET "role" = $2 WHERE "public"."Member"."userId" = $3`;
+    expect(changesAccess(new Map([["Member", [role]], ["Revision", [role]]]))).toBe(true);
+    const seen = `WITH "x" AS (INSERT INTO "public"."Revision" ("id") VALUES ($1)) UPDATE "public"."Member" SET "lastSeenAt" = $2 WHERE "public"."Member"."userId" = $3`;
+    expect(changesAccess(new Map([["Member", [seen]], ["Revision", [seen]]]))).toBe(false);
+    const moved = `WITH "x" AS (UPDATE "public"."Space" SET "organizationId" = $1 WHERE "public"."Space"."id" = $2) SELECT 1`;
+    expect(changesInstallations(new Map([["Space", [moved]]]))).toBe(true);
   });
 });

@@ -107,6 +107,18 @@ describe("what a write changed", () => {
     expect(writeOf(events, ["[]", "[]"])).toEqual(["IntegrationEvent", "IntegrationEventLog"]);
     const purge = `WITH "gone" AS (DELETE FROM "Space" WHERE "id" = $1 RETURNING "id") SELECT count(*) FROM "gone"`;
     expect(writeOf(purge, ["spc_A"])).toEqual(expect.arrayContaining(["Space", "Comment", "ChangeRequest", "CommentReaction"]));
+    // Each part is read as a statement of its own: a new revision and the space's compare-and-set
+    // to it name their rows, and another space's answers stay.
+    const commit = `WITH "revision" AS (
+      INSERT INTO "public"."Revision" ("id", "spaceId", "changeRequestId", "parents", "type", "content", "createdById", "createdAt")
+      VALUES ($1, $2, $3, $4::text[], $5, $6::jsonb, $7, $8::timestamp(3)))
+    UPDATE "public"."Space" SET "revisionId" = $9, "updatedAt" = $10::timestamp(3) WHERE ("public"."Space"."id" = $11 AND "public"."Space"."revisionId" = $12)`;
+    const changed = writeOf(commit, ["rev_2", "spc_A", null, ["rev_1"], "edits", "{}", "usr_1", "t", "rev_2", "t", "spc_A", "rev_1"]);
+    expect(changed).toEqual(expect.arrayContaining(["Revision.id=rev_2", "Revision.spaceId=spc_A", "Space.id=spc_A", "Space.revisionId=*"]));
+    expect(changed).not.toContain("Revision");
+    expect(changed).not.toContain("Space");
+    expect(drops(changed, readTags(SPACE_BY_ID, ["spc_B", "0"]))).toBe(false);
+    expect(drops(changed, readTags(SPACE_BY_ID, ["spc_A", "0"]))).toBe(true);
     // A WITH that only reads writes nothing.
     expect(writtenTables(`WITH "s" AS (SELECT "id" FROM "Space") SELECT * FROM "s"`)).toEqual([]);
   });

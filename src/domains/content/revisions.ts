@@ -297,18 +297,10 @@ export async function commitChange<T>(
         const draft = readContent(structuredClone(await storedContent(tx, head)));
         const value = change(draft);
         const id = newId("Revision");
-        await tx.revision.create({
-          data: {
-            id,
-            spaceId: scope.space.id,
-            changeRequestId: scope.changeRequest?.id ?? null,
-            parents: [head],
-            type,
-            content: draft as any,
-            createdById: ctx.viewer.userId,
-          },
-        });
         if (scope.changeRequest) {
+          await tx.revision.create({
+            data: { id, spaceId: scope.space.id, changeRequestId: scope.changeRequest.id, parents: [head], type, content: draft as any, createdById: ctx.viewer.userId },
+          });
           const { count } = await tx.changeRequest.updateMany({
             where: { id: scope.changeRequest.id, revisionId: head, status: { in: EDITABLE_STATUSES } },
             data: { revisionId: id },
@@ -320,7 +312,16 @@ export async function commitChange<T>(
             update: { lastEditAt: new Date() },
           });
         } else {
-          const { count } = await tx.space.updateMany({ where: { id: scope.space.id, revisionId: head }, data: { revisionId: id } });
+          // The revision and the space's compare-and-set to it in one statement (a round trip less);
+          // when the head moved meanwhile, nothing is updated and the transaction, revision
+          // included, is rolled back by Moved.
+          const now = new Date().toISOString();
+          const count = await tx.$executeRaw`
+            WITH "revision" AS (
+              INSERT INTO "public"."Revision" ("id", "spaceId", "changeRequestId", "parents", "type", "content", "createdById", "createdAt")
+              VALUES (${id}, ${scope.space.id}, ${null}, ${[head]}::text[], ${type}, ${JSON.stringify(draft)}::jsonb, ${ctx.viewer.userId}, ${now}::timestamp(3)))
+            UPDATE "public"."Space" SET "revisionId" = ${id}, "updatedAt" = ${now}::timestamp(3)
+              WHERE ("public"."Space"."id" = ${scope.space.id} AND "public"."Space"."revisionId" = ${head})`;
           if (count === 0) throw new Moved();
           await indexSpaceRevision(tx, scope.space.id, id, draft);
         }
