@@ -86,8 +86,6 @@ export function writtenTables(sql: string): { verb: StatementPart["verb"]; table
   return statementParts(sql).map(({ verb, table }) => ({ verb, table }));
 }
 
-export { writtenTable };
-
 /**
  * What the database's own triggers write when a table is written (prisma/migrations/*_counters):
  * the counts kept on the parent rows. Told to write listeners with the statement's own table, so
