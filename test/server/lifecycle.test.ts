@@ -26,6 +26,14 @@ afterAll(async () => {
 });
 
 
+/** An HTTP front (src/server/http.ts) over `app`, listening on a free port. */
+async function listenFront(app: (req: http.IncomingMessage, res: http.ServerResponse) => unknown) {
+  const front = createHttpFront({ app, logger: createLogger({ level: "silent", format: "json" }), metrics: createMetrics(), trustProxy: false });
+  const server = http.createServer((req, res) => front.handle(req, res));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { front, server, port: (server.address() as net.AddressInfo).port };
+}
+
 interface Started {
   child: ChildProcess;
   output: () => string;
@@ -138,15 +146,7 @@ describe("shutdown", () => {
 
   it("lets requests under way finish, closes their connections after, and stops waiting at the bound", async () => {
     const hold: (() => void)[] = [];
-    const front = createHttpFront({
-      app: (_req, res) => hold.push(() => res.end("done")),
-      logger: createLogger({ level: "silent", format: "json" }),
-      metrics: createMetrics(),
-      trustProxy: false,
-    });
-    const server = http.createServer((req, res) => front.handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as net.AddressInfo;
+    const { front, port, server } = await listenFront((_req, res) => hold.push(() => res.end("done")));
     try {
       const answer = fetch(`http://127.0.0.1:${port}/slow`);
       await vi.waitFor(() => expect(hold).toHaveLength(1));
@@ -173,22 +173,14 @@ describe("shutdown", () => {
 
   it("tells background work when no request is under way (quiet): at once, when the last one ends, or at the bound; streams do not count", async () => {
     const hold: (() => void)[] = [];
-    const front = createHttpFront({
-      app: (req, res) => {
-        if (req.url === "/events") {
-          res.writeHead(200, { "content-type": "text/event-stream" });
-          res.write(": open\n\n");
-          return;
-        }
-        hold.push(() => res.end("done"));
-      },
-      logger: createLogger({ level: "silent", format: "json" }),
-      metrics: createMetrics(),
-      trustProxy: false,
+    const { front, port, server } = await listenFront((req, res) => {
+      if (req.url === "/events") {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(": open\n\n");
+        return;
+      }
+      hold.push(() => res.end("done"));
     });
-    const server = http.createServer((req, res) => front.handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as net.AddressInfo;
     const stream = new AbortController();
     try {
       expect(front.quiet(60_000)).toBeNull();
