@@ -193,11 +193,9 @@ async function writeQueued(services: EventServices, queue: { waiting: Queued[]; 
   }
 }
 
+/** Stores the events of several calls together: one statement (writeEvents), so all of them or none. */
 function storeEvents(prisma: PrismaClient, all: PreparedEvents[]) {
-  return prisma.$transaction([
-    prisma.integrationEvent.createMany({ data: all.flatMap((p) => p.rows) }),
-    prisma.integrationEventLog.createMany({ data: all.flatMap((p) => p.logs) }),
-  ]);
+  return writeEvents(prisma, { rows: all.flatMap((p) => p.rows), logs: all.flatMap((p) => p.logs), messages: [] });
 }
 
 /**
