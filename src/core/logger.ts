@@ -30,10 +30,10 @@ export function createLogger(settings: LoggerSettings): Logger {
       level: settings.level,
       timestamp: stdTimeFunctions.isoTime,
       serializers: { err: stdSerializers.err },
-      mixin(_object, _level, logger) {
+      mixin(object) {
         const scope = requestScope.getStore();
-        // The request log line binds reqId itself: do not write it twice.
-        return scope && !(logger as Logger).bindings().reqId ? { reqId: scope.reqId } : {};
+        // A line that names its request itself (the request's own line) keeps that id, once.
+        return scope && !("reqId" in object) ? { reqId: scope.reqId } : {};
       },
     },
     destination,

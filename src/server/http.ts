@@ -1,6 +1,5 @@
 import crypto from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { pinoHttp } from "pino-http";
 import { requestScope, type Logger } from "../core/logger.js";
 import { attachNotes, notesOfNodeRequest, type RequestNotes } from "../core/request-notes.js";
 import type { Metrics } from "./metrics.js";
@@ -11,7 +10,7 @@ import type { Metrics } from "./metrics.js";
  * - a request id: `X-Request-Id` as sent when it is a plain id (letters, digits, `-_.:`, at most
  *   128), else a new UUID; echoed as `X-Request-Id` in the answer, and on every log line written
  *   while the request is handled;
- * - one log line when the answer ends (pino-http): reqId, method, route pattern, path (without
+ * - one log line when the answer ends: reqId, method, route pattern, path (without
  *   the query string, which may hold share keys), status, durationMs, viewer (the user id, never
  *   the token), operation (the GraphQL operation name, or the graph field of a /v1 route).
  *   5xx are logged at error level, health probes and metrics scrapes at debug, the rest at info;
@@ -65,27 +64,17 @@ export function createHttpFront(opts: {
       ...(res.writableFinished ? {} : { aborted: true }),
     };
   };
-  const message = (req: IncomingMessage, res: ServerResponse) => `${req.method} ${notesOfNodeRequest(req)!.route} ${res.statusCode}`;
-  const httpLog = pinoHttp({
-    logger: opts.logger,
-    genReqId: (req) => notesOfNodeRequest(req)!.id,
-    quietReqLogger: true,
-    quietResLogger: true,
-    customAttributeKeys: { reqId: "reqId" },
-    // A line the logger would drop is not made ("silent" stops pino-http before it builds one).
-    customLogLevel: (req, res, err) => {
-      const level = err || res.statusCode >= 500 ? "error" : QUIET_ROUTES.has(notesOfNodeRequest(req)!.route) ? "debug" : "info";
-      return opts.logger.isLevelEnabled(level) ? level : "silent";
-    },
-    customSuccessObject: (req, res) => line(req, res),
-    customErrorObject: (req, res, err) => ({ ...line(req, res), err }),
-    customSuccessMessage: (req, res) => message(req, res),
-    customErrorMessage: (req, res) => message(req, res),
-  });
+  /** The request's line, at error level for a 5xx, debug for probes and scrapes, else info; not built when that level is off. */
+  const logLine = (req: IncomingMessage, res: ServerResponse, notes: RequestNotes) => {
+    const level = res.statusCode >= 500 ? "error" : QUIET_ROUTES.has(notes.route) ? "debug" : "info";
+    if (!opts.logger.isLevelEnabled(level)) return;
+    opts.logger[level]({ reqId: notes.id, ...line(req, res) }, `${req.method} ${notes.route} ${res.statusCode}`);
+  };
 
   function finished(req: IncomingMessage, res: ServerResponse) {
     running.delete(res);
     const notes = notesOfNodeRequest(req)!;
+    logLine(req, res, notes);
     metrics.httpDuration.labels(req.method ?? "", notes.route, String(res.statusCode)).observe((performance.now() - notes.start) / 1000);
     if ((draining || idle.length) && waiting() === 0) {
       if (draining) drained?.();
@@ -117,7 +106,6 @@ export function createHttpFront(opts: {
       if (draining) res.setHeader("connection", "close");
       running.add(res);
       res.once("close", () => finished(req, res));
-      httpLog(req, res);
       requestScope.run({ reqId: id }, () => opts.app(req, res));
     },
     webSocket(socket, req) {
