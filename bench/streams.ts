@@ -170,11 +170,17 @@ async function startGateways(shared: boolean, receiverUrl: string, spaces: numbe
   };
 }
 
+/** The node options `npm start` gives the server (package.json's start script): the gateway runs here as it does in production. */
+function startFlags(): string[] {
+  const start = String(JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).scripts.start);
+  return start.split(/\s+/).filter((word) => word.startsWith("--"));
+}
+
 async function startGatewayProcess(env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => Promise<unknown> }> {
   const port = await freePort();
   // BENCH_GATEWAY_NODE_ARGS: node options for the gateway processes alone, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, "scripts/run.mjs", "src/main.ts"], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
+  const child = spawn(process.execPath, [...startFlags(), ...nodeArgs, "scripts/run.mjs", "src/main.ts"], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
   const url = `http://127.0.0.1:${port}`;
   let stopping = false;
   child.once("exit", (code, signal) => {
