@@ -19,7 +19,7 @@ import { createLogger } from "../src/core/logger.js";
  *   (ACCESS_CACHE_TTL_MS=0), all without the response cache (RESPONSE_CACHE=off);
  * - the same REST GET and GraphQL query on a third gateway with the response cache on
  *   (RESPONSE_CACHE=on): answers served from it, against the rows above;
- * - the REST list of 50 spaces;
+ * - the REST list of 50 spaces, without and with the response cache;
  * - the nested organization → spaces → change requests → comments query at N = 5 and 50
  *   (N spaces, each with 3 change requests of 3 comments), with its SQL statements per request;
  * - writes: `POST /v1/orgs/{id}/collections` and `PATCH /v1/spaces/{id}/content/page/{pageId}`.
@@ -75,6 +75,10 @@ export async function requestPath() {
     const restCached = await measure({ name: "REST GET /v1/spaces/{id}, response cache", url: `${c.url}/v1/spaces/${c.spaceId}`, headers: c.headers }, cachedGateway.gateway);
     const graphCached = await measure({ name: "GraphQL same fields, response cache", ...gql(c, SPACE_QUERY, { id: c.spaceId }) }, cachedGateway.gateway);
     const list = await measure({ name: "REST list of 50 spaces", url: `${a.url}/v1/orgs/${a.organization}/spaces?limit=50`, headers: a.headers }, main.gateway);
+    const listCached = await measure(
+      { name: "REST list of 50 spaces, response cache", url: `${c.url}/v1/orgs/${c.organization}/spaces?limit=50`, headers: c.headers },
+      cachedGateway.gateway,
+    );
     const n5 = await measure({ name: "nested org→spaces→CRs→comments, N=5", ...gql(a, NESTED_QUERY, { org: a.nested5, n: 5 }) }, main.gateway);
     const n50 = await measure({ name: "nested org→spaces→CRs→comments, N=50", ...gql(a, NESTED_QUERY, { org: a.nested50, n: 50 }) }, main.gateway);
     const post = await measure(
@@ -101,7 +105,7 @@ export async function requestPath() {
     console.log(`  REST GET cached / raw driver   ${ratio(restCached, rawRow)}   (cached / uncached: ${ratio(restCached, rest)})`);
     console.log(`  GraphQL cached / raw driver    ${ratio(graphCached, rawRow)}   (cached / uncached: ${ratio(graphCached, graph)})`);
     console.log(`  REST GET / same, cache off     ${ratio(rest, restUn)}`);
-    console.log(`  list of 50 / REST GET          ${ratio(list, rest)}`);
+    console.log(`  list of 50 / REST GET          ${ratio(list, rest)}   (both from the response cache: ${ratio(listCached, restCached)})`);
     console.log(`  nested N=50 / N=5              ${ratio(n50, n5)}   statements ${n5.statements} → ${n50.statements}`);
     console.log(`  POST collection / REST GET     ${ratio(post, rest)}`);
     console.log(`  PATCH page / REST GET          ${ratio(patch, rest)}`);
