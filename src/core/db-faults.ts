@@ -88,6 +88,11 @@ export function isReferenceGone(error: unknown): boolean {
 
 export const REFERENCE_GONE = "Something this request refers to was deleted while it was being written; nothing was stored. Check that it still exists.";
 
+/** True when a statement asked for a row lock without waiting (NOWAIT) and another transaction held it (SQLSTATE 55P03). */
+export function isLockBusy(error: unknown): boolean {
+  return somewhereIn(error, (e) => e.code === "55P03" || e.originalCode === "55P03" || (typeof e.message === "string" && /could not obtain lock on row/.test(e.message)));
+}
+
 /** True when a write or a read that must find its row found none: another request deleted it after this one looked it up. */
 export function isRowGone(error: unknown): boolean {
   return somewhereIn(error, (e) => e.code === "P2025");

@@ -238,20 +238,20 @@ function returnedRows(table: string, result: unknown): RowChange | null {
   return change;
 }
 
-/** The key values of the rows an INSERT … VALUES (…) names in its parameters, or null. */
+/**
+ * The key values of the rows an INSERT … VALUES (…) names in its parameters, or null. Also an
+ * INSERT … SELECT of values FROM a part of the same statement (`SELECT $1, $2 FROM "head"`):
+ * every row it stores has those values, however many rows that part answered.
+ */
 function insertedRows(sql: string, table: string, args: readonly unknown[]): RowChange | null {
   const keys = KEY_COLUMNS.get(table)!;
-  const m = /^\s*INSERT\s+INTO\s+"public"\."\w+"\s*\(([^)]*)\)\s*VALUES\s*/i.exec(sql);
+  const m = /^\s*INSERT\s+INTO\s+"public"\."\w+"\s*\(([^)]*)\)\s*/i.exec(sql);
   if (!m) return null;
   const columns = [...m[1]!.matchAll(/"(\w+)"/g)].map((c) => c[1]!);
   const change = { values: new Map<string, Set<string>>(), unknown: new Set(keys.filter((k) => !columns.includes(k))) };
-  let rest = sql.slice(m[0].length);
-  for (;;) {
-    if (!rest.startsWith("(")) return null;
-    const end = closing(rest, 0);
-    if (end < 0) return null;
-    const items = splitTop(rest.slice(1, end));
-    if (items.length !== columns.length) return null;
+  /** Notes one row's items (in column order); false when they are not one per column. */
+  const note = (items: string[]): boolean => {
+    if (items.length !== columns.length) return false;
     items.forEach((item, i) => {
       const k = columns[i]!;
       if (!keys.includes(k)) return;
@@ -261,6 +261,19 @@ function insertedRows(sql: string, table: string, args: readonly unknown[]): Row
       if (typeof v !== "string") change.unknown.add(k);
       else addValue(change.values, k, v);
     });
+    return true;
+  };
+  let rest = sql.slice(m[0].length);
+  const selected = /^SELECT\s([^]*)\sFROM\s+"\w+"\s*$/i.exec(rest);
+  if (selected) return !/\b(?:SELECT|FROM)\b/i.test(selected[1]!) && note(splitTop(selected[1]!)) ? change : null;
+  const values = /^VALUES\s*/i.exec(rest);
+  if (!values) return null;
+  rest = rest.slice(values[0].length);
+  for (;;) {
+    if (!rest.startsWith("(")) return null;
+    const end = closing(rest, 0);
+    if (end < 0) return null;
+    if (!note(splitTop(rest.slice(1, end)))) return null;
     rest = rest.slice(end + 1).trimStart();
     if (rest.startsWith(",")) rest = rest.slice(1).trimStart();
     else break;

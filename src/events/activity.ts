@@ -31,13 +31,48 @@ export async function recordSpaceActivity(
   activity: SpaceActivity,
   organizationId?: string,
 ): Promise<Announcement> {
-  const prepared = await prepareActivityEvents(tx, ctx.accessCache, activity, organizationId);
+  const { prepared, announce } = await prepareSpaceActivity(tx, ctx, activity, organizationId);
   await writeEvents(tx, prepared);
+  return announce;
+}
+
+/**
+ * An activity's integration events, for a write that stores them in its own statement (with
+ * eventWrites, ./record.ts), and the announcement to make once that statement committed.
+ */
+export async function prepareSpaceActivity(
+  db: Db,
+  ctx: Pick<Context, "pubsub" | "viewer" | "prisma" | "accessCache">,
+  activity: SpaceActivity,
+  organizationId?: string,
+): Promise<{ prepared: PreparedEvents; announce: Announcement }> {
+  const prepared = await prepareActivityEvents(db, ctx.accessCache, activity, organizationId);
   const message = { ...activity, actorId: ctx.viewer.userId, at: new Date().toISOString() };
-  return () => {
+  const announce = () => {
     ctx.pubsub.publish("space:activity", message);
     announceEvents(ctx, prepared);
   };
+  return { prepared, announce };
+}
+
+/**
+ * Runs `store`, a write of a space's activity in one statement of its own (no transaction), in
+ * the space's announcement queue: when it stored the activity (returned its announcement), the
+ * announcement is made after those of the activities queued before it. The write must not
+ * commit while another write of the space holds its row lock (it takes the lock without
+ * waiting): then the order the queue was taken in is the order of the commits.
+ */
+export async function storeInTurn(spaceId: string, store: () => Promise<Announcement | null>): Promise<boolean> {
+  const turn = takeTurn(spaceId);
+  try {
+    const announce = await store();
+    if (!announce) return false;
+    await turn.previous;
+    announce();
+    return true;
+  } finally {
+    turn.done();
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
+import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
 import type { PubSub } from "../core/pubsub.js";
 import { newId } from "../core/ids.js";
 import type { IntegrationEventMessage, IntegrationEventStatus, IntegrationEventType } from "./messages.js";
@@ -102,15 +102,30 @@ export function prepareEvents(events: NewIntegrationEvent[], now = new Date()): 
  */
 export async function writeEvents(db: Db, prepared: PreparedEvents): Promise<void> {
   if (!prepared.rows.length) return;
-  await db.$executeRaw`
-    WITH "events" AS (
-      INSERT INTO "IntegrationEvent" ("id", "integrationId", "installationId", "type", "status", "payload", "attempts", "nextAttemptAt", "deliveredAt", "createdAt")
-      SELECT "id", "integrationId", "installationId", "type", "status", "payload", "attempts", "nextAttemptAt", "deliveredAt", "createdAt"
-        FROM jsonb_to_recordset(${JSON.stringify(prepared.rows)}::jsonb) AS r("id" text, "integrationId" text, "installationId" text, "type" text,
-          "status" text, "payload" jsonb, "attempts" integer, "nextAttemptAt" timestamp(3), "deliveredAt" timestamp(3), "createdAt" timestamp(3)))
+  await db.$executeRaw`WITH "events" AS (${insertEvents(prepared, Prisma.empty)}) ${insertEventLogs(prepared, Prisma.empty)}`;
+}
+
+/**
+ * Prepared events as two data-modifying parts of a caller's WITH statement (`"events" AS (…),
+ * "eventLogs" AS (…)`), each storing its rows only when `guard` (a WHERE clause) holds.
+ */
+export function eventWrites(prepared: PreparedEvents, guard: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`"events" AS (${insertEvents(prepared, guard)}), "eventLogs" AS (${insertEventLogs(prepared, guard)})`;
+}
+
+function insertEvents(prepared: PreparedEvents, guard: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO "IntegrationEvent" ("id", "integrationId", "installationId", "type", "status", "payload", "attempts", "nextAttemptAt", "deliveredAt", "createdAt")
+    SELECT "id", "integrationId", "installationId", "type", "status", "payload", "attempts", "nextAttemptAt", "deliveredAt", "createdAt"
+      FROM jsonb_to_recordset(${JSON.stringify(prepared.rows)}::jsonb) AS r("id" text, "integrationId" text, "installationId" text, "type" text,
+        "status" text, "payload" jsonb, "attempts" integer, "nextAttemptAt" timestamp(3), "deliveredAt" timestamp(3), "createdAt" timestamp(3)) ${guard}`;
+}
+
+function insertEventLogs(prepared: PreparedEvents, guard: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
     INSERT INTO "IntegrationEventLog" ("id", "eventId", "level", "message", "timestamp")
     SELECT "id", "eventId", "level", "message", "timestamp"
-      FROM jsonb_to_recordset(${JSON.stringify(prepared.logs)}::jsonb) AS r("id" text, "eventId" text, "level" text, "message" text, "timestamp" timestamp(3))`;
+      FROM jsonb_to_recordset(${JSON.stringify(prepared.logs)}::jsonb) AS r("id" text, "eventId" text, "level" text, "message" text, "timestamp" timestamp(3)) ${guard}`;
 }
 
 /**

@@ -117,8 +117,29 @@ describe("what a write changed", () => {
     expect(changed).toEqual(expect.arrayContaining(["Revision.id=rev_2", "Revision.spaceId=spc_A", "Space.id=spc_A", "Space.revisionId=*"]));
     expect(changed).not.toContain("Revision");
     expect(changed).not.toContain("Space");
-    expect(drops(changed, readTags(SPACE_BY_ID, ["spc_B", "0"]))).toBe(false);
     expect(drops(changed, readTags(SPACE_BY_ID, ["spc_A", "0"]))).toBe(true);
+    expect(drops(changed, readTags(SPACE_BY_ID, ["spc_B", "0"]))).toBe(false);
+    // The same write made only when the compare-and-set is (content/revisions.ts commitAtOnce): the
+    // revision is an INSERT … SELECT of its values FROM the part that moved the head; its rows are
+    // known all the same.
+    const atOnce = `WITH "locked" AS (
+        SELECT "id" FROM "public"."Space" WHERE "id" = $1 AND "revisionId" = $2 AND "organizationId" = $3 AND "deletedAt" IS NULL FOR NO KEY UPDATE NOWAIT),
+      "head" AS (
+        UPDATE "public"."Space" SET "revisionId" = $4, "updatedAt" = $5::timestamp(3)
+          WHERE "public"."Space"."id" = $6 AND "public"."Space"."id" IN (SELECT "id" FROM "locked") RETURNING "public"."Space"."id"),
+      "revision" AS (
+        INSERT INTO "public"."Revision" ("id", "spaceId", "changeRequestId", "parents", "type", "content", "createdById", "createdAt")
+        SELECT $7, $8, $9, $10::text[], $11, $12::jsonb, $13, $14::timestamp(3) FROM "head")
+      SELECT count(*)::int AS "stored" FROM "head"`;
+    const once = writeOf(atOnce, ["spc_A", "rev_1", "org_1", "rev_2", "t", "spc_A", "rev_2", "spc_A", null, ["rev_1"], "edits", "{}", "usr_1", "t"]);
+    expect(once).toEqual(expect.arrayContaining(["Revision.id=rev_2", "Revision.spaceId=spc_A", "Space.id=spc_A", "Space.revisionId=*"]));
+    expect(once).not.toContain("Revision");
+    expect(once).not.toContain("Space");
+    expect(drops(once, readTags(SPACE_BY_ID, ["spc_A", "0"]))).toBe(true);
+    expect(drops(once, readTags(SPACE_BY_ID, ["spc_B", "0"]))).toBe(false);
+    // A SELECT that reads more than values is not one row of known values.
+    const copied = `WITH "x" AS (INSERT INTO "public"."Revision" ("id", "spaceId") SELECT $1, (SELECT "spaceId" FROM "public"."Revision" WHERE "id" = $2) FROM "head") SELECT 1`;
+    expect(writeOf(copied, ["rev_3", "rev_1"])).toContain("Revision");
     // A WITH that only reads writes nothing.
     expect(writtenTables(`WITH "s" AS (SELECT "id" FROM "Space") SELECT * FROM "s"`)).toEqual([]);
   });

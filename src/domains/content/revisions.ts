@@ -6,7 +6,9 @@ import { newId } from "../../core/ids.js";
 import type { Role } from "../../core/roles.js";
 import { requireNotDeleted, requireSpace, requireSpaceAction, spaceById } from "../spaces/spaces.access.js";
 import { canOnSpace, type EditMode } from "../spaces/spaces.policy.js";
-import { inTransactionWithActivity, type SpaceActivity } from "../../events/activity.js";
+import { inTransactionWithActivity, prepareSpaceActivity, storeInTurn, type SpaceActivity } from "../../events/activity.js";
+import { eventWrites } from "../../events/record.js";
+import { isLockBusy } from "../../core/db-faults.js";
 
 type RecordActivity = (activity: SpaceActivity) => Promise<void>;
 import { emptyContent, flattenTree, pageTree, readContent, type RevisionContent } from "./model.js";
@@ -282,7 +284,60 @@ export async function commitChange<T>(
   type: RevisionType,
   change: (draft: RevisionContent) => T,
 ): Promise<ChangeResult<T>> {
-  const result = await retryWhenMoved(
+  const result = (await commitAtOnce(ctx, scope, type, change)) ?? (await commitUnderLock(ctx, scope, type, change));
+  // Committed: the next change of this scope starts from it.
+  rememberContent(result.revisionId, result.content);
+  return result;
+}
+
+/**
+ * A change to a space's own content (not a change request's) stored in one statement, without a
+ * transaction: from the space's head as the request found it, the new revision, the head's
+ * compare-and-set to it, the search rows and the integration events of the activity, each part
+ * writing only when the compare-and-set did (a single statement is atomic: all of it or none).
+ * The space's row lock is taken without waiting: when another write holds it, or the head moved
+ * since the request read the space, nothing is written and null is answered, and the change is
+ * made under the lock (commitUnderLock) like every other. A write in the steady state is then
+ * one statement, one round trip, where the locked path costs five and a transaction.
+ */
+async function commitAtOnce<T>(ctx: Context, scope: ContentScope, type: RevisionType, change: (draft: RevisionContent) => T): Promise<ChangeResult<T> | null> {
+  const { space } = scope;
+  if (scope.changeRequest || !space.revisionId || space.deletedAt) return null;
+  const head = space.revisionId;
+  const draft = readContent(structuredClone(await storedContent(ctx.prisma, head)));
+  const value = change(draft);
+  const id = newId("Revision");
+  const now = new Date().toISOString();
+  const { prepared, announce } = await prepareSpaceActivity(ctx.prisma, ctx, { type: "space_content_updated", spaceId: space.id, revisionId: id }, space.organizationId);
+  const stored = Prisma.sql`EXISTS (SELECT 1 FROM "head")`;
+  const done = await storeInTurn(space.id, async () => {
+    try {
+      const [row] = await ctx.prisma.$queryRaw<{ stored: number }[]>`
+        WITH "locked" AS (
+          SELECT "id" FROM "public"."Space"
+            WHERE "id" = ${space.id} AND "revisionId" = ${head} AND "organizationId" = ${space.organizationId} AND "deletedAt" IS NULL
+            FOR NO KEY UPDATE NOWAIT),
+        "head" AS (
+          UPDATE "public"."Space" SET "revisionId" = ${id}, "updatedAt" = ${now}::timestamp(3)
+            WHERE "public"."Space"."id" = ${space.id} AND "public"."Space"."id" IN (SELECT "id" FROM "locked") RETURNING "public"."Space"."id"),
+        "revision" AS (
+          INSERT INTO "public"."Revision" ("id", "spaceId", "changeRequestId", "parents", "type", "content", "createdById", "createdAt")
+          SELECT ${id}, ${space.id}, ${null}, ${[head]}::text[], ${type}, ${JSON.stringify(draft)}::jsonb, ${ctx.viewer.userId}, ${now}::timestamp(3) FROM "head"),
+        ${searchWrites(space.id, id, draft, stored)}${prepared.rows.length ? Prisma.sql`, ${eventWrites(prepared, Prisma.sql`WHERE ${stored}`)}` : Prisma.empty}
+        SELECT count(*)::int AS "stored" FROM "head"`;
+      if (row?.stored === 1) return announce;
+    } catch (err) {
+      if (!isLockBusy(err)) throw err;
+    }
+    return null;
+  });
+  spaceById(ctx).clear(space.id);
+  return done ? { revisionId: id, previousRevisionId: head, content: draft, value } : null;
+}
+
+/** A change made under the space's row lock (withSpaceLock), replayed when a head moved meanwhile. */
+async function commitUnderLock<T>(ctx: Context, scope: ContentScope, type: RevisionType, change: (draft: RevisionContent) => T): Promise<ChangeResult<T>> {
+  return retryWhenMoved(
     "The content changed too often while this change was being applied; retry it.",
     () =>
       withSpaceLock(ctx, scope.space.id, async (tx, space, record) => {
@@ -338,9 +393,6 @@ export async function commitChange<T>(
       if (scope.changeRequest) requireEditableChangeRequest(await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: scope.changeRequest.id } }));
     },
   );
-  // Committed: the next change of this scope starts from it.
-  rememberContent(result.revisionId, result.content);
-  return result;
 }
 
 // ─── Search index ────────────────────────────────────────────────────────────────────────────
@@ -354,11 +406,19 @@ export interface IndexedSection {
 
 /**
  * Rebuilds the PageSearch rows of a space from its (new) active revision: one row per document
- * page with its title, path, plain text, and sections split at headings. One statement: the rows
- * of pages no longer indexed are deleted by a data-modifying part of the upsert of the others,
- * passed as one JSON parameter (a round trip less than a delete and an insert).
+ * page with its title, path, plain text, and sections split at headings, in one statement
+ * (searchWrites).
  */
 export async function indexSpaceRevision(tx: Prisma.TransactionClient, spaceId: string, revisionId: string, content: RevisionContent): Promise<void> {
+  await tx.$executeRaw`WITH ${searchWrites(spaceId, revisionId, content, Prisma.empty)} SELECT 1`;
+}
+
+/**
+ * The search rows of a revision as two data-modifying parts of a WITH statement (`"gone" AS (…),
+ * "indexed" AS (…)`): the rows of pages no longer indexed are deleted, the others upserted,
+ * passed as one JSON parameter; each part only when `guard` holds (an SQL condition, or empty).
+ */
+function searchWrites(spaceId: string, revisionId: string, content: RevisionContent, guard: Prisma.Sql): Prisma.Sql {
   const rows = flattenTree(pageTree(content))
     .filter((p) => p.type === "document" && !p.noIndex)
     .map((page) => {
@@ -378,15 +438,18 @@ export async function indexSpaceRevision(tx: Prisma.TransactionClient, spaceId: 
         body: [page.description ?? "", plainText(page.markdown)].filter(Boolean).join("\n"),
       };
     });
-  await tx.$executeRaw`
-    WITH "gone" AS (
-      DELETE FROM "PageSearch" WHERE "spaceId" = ${spaceId} AND NOT ("pageId" = ANY(${rows.map((r) => r.pageId)}::text[])))
-    INSERT INTO "PageSearch" ("spaceId", "pageId", "revisionId", "title", "path", "sections", "body")
-    SELECT "spaceId", "pageId", "revisionId", "title", "path", "sections", "body"
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        AS r("spaceId" text, "pageId" text, "revisionId" text, "title" text, "path" text, "sections" jsonb, "body" text)
-    ON CONFLICT ("spaceId", "pageId") DO UPDATE SET "revisionId" = EXCLUDED."revisionId", "title" = EXCLUDED."title",
-      "path" = EXCLUDED."path", "sections" = EXCLUDED."sections", "body" = EXCLUDED."body"`;
+  const and = guard === Prisma.empty ? Prisma.empty : Prisma.sql`AND ${guard}`;
+  const where = guard === Prisma.empty ? Prisma.empty : Prisma.sql`WHERE ${guard}`;
+  return Prisma.sql`
+    "gone" AS (
+      DELETE FROM "PageSearch" WHERE "spaceId" = ${spaceId} AND NOT ("pageId" = ANY(${rows.map((r) => r.pageId)}::text[])) ${and}),
+    "indexed" AS (
+      INSERT INTO "PageSearch" ("spaceId", "pageId", "revisionId", "title", "path", "sections", "body")
+      SELECT "spaceId", "pageId", "revisionId", "title", "path", "sections", "body"
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS r("spaceId" text, "pageId" text, "revisionId" text, "title" text, "path" text, "sections" jsonb, "body" text) ${where}
+      ON CONFLICT ("spaceId", "pageId") DO UPDATE SET "revisionId" = EXCLUDED."revisionId", "title" = EXCLUDED."title",
+        "path" = EXCLUDED."path", "sections" = EXCLUDED."sections", "body" = EXCLUDED."body")`;
 }
 
 /**
