@@ -109,6 +109,36 @@ describe("compatible writes to one space sent at once", () => {
     read.forEach((r, i) => expect(r.body.markdown.trim()).toBe(`Text ${i}`));
   }, MANY);
 
+  it("an edit while another transaction holds its space's row lock: it waits for the lock, then lands once", async () => {
+    const space = (await createSpace(admin, org, { title: "Held" })).id;
+    const page = created(await editor.post(`/v1/spaces/${space}/content/pages`, { title: "Held page" }));
+    const prisma = t.gateway.db.prisma;
+    const revisions = () => prisma.revision.count({ where: { spaceId: space } });
+    const before = await revisions();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const held = new Promise<void>((resolve) => (locked = resolve));
+    const holder = prisma.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT "id" FROM "Space" WHERE "id" = ${space} FOR NO KEY UPDATE`;
+        locked();
+        await released;
+      },
+      { timeout: 60_000 },
+    );
+    await held;
+    // On PostgreSQL the edit finds the lock taken (its one-statement attempt writes nothing) and
+    // queues on it; on the embedded database it waits for the one connection.
+    const edit = editor.patch(`/v1/spaces/${space}/content/page/${page.id}`, { markdown: "After the lock" });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    release();
+    await holder;
+    expect((await edit).status).toBe(200);
+    expect(await revisions()).toBe(before + 1);
+    expect((await admin.get(`/v1/spaces/${space}/content/page/${page.id}`)).body.markdown.trim()).toBe("After the lock");
+  }, MANY);
+
   it("edits of one change request's pages and a status change at once: all succeed", async () => {
     const space = (await createSpace(admin, org, { title: "In a change request" })).id;
     const cr = created(await editor.post(`/v1/spaces/${space}/change-requests`, {})).number;
