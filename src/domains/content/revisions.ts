@@ -25,6 +25,8 @@ import { plainText, sectionsOf } from "./markdown.js";
  * land; only a true content conflict (a merge whose sides changed the same lines) answers 409.
  * The pointer moves on the condition that it did not move meanwhile all the same, and a write
  * that finds it moved is replayed (retryWhenMoved), so a writer that skipped the lock cannot be lost.
+ * An edit of a space's own content first tries to land in one statement that takes the lock
+ * without waiting for it (commitAtOnce); when it cannot, it takes the path above.
  */
 
 /** What a revision was made by. */
@@ -50,8 +52,8 @@ export function contentOf(revision: Revision | null): RevisionContent {
 /**
  * The stored content of revisions this process wrote, by revision id, so that the next change of
  * the same scope starts from it without reading it back. Revisions are immutable and their ids
- * never reused, and a change's base is always the head read under the space's lock: an entry can
- * only ever answer for the row it copies. Each entry is the content as the database returns it
+ * never reused: an entry can only ever answer for the row it copies, whichever head a change
+ * starts from (read under the space's lock, or as the request found it). Each entry is the content as the database returns it
  * (JSON, object keys in jsonb's order), frozen; bounded, the oldest go first.
  */
 const writtenContent = new Map<string, { content: unknown; size: number }>();
