@@ -102,30 +102,32 @@ export function prepareEvents(events: NewIntegrationEvent[], now = new Date()): 
  */
 export async function writeEvents(db: Db, prepared: PreparedEvents): Promise<void> {
   if (!prepared.rows.length) return;
-  await db.$executeRaw`WITH "events" AS (${insertEvents(prepared, Prisma.empty)}) ${insertEventLogs(prepared, Prisma.empty)}`;
+  await db.$executeRaw`WITH "events" AS (${insertEvents(prepared)}) ${insertEventLogs(prepared)}`;
 }
 
 /**
  * Prepared events as two data-modifying parts of a caller's WITH statement (`"events" AS (…),
- * "eventLogs" AS (…)`), each storing its rows only when `guard` (a WHERE clause) holds.
+ * "eventLogs" AS (…)`), each storing its rows only when `onlyWhen` (an SQL condition) holds.
  */
-export function eventWrites(prepared: PreparedEvents, guard: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`"events" AS (${insertEvents(prepared, guard)}), "eventLogs" AS (${insertEventLogs(prepared, guard)})`;
+export function eventWrites(prepared: PreparedEvents, onlyWhen: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`"events" AS (${insertEvents(prepared, onlyWhen)}), "eventLogs" AS (${insertEventLogs(prepared, onlyWhen)})`;
 }
 
-function insertEvents(prepared: PreparedEvents, guard: Prisma.Sql): Prisma.Sql {
+const whereOf = (onlyWhen?: Prisma.Sql) => (onlyWhen ? Prisma.sql`WHERE ${onlyWhen}` : Prisma.empty);
+
+function insertEvents(prepared: PreparedEvents, onlyWhen?: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`
     INSERT INTO "IntegrationEvent" ("id", "integrationId", "installationId", "type", "status", "payload", "attempts", "nextAttemptAt", "deliveredAt", "createdAt")
     SELECT "id", "integrationId", "installationId", "type", "status", "payload", "attempts", "nextAttemptAt", "deliveredAt", "createdAt"
       FROM jsonb_to_recordset(${JSON.stringify(prepared.rows)}::jsonb) AS r("id" text, "integrationId" text, "installationId" text, "type" text,
-        "status" text, "payload" jsonb, "attempts" integer, "nextAttemptAt" timestamp(3), "deliveredAt" timestamp(3), "createdAt" timestamp(3)) ${guard}`;
+        "status" text, "payload" jsonb, "attempts" integer, "nextAttemptAt" timestamp(3), "deliveredAt" timestamp(3), "createdAt" timestamp(3)) ${whereOf(onlyWhen)}`;
 }
 
-function insertEventLogs(prepared: PreparedEvents, guard: Prisma.Sql): Prisma.Sql {
+function insertEventLogs(prepared: PreparedEvents, onlyWhen?: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`
     INSERT INTO "IntegrationEventLog" ("id", "eventId", "level", "message", "timestamp")
     SELECT "id", "eventId", "level", "message", "timestamp"
-      FROM jsonb_to_recordset(${JSON.stringify(prepared.logs)}::jsonb) AS r("id" text, "eventId" text, "level" text, "message" text, "timestamp" timestamp(3)) ${guard}`;
+      FROM jsonb_to_recordset(${JSON.stringify(prepared.logs)}::jsonb) AS r("id" text, "eventId" text, "level" text, "message" text, "timestamp" timestamp(3)) ${whereOf(onlyWhen)}`;
 }
 
 /**

@@ -126,12 +126,13 @@ describe("what a write changed", () => {
         SELECT "id" FROM "public"."Space" WHERE "id" = $1 AND "revisionId" = $2 AND "organizationId" = $3 AND "deletedAt" IS NULL FOR NO KEY UPDATE NOWAIT),
       "head" AS (
         UPDATE "public"."Space" SET "revisionId" = $4, "updatedAt" = $5::timestamp(3)
-          WHERE "public"."Space"."id" = $6 AND "public"."Space"."id" IN (SELECT "id" FROM "locked") RETURNING "public"."Space"."id"),
+          WHERE "public"."Space"."id" = $6 AND "public"."Space"."revisionId" = $7 AND "public"."Space"."id" IN (SELECT "id" FROM "locked")
+          RETURNING "public"."Space"."id"),
       "revision" AS (
         INSERT INTO "public"."Revision" ("id", "spaceId", "changeRequestId", "parents", "type", "content", "createdById", "createdAt")
-        SELECT $7, $8, $9, $10::text[], $11, $12::jsonb, $13, $14::timestamp(3) FROM "head")
+        SELECT $8, $9, $10, $11::text[], $12, $13::jsonb, $14, $15::timestamp(3) FROM "head")
       SELECT count(*)::int AS "stored" FROM "head"`;
-    const once = writeOf(atOnce, ["spc_A", "rev_1", "org_1", "rev_2", "t", "spc_A", "rev_2", "spc_A", null, ["rev_1"], "edits", "{}", "usr_1", "t"]);
+    const once = writeOf(atOnce, ["spc_A", "rev_1", "org_1", "rev_2", "t", "spc_A", "rev_1", "rev_2", "spc_A", null, ["rev_1"], "edits", "{}", "usr_1", "t"]);
     expect(once).toEqual(expect.arrayContaining(["Revision.id=rev_2", "Revision.spaceId=spc_A", "Space.id=spc_A", "Space.revisionId=*"]));
     expect(once).not.toContain("Revision");
     expect(once).not.toContain("Space");

@@ -53,8 +53,9 @@ export function contentOf(revision: Revision | null): RevisionContent {
  * The stored content of revisions this process wrote, by revision id, so that the next change of
  * the same scope starts from it without reading it back. Revisions are immutable and their ids
  * never reused: an entry can only ever answer for the row it copies, whichever head a change
- * starts from (read under the space's lock, or as the request found it). Each entry is the content as the database returns it
- * (JSON, object keys in jsonb's order), frozen; bounded, the oldest go first.
+ * starts from (read under the space's lock, or as the request found it). Each entry is the
+ * content as the database returns it (JSON, object keys in jsonb's order), frozen; bounded, the
+ * oldest go first.
  */
 const writtenContent = new Map<string, { content: unknown; size: number }>();
 const WRITTEN_CONTENT_ENTRIES = 64;
@@ -309,7 +310,6 @@ async function commitAtOnce<T>(ctx: Context, scope: ContentScope, type: Revision
   const draft = readContent(structuredClone(await storedContent(ctx.prisma, head)));
   const value = change(draft);
   const id = newId("Revision");
-  const now = new Date().toISOString();
   const { prepared, announce } = await prepareSpaceActivity(ctx.prisma, ctx, { type: "space_content_updated", spaceId: space.id, revisionId: id }, space.organizationId);
   const stored = Prisma.sql`EXISTS (SELECT 1 FROM "head")`;
   const done = await storeInTurn(space.id, async () => {
@@ -319,13 +319,8 @@ async function commitAtOnce<T>(ctx: Context, scope: ContentScope, type: Revision
           SELECT "id" FROM "public"."Space"
             WHERE "id" = ${space.id} AND "revisionId" = ${head} AND "organizationId" = ${space.organizationId} AND "deletedAt" IS NULL
             FOR NO KEY UPDATE NOWAIT),
-        "head" AS (
-          UPDATE "public"."Space" SET "revisionId" = ${id}, "updatedAt" = ${now}::timestamp(3)
-            WHERE "public"."Space"."id" = ${space.id} AND "public"."Space"."id" IN (SELECT "id" FROM "locked") RETURNING "public"."Space"."id"),
-        "revision" AS (
-          INSERT INTO "public"."Revision" ("id", "spaceId", "changeRequestId", "parents", "type", "content", "createdById", "createdAt")
-          SELECT ${id}, ${space.id}, ${null}, ${[head]}::text[], ${type}, ${JSON.stringify(draft)}::jsonb, ${ctx.viewer.userId}, ${now}::timestamp(3) FROM "head"),
-        ${searchWrites(space.id, id, draft, stored)}${prepared.rows.length ? Prisma.sql`, ${eventWrites(prepared, Prisma.sql`WHERE ${stored}`)}` : Prisma.empty}
+        ${movedHead({ spaceId: space.id, head, id, type, draft, userId: ctx.viewer.userId, locked: Prisma.sql`"public"."Space"."id" IN (SELECT "id" FROM "locked")` })},
+        ${searchWrites(space.id, id, draft, stored)}${prepared.rows.length ? Prisma.sql`, ${eventWrites(prepared, stored)}` : Prisma.empty}
         SELECT count(*)::int AS "stored" FROM "head"`;
       if (row?.stored === 1) return announce;
     } catch (err) {
@@ -370,16 +365,11 @@ async function commitUnderLock<T>(ctx: Context, scope: ContentScope, type: Revis
           });
         } else {
           // The revision and the space's compare-and-set to it in one statement (a round trip less);
-          // when the head moved meanwhile, nothing is updated and the transaction, revision
-          // included, is rolled back by Moved.
-          const now = new Date().toISOString();
-          const count = await tx.$executeRaw`
-            WITH "revision" AS (
-              INSERT INTO "public"."Revision" ("id", "spaceId", "changeRequestId", "parents", "type", "content", "createdById", "createdAt")
-              VALUES (${id}, ${scope.space.id}, ${null}, ${[head]}::text[], ${type}, ${JSON.stringify(draft)}::jsonb, ${ctx.viewer.userId}, ${now}::timestamp(3)))
-            UPDATE "public"."Space" SET "revisionId" = ${id}, "updatedAt" = ${now}::timestamp(3)
-              WHERE ("public"."Space"."id" = ${scope.space.id} AND "public"."Space"."revisionId" = ${head})`;
-          if (count === 0) throw new Moved();
+          // when the head moved meanwhile, nothing is written and the transaction is rolled back by Moved.
+          const [row] = await tx.$queryRaw<{ stored: number }[]>`
+            WITH ${movedHead({ spaceId: scope.space.id, head, id, type, draft, userId: ctx.viewer.userId })}
+            SELECT count(*)::int AS "stored" FROM "head"`;
+          if (row?.stored !== 1) throw new Moved();
           await indexSpaceRevision(tx, scope.space.id, id, draft);
         }
         await record({
@@ -397,6 +387,23 @@ async function commitUnderLock<T>(ctx: Context, scope: ContentScope, type: Revis
   );
 }
 
+/**
+ * A new revision of a space's own content and the compare-and-set of the space's head to it, as
+ * two parts of a WITH statement: `"head"` moves the head when it is still `head` (and `locked`
+ * holds, when given), answering the space's id; `"revision"` stores the revision only then.
+ */
+function movedHead(w: { spaceId: string; head: string; id: string; type: RevisionType; draft: RevisionContent; userId: string; locked?: Prisma.Sql }): Prisma.Sql {
+  const now = new Date().toISOString();
+  return Prisma.sql`
+    "head" AS (
+      UPDATE "public"."Space" SET "revisionId" = ${w.id}, "updatedAt" = ${now}::timestamp(3)
+        WHERE "public"."Space"."id" = ${w.spaceId} AND "public"."Space"."revisionId" = ${w.head}${w.locked ? Prisma.sql` AND ${w.locked}` : Prisma.empty}
+        RETURNING "public"."Space"."id"),
+    "revision" AS (
+      INSERT INTO "public"."Revision" ("id", "spaceId", "changeRequestId", "parents", "type", "content", "createdById", "createdAt")
+      SELECT ${w.id}, ${w.spaceId}, ${null}, ${[w.head]}::text[], ${w.type}, ${JSON.stringify(w.draft)}::jsonb, ${w.userId}, ${now}::timestamp(3) FROM "head")`;
+}
+
 // ─── Search index ────────────────────────────────────────────────────────────────────────────
 
 export interface IndexedSection {
@@ -412,15 +419,15 @@ export interface IndexedSection {
  * (searchWrites).
  */
 export async function indexSpaceRevision(tx: Prisma.TransactionClient, spaceId: string, revisionId: string, content: RevisionContent): Promise<void> {
-  await tx.$executeRaw`WITH ${searchWrites(spaceId, revisionId, content, Prisma.empty)} SELECT 1`;
+  await tx.$executeRaw`WITH ${searchWrites(spaceId, revisionId, content)} SELECT 1`;
 }
 
 /**
  * The search rows of a revision as two data-modifying parts of a WITH statement (`"gone" AS (…),
  * "indexed" AS (…)`): the rows of pages no longer indexed are deleted, the others upserted,
- * passed as one JSON parameter; each part only when `guard` holds (an SQL condition, or empty).
+ * passed as one JSON parameter; each part only when `onlyWhen` holds (an SQL condition), if given.
  */
-function searchWrites(spaceId: string, revisionId: string, content: RevisionContent, guard: Prisma.Sql): Prisma.Sql {
+function searchWrites(spaceId: string, revisionId: string, content: RevisionContent, onlyWhen?: Prisma.Sql): Prisma.Sql {
   const rows = flattenTree(pageTree(content))
     .filter((p) => p.type === "document" && !p.noIndex)
     .map((page) => {
@@ -440,8 +447,8 @@ function searchWrites(spaceId: string, revisionId: string, content: RevisionCont
         body: [page.description ?? "", plainText(page.markdown)].filter(Boolean).join("\n"),
       };
     });
-  const and = guard === Prisma.empty ? Prisma.empty : Prisma.sql`AND ${guard}`;
-  const where = guard === Prisma.empty ? Prisma.empty : Prisma.sql`WHERE ${guard}`;
+  const and = onlyWhen ? Prisma.sql`AND ${onlyWhen}` : Prisma.empty;
+  const where = onlyWhen ? Prisma.sql`WHERE ${onlyWhen}` : Prisma.empty;
   return Prisma.sql`
     "gone" AS (
       DELETE FROM "PageSearch" WHERE "spaceId" = ${spaceId} AND NOT ("pageId" = ANY(${rows.map((r) => r.pageId)}::text[])) ${and}),
