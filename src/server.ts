@@ -150,7 +150,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     async onRequest({ request, url, endResponse }) {
       const raw = await rawRoutes(request, url);
       if (raw) return endResponse(raw);
-      if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return endResponse(await rest.handle(request));
+      if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return endResponse(await rest.handle(request, url));
     },
   };
 

@@ -9,7 +9,7 @@ import { ssoProviderOfLabel } from "../domains/sso/sso.enforce.js";
 const TOKEN_PREFIX = "dapi_";
 
 export function hashToken(token: string): string {
-  return crypto.createHash("sha256").update(token).digest("hex");
+  return crypto.hash("sha256", token, "hex");
 }
 
 export async function createApiToken(prisma: PrismaClient, userId: string, label?: string) {

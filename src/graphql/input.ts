@@ -11,10 +11,16 @@ import { appErrorOf, badInput } from "../core/errors.js";
  * naming the variable or argument, before any resolver (or the database) sees the value.
  */
 export function useInputChecks(maxJsonDepth: number): Plugin {
+  // Documents whose written arguments passed: a document does not change, and the same one runs
+  // again and again (yoga's parse cache, the /v1 routes' operations built once).
+  const checked = new WeakSet<DocumentNode>();
   const refusal = (args: { document: DocumentNode; variableValues?: Record<string, unknown> | null }): GraphQLError | null => {
     try {
       for (const [name, value] of Object.entries(args.variableValues ?? {})) checkInputValue(`$${name}`, value, maxJsonDepth);
-      checkLiterals(args.document, maxJsonDepth);
+      if (!checked.has(args.document)) {
+        checkLiterals(args.document, maxJsonDepth);
+        checked.add(args.document);
+      }
       return null;
     } catch (err) {
       const app = appErrorOf(err);

@@ -139,10 +139,14 @@ export function createRestHandler(opts: RestOptions) {
     (openapi ??= finishOpenAPI((router as any).openAPIDocument, restSchema, opts.table, opts.publicUrl));
   let validator: ReturnType<typeof createInputValidator> | undefined;
 
-  async function handle(request: Request): Promise<Response> {
-    const url = new URL(request.url);
+  /** Answers a /v1 request; `parsed` is its URL when the caller has already read it (it is not changed). */
+  async function handle(request: Request, parsed?: URL): Promise<Response> {
+    let url = parsed ?? new URL(request.url);
     // A trailing slash names the same operation: /v1/orgs/ is /v1/orgs.
-    if (url.pathname.length > 4 && url.pathname.endsWith("/")) url.pathname = url.pathname.replace(/\/+$/, "");
+    if (url.pathname.length > 4 && url.pathname.endsWith("/")) {
+      url = new URL(url.href);
+      url.pathname = url.pathname.replace(/\/+$/, "");
+    }
     if (url.pathname === "/v1/openapi.json" && request.method === "GET") return Response.json(openAPIDocument());
     if (url.pathname.startsWith("/v1/webhook") || url.pathname.startsWith("/v1/__sofa")) {
       return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });

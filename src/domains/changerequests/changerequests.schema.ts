@@ -151,10 +151,10 @@ builder.queryFields((t) => ({
     },
     resolve: (_r, args, ctx) => service.listChangeRequests(ctx, args.spaceId, args),
   }),
-  changeRequest: t.prismaField({
-    type: "ChangeRequest",
+  changeRequest: t.field({
+    type: ChangeRequestRef,
     args: { ...crArgs },
-    resolve: (_q, _r, args, ctx) => service.getChangeRequest(ctx, args.spaceId, args.changeRequestId),
+    resolve: (_r, args, ctx) => service.getChangeRequest(ctx, args.spaceId, args.changeRequestId),
   }),
   changeRequestPdf: t.field({
     type: PdfResult,
@@ -218,25 +218,25 @@ builder.queryFields((t) => ({
 const ChangeRequestPageDeletePayload = deletionPayload("ChangeRequestPageDeletePayload", "page", spaceParent);
 
 builder.mutationFields((t) => ({
-  changeRequestCreate: t.prismaField({
-    type: "ChangeRequest",
+  changeRequestCreate: t.field({
+    type: ChangeRequestRef,
     description: "Creates a change request (draft) from the space's active revision (edit role).",
     args: {
       spaceId: t.arg.string({ required: true }),
       subject: t.arg.string({ description: `At most ${service.SUBJECT_MAX} characters.` }),
       agentTaskId: t.arg.string({ description: "Id of the agent task the change request implements." }),
     },
-    resolve: (_q, _r, args, ctx) => service.createChangeRequest(ctx, args.spaceId, args),
+    resolve: (_r, args, ctx) => service.createChangeRequest(ctx, args.spaceId, args),
   }),
-  changeRequestUpdate: t.prismaField({
-    type: "ChangeRequest",
+  changeRequestUpdate: t.field({
+    type: ChangeRequestRef,
     description: "Changes the subject (its author, or the edit role) or the status (edit role): draft ↔ open, → archived, archived → draft or open.",
     args: {
       ...crArgs,
       subject: t.arg.string({ description: `At most ${service.SUBJECT_MAX} characters; null or empty removes it.` }),
       status: t.arg({ type: ChangeRequestStatusEnum }),
     },
-    resolve: (_q, _r, rawArgs, ctx) => {
+    resolve: (_r, rawArgs, ctx) => {
       const { spaceId, changeRequestId, ...patch } = argsWithNulls(ctx, rawArgs);
       return service.updateChangeRequest(ctx, spaceId, changeRequestId, patch);
     },

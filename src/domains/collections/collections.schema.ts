@@ -88,11 +88,11 @@ builder.objectField(SpaceRef, "parent", (t) =>
 // ─── Operations ────────────────────────────────────────────────────────────────────────────────
 
 builder.queryFields((t) => ({
-  collection: t.prismaField({
-    type: "Collection",
+  collection: t.field({
+    type: CollectionRef,
     description: "A collection of an organization the caller is a member of (guests see none).",
     args: { collectionId: t.arg.string({ required: true }) },
-    resolve: (_q, _r, args, ctx) => service.getCollection(ctx, args.collectionId),
+    resolve: (_r, args, ctx) => service.getCollection(ctx, args.collectionId),
   }),
   collectionSpaces: t.field({
     type: SpaceList,
@@ -115,18 +115,18 @@ builder.queryFields((t) => ({
 const CollectionDeletePayload = deletionPayload("CollectionDeletePayload", "collection");
 
 builder.mutationFields((t) => ({
-  collectionCreate: t.prismaField({
-    type: "Collection",
+  collectionCreate: t.field({
+    type: CollectionRef,
     description: "Creates a collection (needs the create role, and create on the parent collection). It goes last under its parent.",
     args: {
       organizationId: t.arg.string({ required: true }),
       title: t.arg.string({ required: true, description: `At most ${service.COLLECTION_TITLE_MAX} characters.` }),
       parent: t.arg.string({ description: "Id of the parent collection; the top level when omitted." }),
     },
-    resolve: (_q, _r, args, ctx) => service.createCollection(ctx, args.organizationId, args),
+    resolve: (_r, args, ctx) => service.createCollection(ctx, args.organizationId, args),
   }),
-  collectionUpdate: t.prismaField({
-    type: "Collection",
+  collectionUpdate: t.field({
+    type: CollectionRef,
     description: "Changes a collection (needs admin on it). Null clears `description` and `defaultLevel`.",
     args: {
       collectionId: t.arg.string({ required: true }),
@@ -134,7 +134,7 @@ builder.mutationFields((t) => ({
       description: t.arg.string({ description: `At most ${service.COLLECTION_DESCRIPTION_MAX} characters; null or empty clears it.` }),
       defaultLevel: t.arg({ type: RoleEnum, description: "Default role on the collection; null: members keep their organization role." }),
     },
-    resolve: (_q, _r, rawArgs, ctx) => {
+    resolve: (_r, rawArgs, ctx) => {
       const { collectionId, ...patch } = argsWithNulls(ctx, rawArgs);
       return service.updateCollection(ctx, collectionId, patch as service.CollectionPatch);
     },
@@ -147,8 +147,8 @@ builder.mutationFields((t) => ({
     args: { collectionId: t.arg.string({ required: true }) },
     resolve: async (_r, args, ctx) => deleted(service.deleteCollection(ctx, args.collectionId), args.collectionId),
   }),
-  collectionMove: t.prismaField({
-    type: "Collection",
+  collectionMove: t.field({
+    type: CollectionRef,
     description: "Moves a collection (needs admin on it) under another collection of its organization and/or among its siblings.",
     args: {
       collectionId: t.arg.string({ required: true }),
@@ -157,13 +157,13 @@ builder.mutationFields((t) => ({
       }),
       position: t.arg({ type: PositionInput }),
     },
-    resolve: (_q, _r, rawArgs, ctx) => {
+    resolve: (_r, rawArgs, ctx) => {
       const args = argsWithNulls(ctx, rawArgs);
       return service.moveCollection(ctx, args.collectionId, args);
     },
   }),
-  collectionTransfer: t.prismaField({
-    type: "Collection",
+  collectionTransfer: t.field({
+    type: CollectionRef,
     description:
       "Moves a collection, the collections below it and all their spaces to the top level of another organization. " +
       "The caller must be an admin of both organizations. Grants of the old organization's teams are dropped.",
@@ -171,6 +171,6 @@ builder.mutationFields((t) => ({
       collectionId: t.arg.string({ required: true }),
       organization: t.arg.string({ required: true, description: "Id of the target organization." }),
     },
-    resolve: (_q, _r, args, ctx) => service.transferCollection(ctx, args.collectionId, args),
+    resolve: (_r, args, ctx) => service.transferCollection(ctx, args.collectionId, args),
   }),
 }));

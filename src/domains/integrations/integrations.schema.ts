@@ -571,10 +571,10 @@ builder.queryFields((t) => ({
     },
     resolve: (_r, args, ctx) => service.listIntegrations(ctx, args as service.IntegrationFilters),
   }),
-  integration: t.prismaField({
-    type: "Integration",
+  integration: t.field({
+    type: IntegrationRef,
     args: { integrationName: t.arg.string(NAME_ARG) },
-    resolve: (_q, _r, args, ctx) => service.getIntegration(ctx, args.integrationName),
+    resolve: (_r, args, ctx) => service.getIntegration(ctx, args.integrationName),
   }),
   integrationInstallations: t.field({
     type: InstallationList,
@@ -582,10 +582,10 @@ builder.queryFields((t) => ({
     args: installationListArgs(t),
     resolve: (_r, args: any, ctx) => service.listInstallations(ctx, args.integrationName, args),
   }),
-  integrationInstallation: t.prismaField({
-    type: "IntegrationInstallation",
+  integrationInstallation: t.field({
+    type: InstallationRef,
     args: { integrationName: t.arg.string(NAME_ARG), installationId: t.arg.string({ required: true }) },
-    resolve: (_q, _r, args, ctx) => service.getInstallation(ctx, args.integrationName, args.installationId),
+    resolve: (_r, args, ctx) => service.getInstallation(ctx, args.integrationName, args.installationId),
   }),
   integrationEvents: t.field({
     type: EventList,
@@ -628,8 +628,8 @@ const IntegrationDeletePayload = deletionPayload("IntegrationDeletePayload", "in
 const IntegrationUninstallPayload = deletionPayload("IntegrationUninstallPayload", "installation");
 
 builder.mutationFields((t) => ({
-  integrationPublish: t.prismaField({
-    type: "Integration",
+  integrationPublish: t.field({
+    type: IntegrationRef,
     description:
       "Publishes an integration: the first publish creates it (201, version 1) for `organization`; later ones add a version (200). " +
       "Omitted fields keep their value; null resets one to its default. Admins of the owning organization only.",
@@ -654,7 +654,7 @@ builder.mutationFields((t) => ({
       secrets: t.arg({ type: Secrets }),
       contentSecurityPolicy: t.arg.string({ description: "Sent as the content-security-policy header of render requests and script-fetch and block-fetch events." }),
     },
-    resolve: (_q, _r, rawArgs, ctx) => {
+    resolve: (_r, rawArgs, ctx) => {
       const { integrationName, ...input } = argsWithNulls(ctx, rawArgs);
       return service.publishIntegration(ctx, integrationName, input as service.PublishInput);
     },
@@ -665,14 +665,14 @@ builder.mutationFields((t) => ({
     args: { integrationName: t.arg.string(NAME_ARG) },
     resolve: async (_r, args, ctx) => deleted(service.deleteIntegration(ctx, args.integrationName), args.integrationName),
   }),
-  integrationInstall: t.prismaField({
-    type: "IntegrationInstallation",
+  integrationInstall: t.field({
+    type: InstallationRef,
     description: "Installs an integration in an organization (its admins). Records an installation_setup event.",
     args: { integrationName: t.arg.string(NAME_ARG), organization: t.arg.string({ required: true, description: "Id or subdomain of the organization." }) },
-    resolve: (_q, _r, args, ctx) => service.installIntegration(ctx, args.integrationName, args.organization),
+    resolve: (_r, args, ctx) => service.installIntegration(ctx, args.integrationName, args.organization),
   }),
-  integrationInstallationUpdate: t.prismaField({
-    type: "IntegrationInstallation",
+  integrationInstallationUpdate: t.field({
+    type: InstallationRef,
     description: "Changes an installation (admins of its organization). A new configuration, space selection or site selection records an installation_setup event with `previous`.",
     args: {
       integrationName: t.arg.string(NAME_ARG),
@@ -682,7 +682,7 @@ builder.mutationFields((t) => ({
       site_selection: t.arg({ type: SelectionEnum, description: "all: every site of the organization; selected: the sites it was installed in." }),
       externalIds: t.arg.stringList(),
     },
-    resolve: (_q, _r, rawArgs, ctx) => {
+    resolve: (_r, rawArgs, ctx) => {
       const { integrationName, installationId, ...patch } = argsWithNulls(ctx, rawArgs);
       return service.updateInstallation(ctx, integrationName, installationId, patch as service.InstallationPatch);
     },

@@ -79,10 +79,10 @@ builder.queryFields((t) => ({
     args: { ...pageArgs },
     resolve: (_r, args, ctx) => service.listOrganizations(ctx, args),
   }),
-  organization: t.prismaField({
-    type: "Organization",
+  organization: t.field({
+    type: OrganizationRef,
     args: { organizationId: t.arg.string({ required: true }) },
-    resolve: (_q, _r, args, ctx) => service.getOrganization(ctx, args.organizationId),
+    resolve: (_r, args, ctx) => service.getOrganization(ctx, args.organizationId),
   }),
   organizationsByEmailDomain: t.field({
     type: OrganizationsByDomain,
@@ -103,8 +103,8 @@ export const organizationParent: PayloadParent = {
 const OrganizationInviteLinkDeletePayload = deletionPayload("OrganizationInviteLinkDeletePayload", "invite link", organizationParent);
 
 builder.mutationFields((t) => ({
-  organizationUpdate: t.prismaField({
-    type: "Organization",
+  organizationUpdate: t.field({
+    type: OrganizationRef,
     args: {
       organizationId: t.arg.string({ required: true }),
       title: t.arg.string(),
@@ -117,7 +117,7 @@ builder.mutationFields((t) => ({
       ai: t.arg.boolean(),
       inviteLinks: t.arg.boolean(),
     },
-    resolve: (_q, _r, rawArgs, ctx) => {
+    resolve: (_r, rawArgs, ctx) => {
       const { organizationId, ...patch } = argsWithNulls(ctx, rawArgs);
       return service.updateOrganization(ctx, organizationId, patch as service.OrganizationPatch);
     },

@@ -163,15 +163,15 @@ builder.prismaObjectFields("Organization", (t) => ({
 // ─── Operations ────────────────────────────────────────────────────────────────────────────────
 
 builder.queryFields((t) => ({
-  space: t.prismaField({
-    type: "Space",
+  space: t.field({
+    type: SpaceRef,
     description:
       "A space the caller has a role on. A deleted space is still returned (with `deletedAt`) until it is removed for good, 7 days after its deletion.",
     args: {
       spaceId: t.arg.string({ required: true }),
       shareKey: t.arg.string({ description: "Secret of a share-link space: the returned `urls.published` carries it." }),
     },
-    resolve: (_q, _r, args, ctx) => service.getSpace(ctx, args.spaceId, args.shareKey),
+    resolve: (_r, args, ctx) => service.getSpace(ctx, args.spaceId, args.shareKey),
   }),
   organizationSpaces: t.field({
     type: SpaceList,
@@ -184,8 +184,8 @@ builder.queryFields((t) => ({
 const SpaceDeletePayload = deletionPayload("SpaceDeletePayload", "space");
 
 builder.mutationFields((t) => ({
-  spaceCreate: t.prismaField({
-    type: "Space",
+  spaceCreate: t.field({
+    type: SpaceRef,
     description:
       "Creates a space (needs the create role). It goes last under its parent; its visibility is in-collection inside a collection, private otherwise.",
     args: {
@@ -195,10 +195,10 @@ builder.mutationFields((t) => ({
       parent: t.arg.string({ description: "Id of the parent collection; the top level when omitted." }),
       editMode: t.arg({ type: EditModeEnum, description: "live (default) or locked." }),
     },
-    resolve: (_q, _r, args, ctx) => service.createSpace(ctx, args.organizationId, args),
+    resolve: (_r, args, ctx) => service.createSpace(ctx, args.organizationId, args),
   }),
-  spaceUpdate: t.prismaField({
-    type: "Space",
+  spaceUpdate: t.field({
+    type: SpaceRef,
     description:
       "Changes a space: `title` and `emoji` need the edit role (admin while the space is locked), `editMode` and `defaultLevel` need admin. " +
       "Null clears `emoji` and `defaultLevel`. A deleted space must be restored first (409).",
@@ -209,7 +209,7 @@ builder.mutationFields((t) => ({
       defaultLevel: t.arg({ type: DefaultLevelEnum, description: "Default role on the content; inherit (or null) makes the space inherit it again." }),
       emoji: t.arg.string({ description: `A Unicode character (📚) or hex codepoint (1f4da), at most ${service.EMOJI_MAX} characters; null removes it.` }),
     },
-    resolve: (_q, _r, rawArgs, ctx) => {
+    resolve: (_r, rawArgs, ctx) => {
       const { spaceId: id, ...patch } = argsWithNulls(ctx, rawArgs);
       return service.updateSpace(ctx, id, patch as service.SpacePatch);
     },
@@ -222,34 +222,34 @@ builder.mutationFields((t) => ({
     args: { spaceId: t.arg.string({ required: true }) },
     resolve: async (_r, args, ctx) => deleted(service.deleteSpace(ctx, args.spaceId), args.spaceId),
   }),
-  spaceDuplicate: t.prismaField({
-    type: "Space",
+  spaceDuplicate: t.field({
+    type: SpaceRef,
     description:
       'Copies a space (needs the create role): title "<title> (copy)", same parent, emoji, visibility, edit mode, default level and grants, placed right after the original.',
     args: { spaceId: t.arg.string({ required: true }) },
-    resolve: (_q, _r, args, ctx) => service.duplicateSpace(ctx, args.spaceId),
+    resolve: (_r, args, ctx) => service.duplicateSpace(ctx, args.spaceId),
   }),
-  spaceRestore: t.prismaField({
-    type: "Space",
+  spaceRestore: t.field({
+    type: SpaceRef,
     description: "Restores a space deleted less than 7 days ago (needs admin); after that it is gone (404). Restoring a space that is not deleted returns it unchanged.",
     args: { spaceId: t.arg.string({ required: true }) },
-    resolve: (_q, _r, args, ctx) => service.restoreSpace(ctx, args.spaceId),
+    resolve: (_r, args, ctx) => service.restoreSpace(ctx, args.spaceId),
   }),
-  spaceMove: t.prismaField({
-    type: "Space",
+  spaceMove: t.field({
+    type: SpaceRef,
     description: "Moves a space (needs admin) under another collection of its organization and/or among its siblings.",
     args: {
       spaceId: t.arg.string({ required: true }),
       parent: t.arg.string({ description: "Id of the new parent collection; null for the top level; omitted to stay in the current parent." }),
       position: t.arg({ type: PositionInput }),
     },
-    resolve: (_q, _r, rawArgs, ctx) => {
+    resolve: (_r, rawArgs, ctx) => {
       const args = argsWithNulls(ctx, rawArgs);
       return service.moveSpace(ctx, args.spaceId, args);
     },
   }),
-  spaceTransfer: t.prismaField({
-    type: "Space",
+  spaceTransfer: t.field({
+    type: SpaceRef,
     description:
       "Moves a space to another organization (admin of the space and of the target organization), into a collection, or both. " +
       "It goes last at the top level, or in `collection`. Grants of the old organization's teams are dropped.",
@@ -258,7 +258,7 @@ builder.mutationFields((t) => ({
       organization: t.arg.string({ required: true, description: "Id of the target organization (may be the current one)." }),
       collection: t.arg.string({ description: "Id of a collection of the target organization to put the space in." }),
     },
-    resolve: (_q, _r, args, ctx) => service.transferSpace(ctx, args.spaceId, args),
+    resolve: (_r, args, ctx) => service.transferSpace(ctx, args.spaceId, args),
   }),
 }));
 
