@@ -55,9 +55,17 @@ export interface RestOptions {
   fetchAPI?: () => { Response: typeof Response };
   /** The response cache's side of GET answers (src/server/response-cache.ts). */
   cache?: {
-    lookupRest(request: Request, url: URL): Promise<Response | null>;
-    keepRest(request: Request, url: URL, response: Response): Promise<Response>;
+    /** The answer kept for this URL and these credentials, or null. */
+    lookupRest(request: Request, url: URL): Promise<KeptAnswer | null>;
+    /** Keeps a GET's 200 answer, when its request allows it (it wrote nothing, read nothing outside). */
+    keepRest(request: Request, url: URL, answer: KeptAnswer): Promise<void>;
   };
+}
+
+/** A GET's 200 answer as the response cache keeps it: its headers (the ETag among them) and its body (text, or its UTF-8 bytes). */
+export interface KeptAnswer {
+  headers: [string, string][];
+  body: string | Buffer;
 }
 
 type PromiseOrValue<T> = T | Promise<T>;
@@ -154,7 +162,7 @@ export function createRestHandler(opts: RestOptions) {
     try {
       // A kept answer of this URL for these credentials (only 200s of valid requests are kept).
       const kept = request.method === "GET" ? await opts.cache?.lookupRest(request, url) : null;
-      if (kept) return notModified(kept, request);
+      if (kept) return notModified(respond(kept.body, { status: 200, headers: kept.headers }), request);
       const { nulls, json } =
         request.method === "GET" || request.method === "HEAD" || request.method === "DELETE"
           ? { nulls: new Set<string>(), json: null }
@@ -167,9 +175,9 @@ export function createRestHandler(opts: RestOptions) {
       const context = await opts.context(request, nulls, route.auth === "optional");
       context.rest = true;
       validator.check(route, url, json);
-      const answer = await answerOf(operations.of(route), url, json, context, request);
-      if (!opts.cache || request.method !== "GET") return notModified(answer, request);
-      return notModified(await opts.cache.keepRest(request, url, answer), request);
+      const cache = request.method === "GET" ? opts.cache : undefined;
+      const keep = cache && ((answer: KeptAnswer) => cache.keepRest(request, url, answer));
+      return notModified(await answerOf(operations.of(route), url, json, context, request, keep), request);
     } catch (err) {
       return errorAnswer(err);
     }
@@ -179,10 +187,18 @@ export function createRestHandler(opts: RestOptions) {
    * Runs a route's operation and makes its answer: the documented shape of the field's value with
    * the route's status (or one its resolver chose among those the route documents) and the
    * headers the resolver chose; a GET's 200 carries an `ETag` computed from its body (so it is
-   * right whatever changed the answer: the data, the caller's rights, the server's version).
+   * right whatever changed the answer: the data, the caller's rights, the server's version), and
+   * is handed to `keep` (the response cache) before it is sent.
    * A failed operation answers the documented error body of its most severe error.
    */
-  async function answerOf(operation: RouteOperation, url: URL, body: Record<string, unknown> | null, context: Context, request: Request): Promise<Response> {
+  async function answerOf(
+    operation: RouteOperation,
+    url: URL,
+    body: Record<string, unknown> | null,
+    context: Context,
+    request: Request,
+    keep?: (answer: KeptAnswer) => Promise<void>,
+  ): Promise<Response> {
     let result: ExecutionResult;
     try {
       const variableValues = operation.variables(url, body ?? {});
@@ -198,9 +214,21 @@ export function createRestHandler(opts: RestOptions) {
     const status = chosen && route.statuses?.includes(chosen as 200 | 201) ? chosen : (route.status ?? 200);
     const headers: Record<string, string> = { "content-type": JSON_TYPE };
     for (const name in chosenHeaders) headers[name.toLowerCase()] = chosenHeaders[name]!;
-    if (request.method === "GET" && status === 200) headers.etag = `"${crypto.hash("sha256", text, "base64url").slice(0, 32)}"`;
+    if (request.method === "GET" && status === 200) {
+      headers.etag = `"${crypto.hash("sha256", text, "base64url").slice(0, 32)}"`;
+      await keep?.({ headers: Object.entries(headers), body: text });
+    }
+    return respond(text, { status, headers });
+  }
+
+  /**
+   * An answer in the server's own Response (yoga's `fetchAPI`), which the node adapter writes to the
+   * socket as it is; the global one (undici's) would check the text for lone surrogates, encode it
+   * into a stream and send it from there: a third of the work of answering a list from the cache.
+   */
+  function respond(body: string | Buffer, init: ResponseInit): Response {
     const Answer = opts.fetchAPI?.().Response ?? Response;
-    return new Answer(text, { status, headers });
+    return new Answer(body as BodyInit, init);
   }
 
   /** The 304 of a GET whose `If-None-Match` names the answer's ETag; else the answer. */

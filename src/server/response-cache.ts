@@ -10,6 +10,7 @@ import type { AccessCache } from "../core/access-cache.js";
 import { changesAccess } from "../core/access-cache.js";
 import { currentReads, noteStatement, trackRequest, writeTags, type RequestReads } from "../core/request-reads.js";
 import { log } from "../core/logger.js";
+import type { KeptAnswer } from "../rest/handler.js";
 
 /**
  * The response cache: answers of GraphQL queries (`/graphql`, through
@@ -74,15 +75,15 @@ const MAX_ENTRY_BYTES = 512 * 1024;
 /** The size of an answer as kept (UTF-16 code units of its JSON: about its bytes in the heap, half of them). */
 function keptSize(value: unknown): number {
   const rest = value as Partial<KeptRest> | null;
-  if (rest?.rest && typeof rest.body === "string") return rest.body.length + 512;
+  if (rest?.rest && (typeof rest.body === "string" || Buffer.isBuffer(rest.body))) return rest.body.length + 512;
   return JSON.stringify(value)?.length ?? 0;
 }
 
+const isKeptRest = (value: unknown): value is KeptRest => (value as Partial<KeptRest> | null)?.rest === true;
+
 /** A REST answer as kept: status 200, its headers (the ETag included) and its body. */
-interface KeptRest {
+interface KeptRest extends KeptAnswer {
   rest: true;
-  headers: [string, string][];
-  body: string;
 }
 
 /** Where entries live: this process's memory or Redis. */
@@ -105,9 +106,9 @@ export interface ResponseCache {
   /** The yoga plugin (GraphQL answers). */
   plugins: Plugin[];
   /** REST GET answers, by URL and caller: the kept answer, or null. */
-  lookupRest(request: Request, url: URL): Promise<Response | null>;
-  /** Keeps a REST GET answer (status 200) when its request allows it; returns an answer to send. */
-  keepRest(request: Request, url: URL, response: Response): Promise<Response>;
+  lookupRest(request: Request, url: URL): Promise<KeptAnswer | null>;
+  /** Keeps a REST GET answer (status 200) when its request allows it. */
+  keepRest(request: Request, url: URL, answer: KeptAnswer): Promise<void>;
   /** Wraps the node handler: every request's reads are tracked. */
   track<A extends unknown[]>(handler: (req: IncomingMessage, res: ServerResponse, ...rest: A) => unknown): (req: IncomingMessage, res: ServerResponse, ...rest: A) => void;
   /** Runs a fetch-API request (tests without a port) with its reads tracked. */
@@ -211,16 +212,13 @@ export function createResponseCache(opts: { config: Config; db: Database; access
     async lookupRest(request, url) {
       if (!backend || request.method !== "GET") return null;
       const kept = (await lookup(restKey(request, url))) as KeptRest | null;
-      if (!kept?.rest) return null;
-      return new Response(kept.body, { status: 200, headers: kept.headers });
+      return kept?.rest ? kept : null;
     },
-    async keepRest(request, url, response) {
+    async keepRest(request, url, answer) {
       const reads = currentReads();
-      if (!backend || !reads || reads.uncacheable || request.method !== "GET" || response.status !== 200) return response;
-      const body = await response.text();
-      const kept: KeptRest = { rest: true, headers: [...response.headers], body };
+      if (!backend || !reads || reads.uncacheable || request.method !== "GET") return;
+      const kept: KeptRest = { rest: true, headers: answer.headers, body: answer.body };
       await backend.set(restKey(request, url), kept, reads, ttl).catch(() => undefined);
-      return new Response(body, { status: 200, headers: response.headers });
     },
     track(handler) {
       if (!backend) return handler;
@@ -281,6 +279,8 @@ function memoryBackend(prefix: string): Backend {
     async set(key, value, reads, ttl) {
       const started = reads.versions as number;
       for (const table of [...reads.tables, "*"]) if ((lastWrite.get(table) ?? 0) > started) return;
+      // A REST answer's body is kept encoded: each answer from it is written as it is.
+      if (isKeptRest(value) && typeof value.body === "string") value = { ...value, body: Buffer.from(value.body) };
       const size = keptSize(value);
       if (size > MAX_ENTRY_BYTES) return;
       tagged += reads.tags.size + 1;

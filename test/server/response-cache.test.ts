@@ -41,6 +41,15 @@ describe("the response cache", () => {
     // If-None-Match is honored on a cached answer too.
     const res = await fetch(`${t.url}/v1/spaces/${spaceId}`, { headers: { authorization: `Bearer ${admin.token}`, "if-none-match": first.headers.get("etag")! } });
     expect(res.status).toBe(304);
+    // A kept answer goes out as the answer it was kept from: the same bytes, headers and status line.
+    const raw = async () => {
+      const answer = await fetch(`${t.url}/v1/spaces/${spaceId}`, { headers: { authorization: `Bearer ${admin.token}` } });
+      const headers = Object.fromEntries(["content-type", "content-length", "etag"].map((h) => [h, answer.headers.get(h)]));
+      return { status: answer.status, statusText: answer.statusText, headers, text: await answer.text() };
+    };
+    const kept = await raw();
+    expect(kept).toEqual({ status: 200, statusText: "OK", headers: expect.objectContaining({ "content-type": "application/json; charset=utf-8" }), text: JSON.stringify(first.body) });
+    expect(await raw()).toEqual(kept);
 
     const graph = await admin.graphql(SPACE, { id: spaceId });
     expect(await statements(() => admin.graphql(SPACE, { id: spaceId }))).toBe(0);
