@@ -183,8 +183,10 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       const header = (connectionParams?.authorization ?? connectionParams?.Authorization);
       return authenticate(header ?? request.headers.get("authorization"), request);
     },
-    // Bodies are bounded before they get here (rest/body-limit.ts); yoga's own bound is the same.
-    maxRequestBodySize: config.maxBodyBytes,
+    // Bodies are bounded and read whole before they get here (rest/body-limit.ts `withBodyLimit`,
+    // which every HTTP request goes through): yoga's own bound would pipe each body once more through
+    // a stream (an AbortController and its DOMException per request: a tenth of a cached POST).
+    maxRequestBodySize: false,
     plugins: [
       useRequestNotes(createRouteNamer(rawRouteList, routeTable)),
       useRateLimit({ perMinute: config.rateLimitPerMinute, redis, scope: accessScope(config), onLimited: () => metrics.rateLimited.inc() }),
