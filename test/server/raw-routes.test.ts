@@ -186,6 +186,30 @@ describe("path parameters", () => {
   });
 });
 
+describe("matching by first segment", () => {
+  it("answers as a scan of the table in order would: routes whose first segment is a parameter too, 405 with the methods of every match", async () => {
+    const route = createRawRouter(t.gateway.services, [
+      rawRoute({ methods: ["GET"], path: "/a/{x}", auth: "none", handler: () => new Response("a-get") }),
+      rawRoute({ methods: ["POST"], path: "/{tenant}/b", auth: "none", handler: () => new Response("tenant-b") }),
+      rawRoute({ methods: ["PUT"], path: "/a/b", auth: "none", handler: () => new Response("a-b-put") }),
+      rawRoute({ methods: ["GET"], path: "/", auth: "none", handler: () => new Response("home") }),
+      rawRoute({ methods: ["GET"], path: "/pre-{id}", auth: "none", handler: () => new Response("pre") }),
+    ]);
+    const call = async (method: string, p: string) => {
+      const answer = await route(new Request(`http://gateway.test${p}`, { method }));
+      return answer && { status: answer.status, text: answer.status < 400 ? await answer.text() : answer.headers.get("allow") };
+    };
+    expect(await call("GET", "/a/b")).toEqual({ status: 200, text: "a-get" });
+    expect(await call("POST", "/a/b")).toEqual({ status: 200, text: "tenant-b" });
+    expect(await call("PUT", "/a/b/")).toEqual({ status: 200, text: "a-b-put" });
+    expect(await call("DELETE", "/a/b")).toEqual({ status: 405, text: "GET, HEAD, POST, PUT" });
+    expect(await call("POST", "/zzz/b")).toEqual({ status: 200, text: "tenant-b" });
+    expect(await call("GET", "/")).toEqual({ status: 200, text: "home" });
+    expect(await call("GET", "/pre-7")).toEqual({ status: 200, text: "pre" });
+    expect(await call("GET", "/zzz/c")).toBeUndefined();
+  });
+});
+
 describe("errors and unknown paths", () => {
   it("reports an unexpected error and answers 500 with the masked message", async () => {
     const prisma = t.gateway.db.prisma as any;
