@@ -71,8 +71,8 @@ const SLICE_MS = 1;
  * Longest a delivery waits for the requests under way in its process (StreamOptions.quiet) before
  * its next slice: requests are served first, and under constant load deliveries still get at
  * least SLICE_MS of every SLICE_MS + DEFER_MS. (With 4 ms, the slowest of 50 page edits at 10,000
- * subscribers of integration events took 30–49 ms in four runs of the streams benchmark; with 8,
- * 22–34 ms, for the same arrival at the subscribers.)
+ * subscribers of integration events took 30 and 47 ms in two runs of the streams benchmark on the
+ * embedded database; with 8, 22–34 ms in four, the arrival at the subscribers as fast.)
  */
 const DEFER_MS = 8;
 /** Sockets served between two looks at the clock. */
