@@ -52,8 +52,6 @@ export interface Gateway {
   services: Services;
   /** The response cache (tests drop its entries to compare cached answers with uncached ones). */
   responseCache: ResponseCache;
-  /** Fetch-API entry point (tests call it without a port). */
-  fetch: (request: Request) => Promise<Response>;
   /** Node HTTP server with graphql-ws mounted on /graphql; not listening until `listen`. */
   httpServer: http.Server;
   listen(port?: number): Promise<number>;
@@ -271,7 +269,6 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     db,
     services,
     responseCache,
-    fetch: (request) => responseCache.trackFetch(() => Promise.resolve(yoga.fetch(request))),
     httpServer,
     listen(port = config.port) {
       return new Promise((resolve, reject) => {

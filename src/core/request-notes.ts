@@ -31,7 +31,7 @@ export function notesOfNodeRequest(req: IncomingMessage): RequestNotes | undefin
   return (req as any)[NOTES];
 }
 
-/** The notes of a request the gateway is handling; undefined for one made in-process (tests' `gateway.fetch`). */
+/** The notes of a request the gateway is handling; undefined for one made in-process (a test calling a router directly). */
 export function notesOf(request: Request | undefined): RequestNotes | undefined {
   return request ? notesOfFetchRequest.get(request) : undefined;
 }

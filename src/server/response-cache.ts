@@ -111,8 +111,6 @@ export interface ResponseCache {
   keepRest(request: Request, url: URL, answer: KeptAnswer): Promise<void>;
   /** Wraps the node handler: every request's reads are tracked. */
   track<A extends unknown[]>(handler: (req: IncomingMessage, res: ServerResponse, ...rest: A) => unknown): (req: IncomingMessage, res: ServerResponse, ...rest: A) => void;
-  /** Runs a fetch-API request (tests without a port) with its reads tracked. */
-  trackFetch(run: () => Promise<Response>): Promise<Response>;
   /** Drops every entry (every process's, with Redis). */
   forget(): Promise<void>;
   stats: { hits: number; misses: number };
@@ -231,18 +229,6 @@ export function createResponseCache(opts: { config: Config; db: Database; access
         });
         res.once("close", done);
       };
-    },
-    async trackFetch(run) {
-      if (!backend) return run();
-      const { result, done } = trackRequest((reads) => {
-        backend?.begin(reads);
-        return run();
-      });
-      try {
-        return await result;
-      } finally {
-        done();
-      }
     },
     forget: async () => backend?.written(["*"], ["*"]),
     ready: (waitMs) => Promise.race([backend?.ready ?? Promise.resolve(), new Promise<void>((resolve) => setTimeout(resolve, waitMs).unref())]),
