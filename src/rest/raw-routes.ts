@@ -141,28 +141,12 @@ function paramsOf(entry: CompiledRoute, match: RegExpExecArray): Record<string, 
   return params;
 }
 
-/** The first segment of a path or pattern: "v1" for /v1/spaces/…, "" for /. */
-function firstSegment(path: string): string {
-  const end = path.indexOf("/", 1);
-  return end < 0 ? path.slice(1) : path.slice(1, end);
-}
-
 /**
  * The router of a table of raw routes: answers a request one of them matches (405 for a known
  * path with another method), or undefined when none does.
  */
 export function createRawRouter(services: Services, routes: readonly RawRoute[]) {
   const table = routes.map(compileRawRoute);
-  // Every request passes through here first: it is matched only against the routes that can match
-  // it, those whose pattern starts with its first path segment (in table order, with those whose
-  // first segment holds a parameter).
-  const dynamic = (entry: CompiledRoute) => firstSegment(entry.route.path).includes("{");
-  const anyFirst = table.filter(dynamic);
-  const byFirst = new Map<string, CompiledRoute[]>();
-  for (const entry of table) {
-    const first = firstSegment(entry.route.path);
-    if (!dynamic(entry) && !byFirst.has(first)) byFirst.set(first, table.filter((e) => dynamic(e) || firstSegment(e.route.path) === first));
-  }
 
   async function answer(entry: CompiledRoute, match: RegExpExecArray, request: Request, url: URL): Promise<Response> {
     const { route } = entry;
@@ -182,7 +166,7 @@ export function createRawRouter(services: Services, routes: readonly RawRoute[])
   return async function routeRaw(request: Request, url: URL = new URL(request.url)): Promise<Response | undefined> {
     const method = request.method.toUpperCase();
     let allowed: Set<string> | undefined;
-    for (const entry of byFirst.get(firstSegment(url.pathname)) ?? anyFirst) {
+    for (const entry of table) {
       const match = entry.regex.exec(url.pathname);
       if (!match) continue;
       if (entry.methods === "*" || entry.methods.has(method)) return answer(entry, match, request, url);
