@@ -22,7 +22,8 @@ import { createLogger } from "../src/core/logger.js";
  * - the REST list of 50 spaces, without and with the response cache;
  * - the nested organization → spaces → change requests → comments query at N = 5 and 50
  *   (N spaces, each with 3 change requests of 3 comments), with its SQL statements per request;
- * - writes: `POST /v1/orgs/{id}/collections` and `PATCH /v1/spaces/{id}/content/page/{pageId}`.
+ * - writes: `POST /v1/orgs/{id}/collections`, `PATCH /v1/spaces/{id}/content/page/{pageId}` and
+ *   the same page edited in a change request (`…/change-requests/{number}/content/page/{pageId}`).
  *
  * Load comes from autocannon on a worker thread (BENCH_CONNECTIONS connections, 10 by default,
  * for BENCH_DURATION seconds each, 4 by default). The embedded database (PGlite) by default,
@@ -95,6 +96,16 @@ export async function requestPath() {
       },
       main.gateway,
     );
+    const proposed = await measure(
+      {
+        name: "PATCH …/change-requests/{n}/content/page/{pageId}",
+        url: `${a.url}/v1/spaces/${a.spaceId}/change-requests/${a.changeRequest}/content/page/${a.pageId}`,
+        method: "PATCH",
+        headers: a.headers,
+        body: JSON.stringify({ title: "Proposed page" }),
+      },
+      main.gateway,
+    );
 
     const ratio = (x: Row, y: Row) => (y.rps ? (x.rps / y.rps).toFixed(2) : "n/a");
     console.log("ratios (same run):");
@@ -109,6 +120,7 @@ export async function requestPath() {
     console.log(`  nested N=50 / N=5              ${ratio(n50, n5)}   statements ${n5.statements} → ${n50.statements}`);
     console.log(`  POST collection / REST GET     ${ratio(post, rest)}`);
     console.log(`  PATCH page / REST GET          ${ratio(patch, rest)}`);
+    console.log(`  PATCH page in a change request / PATCH page  ${ratio(proposed, patch)}`);
     if (rows.some((r) => r.non2xx)) console.log("  (rows with failed answers are marked: their figures do not count)");
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => console.error(err));
@@ -198,6 +210,8 @@ interface Seeded {
   organization: string;
   spaceId: string;
   pageId: string;
+  /** The number of a change request of the space. */
+  changeRequest: number;
   nested5: string;
   nested50: string;
 }
@@ -218,6 +232,7 @@ async function seed({ gateway, url }: Started): Promise<Seeded> {
   };
   const space = await call("POST", `/v1/orgs/${boot.organization}/spaces`, { title: "Bench", emoji: "📚" });
   const page = await call("POST", `/v1/spaces/${space.id}/content/pages`, { title: "Bench page" });
+  const changeRequest = await call("POST", `/v1/spaces/${space.id}/change-requests`, { subject: "Bench" });
   await prisma.space.createMany({
     data: Array.from({ length: 50 }, (_, i) => ({ id: `spc_list_${i}`, organizationId: boot.organization, title: `List ${i}`, position: 10 + i })),
   });
@@ -245,7 +260,7 @@ async function seed({ gateway, url }: Started): Promise<Seeded> {
     await prisma.comment.createMany({ data: comments });
     return org.organization as string;
   };
-  return { url, headers, organization: boot.organization, spaceId: space.id, pageId: page.id, nested5: await nested(5), nested50: await nested(50) };
+  return { url, headers, organization: boot.organization, spaceId: space.id, pageId: page.id, changeRequest: changeRequest.number, nested5: await nested(5), nested50: await nested(50) };
 }
 
 /** A node:http server answering `GET /<id>` with the row `read` returns, as JSON. */

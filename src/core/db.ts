@@ -94,14 +94,14 @@ export function writtenTables(sql: string): { verb: StatementPart["verb"]; table
 const TRIGGER_WRITES: Record<string, { columns: RegExp; statements: readonly string[] }> = {
   ChangeRequest: {
     columns: /"(?:spaceId|status)"\s*=/,
-    statements: ['UPDATE "Space" SET "changeRequestsCount" = …, "openChangeRequestsCount" = …, "draftChangeRequestsCount" = … (trigger)'],
+    statements: ['UPDATE "Space" SET "changeRequestsCount" = …, "openChangeRequestsCount" = …, "draftChangeRequestsCount" = … WHERE "id" = … (trigger)'],
   },
   Comment: {
     columns: /"(?:spaceId|changeRequestId|parentId|status)"\s*=/,
     statements: [
-      'UPDATE "Space" SET "openCommentsCount" = … (trigger)',
-      'UPDATE "ChangeRequest" SET "openCommentsCount" = … (trigger)',
-      'UPDATE "Comment" SET "repliesCount" = … (trigger)',
+      'UPDATE "Space" SET "openCommentsCount" = … WHERE "id" = … (trigger)',
+      'UPDATE "ChangeRequest" SET "openCommentsCount" = … WHERE "id" = … (trigger)',
+      'UPDATE "Comment" SET "repliesCount" = … WHERE "id" = … (trigger)',
     ],
   },
 };
@@ -189,13 +189,21 @@ function partsChanges(sql: string, args: readonly unknown[] | undefined, cascade
   return out;
 }
 
-/** `writes` with the tables the triggers wrote because of them (an UPDATE only when it set a counted column). */
+/**
+ * `writes` with the tables the triggers wrote because of them (an UPDATE only when it set a
+ * counted column; in a statement of data-modifying parts, a part that does), as statements whose
+ * SET clause names the counts they change.
+ */
 export function withTriggerWrites(writes: ReadonlyMap<string, readonly string[]>): ReadonlyMap<string, readonly string[]> {
   let out: Map<string, readonly string[]> | undefined;
   for (const [table, statements] of writes) {
     const trigger = TRIGGER_WRITES[table];
     if (!trigger) continue;
-    const counted = statements.some((sql) => !/^\s*UPDATE/i.test(sql) || trigger.columns.test(setClause(sql)));
+    // Each write of the table: the statement itself, or its parts that write the table (WITH …).
+    const counted = statements.some((sql) => {
+      const parts = statementParts(sql).filter((p) => p.table === table);
+      return parts.length === 0 || parts.some((p) => p.text === null || counts(table, p.text));
+    });
     if (!counted) continue;
     out ??= new Map(writes);
     for (const sql of trigger.statements) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readTags, writeTags } from "../../src/core/request-reads.js";
-import { statementChanges, writtenTables, type Cascades } from "../../src/core/db.js";
+import { statementChanges, withTriggerWrites, writtenTables, type Cascades } from "../../src/core/db.js";
 
 /**
  * How the response cache names what an answer read and what a write changed (core/row-keys.ts,
@@ -138,6 +138,34 @@ describe("what a write changed", () => {
     expect(once).not.toContain("Space");
     expect(drops(once, readTags(SPACE_BY_ID, ["spc_A", "0"]))).toBe(true);
     expect(drops(once, readTags(SPACE_BY_ID, ["spc_B", "0"]))).toBe(false);
+    // A change request's edit made the same way: its compare-and-set names the change request, the
+    // revision its rows; the contributor's upsert is the table (ON CONFLICT is not read).
+    const requestAtOnce = `WITH "locked" AS (
+        SELECT "id" FROM "public"."Space" WHERE "id" = $1 AND "organizationId" = $2 AND "deletedAt" IS NULL FOR NO KEY UPDATE NOWAIT),
+      "head" AS (
+        UPDATE "public"."ChangeRequest" SET "revisionId" = $3, "updatedAt" = $4::timestamp(3)
+          WHERE "public"."ChangeRequest"."id" = $5 AND "public"."ChangeRequest"."spaceId" = $6
+            AND "public"."ChangeRequest"."revisionId" = $7 AND "public"."ChangeRequest"."status"::text IN ($8,$9) AND EXISTS (SELECT 1 FROM "locked")
+          RETURNING "public"."ChangeRequest"."id"),
+      "revision" AS (
+        INSERT INTO "public"."Revision" ("id", "spaceId", "changeRequestId", "parents", "type", "content", "createdById", "createdAt")
+        SELECT $10, $11, $12, $13::text[], $14, $15::jsonb, $16, $17::timestamp(3) FROM "head"),
+      "contributor" AS (
+        INSERT INTO "public"."ChangeRequestContributor" ("changeRequestId", "userId", "lastEditAt")
+        SELECT $18, $19, $20::timestamp(3) FROM "head"
+        ON CONFLICT ("changeRequestId", "userId") DO UPDATE SET "lastEditAt" = EXCLUDED."lastEditAt")
+      SELECT count(*)::int AS "stored" FROM "head"`;
+    const request = writeOf(requestAtOnce, [
+      "spc_A", "org_1", "rev_2", "t", "cr_1", "spc_A", "rev_1", "draft", "open", "rev_2", "spc_A", "cr_1", ["rev_1"], "edits", "{}", "usr_1", "t", "cr_1", "usr_1", "t",
+    ]);
+    expect(request).toEqual(expect.arrayContaining(["ChangeRequest.id=cr_1", "Revision.id=rev_2", "Revision.changeRequestId=cr_1", "ChangeRequestContributor"]));
+    expect(request).not.toContain("ChangeRequest");
+    expect(request).not.toContain("Revision");
+    // The head moved, not the change request's status: the counts the triggers keep on its space did not change.
+    expect(request).not.toContain("Space");
+    expect(withTriggerWrites(new Map([["ChangeRequest", [requestAtOnce]]])).has("Space")).toBe(false);
+    const opened = `UPDATE "public"."ChangeRequest" SET "status" = CAST($1::text AS "public"."ChangeRequestStatus") WHERE "public"."ChangeRequest"."id" = $2`;
+    expect(withTriggerWrites(new Map([["ChangeRequest", [opened]]])).get("Space")).toEqual([expect.stringMatching(/^UPDATE "Space" SET "changeRequestsCount" = …, .* WHERE /)]);
     // A SELECT that reads more than values is not one row of known values.
     const copied = `WITH "x" AS (INSERT INTO "public"."Revision" ("id", "spaceId") SELECT $1, (SELECT "spaceId" FROM "public"."Revision" WHERE "id" = $2) FROM "head") SELECT 1`;
     expect(writeOf(copied, ["rev_3", "rev_1"])).toContain("Revision");

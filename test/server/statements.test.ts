@@ -129,4 +129,44 @@ describe("statements per request", () => {
     const first = await fewestStatements(t, () => admin.patch(`/v1/spaces/${space.id}/content/page/${page.id}`, { title: "Changed" }), 1);
     expect(first.count).toBe(edit.count + 3);
   });
+
+  it("PATCH of a page in a change request with an integration installed: the space, the change request, then one statement (its compare-and-set, the revision, the contributor, the events)", async () => {
+    const space = await createSpace(admin, org, { title: "Proposed" });
+    const page = created(await admin.post(`/v1/spaces/${space.id}/content/pages`, { title: "Draft" }));
+    created(await admin.post("/v1/integrations/proposals", { title: "Proposals", organization: org, scopes: ["space:content:read"] }));
+    const installation = created(await admin.post("/v1/integrations/proposals/installations", { organization: org }));
+    expect((await admin.patch(`/v1/integrations/proposals/installations/${installation.id}`, { space_selection: "all" })).status).toBe(200);
+    const cr = created(await admin.post(`/v1/spaces/${space.id}/change-requests`, {}));
+    const route = `/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${page.id}`;
+    const events = () => t.gateway.db.prisma.integrationEvent.count({ where: { installationId: installation.id, type: "space_content_updated" } });
+    const before = await events();
+    const revision = (await admin.get(`/v1/spaces/${space.id}/change-requests/${cr.number}`)).body.revision;
+    let n = 0;
+    const edit = await fewestStatements(t, () => admin.patch(route, { title: `Proposed ${++n}` }));
+    expect(edit.result.status).toBe(200);
+    expect(edit.count).toBe(3);
+    expect(await events()).toBe(before + 3);
+    // The change request moved to the last edit, one revision after the other; the space's own content did not move.
+    expect((await admin.get(route)).body.title).toBe("Proposed 3");
+    expect((await admin.get(`/v1/spaces/${space.id}/content/page/${page.id}`)).body.title).toBe("Draft");
+    const history = await t.gateway.db.prisma.revision.findMany({ where: { changeRequestId: cr.id }, orderBy: { createdAt: "asc" } });
+    expect(history.map((r) => r.parents[0])).toEqual([revision, history[0]!.id, history[1]!.id]);
+    expect((await t.gateway.db.prisma.changeRequest.findUniqueOrThrow({ where: { id: cr.id } })).revisionId).toBe(history[2]!.id);
+    // Another editor becomes a contributor; their next edit moves their time of last edit.
+    const contributors = () => t.gateway.db.prisma.changeRequestContributor.findMany({ where: { changeRequestId: cr.id }, orderBy: { userId: "asc" } });
+    expect((await editor.patch(route, { title: "Edited by Eve" })).status).toBe(200);
+    const eve = (await contributors()).find((c) => c.userId === editor.user)!;
+    expect((await contributors()).map((c) => c.userId).sort()).toEqual([admin.user, editor.user].sort());
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await editor.patch(route, { title: "Edited by Eve again" })).status).toBe(200);
+    expect((await contributors()).find((c) => c.userId === editor.user)!.lastEditAt.getTime()).toBeGreaterThan(eve.lastEditAt.getTime());
+    // A comment (its count kept on the space by a trigger) does not make the next edit read the installations again.
+    created(await editor.post(`/v1/spaces/${space.id}/comments`, { body: { markdown: "Looks good" } }));
+    expect((await fewestStatements(t, () => admin.patch(route, { title: "After the comment" }), 1)).count).toBe(3);
+    // Once merged, the change request takes no more edits, and nothing is written.
+    expect((await admin.post(`/v1/spaces/${space.id}/change-requests/${cr.number}/merge`)).status).toBe(200);
+    const revisions = await t.gateway.db.prisma.revision.count({ where: { changeRequestId: cr.id } });
+    expect((await admin.patch(route, { title: "Too late" })).status).toBe(409);
+    expect(await t.gateway.db.prisma.revision.count({ where: { changeRequestId: cr.id } })).toBe(revisions);
+  });
 });

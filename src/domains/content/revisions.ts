@@ -25,8 +25,8 @@ import { plainText, sectionsOf } from "./markdown.js";
  * land; only a true content conflict (a merge whose sides changed the same lines) answers 409.
  * The pointer moves on the condition that it did not move meanwhile all the same, and a write
  * that finds it moved is replayed (retryWhenMoved), so a writer that skipped the lock cannot be lost.
- * An edit of a space's own content first tries to land in one statement that takes the lock
- * without waiting for it (commitAtOnce); when it cannot, it takes the path above.
+ * An edit of a space's content or of a change request's first tries to land in one statement
+ * that takes the lock without waiting for it (commitAtOnce); when it cannot, it takes the path above.
  */
 
 /** What a revision was made by. */
@@ -294,33 +294,40 @@ export async function commitChange<T>(
 }
 
 /**
- * A change to a space's own content (not a change request's) stored in one statement, without a
- * transaction: from the space's head as the request found it, the new revision, the head's
- * compare-and-set to it, the search rows and the integration events of the activity, each part
+ * A change stored in one statement, without a transaction: from the head (the space's, or the
+ * change request's) as the request found it, the new revision, the head's compare-and-set to it,
+ * then for a space's own content its search rows, for a change request's its contributor (the
+ * editor, with the time of the edit), and the integration events of the activity, each part
  * writing only when the compare-and-set did (a single statement is atomic: all of it or none).
- * The space's row lock is taken without waiting: when another write holds it, or the head moved
- * since the request read the space, nothing is written and null is answered, and the change is
- * made under the lock (commitUnderLock) like every other. A write in the steady state is then
- * one statement, one round trip, where the locked path costs five and a transaction.
+ * The space's row lock is taken without waiting, as every write of the space's content or of
+ * its change requests takes it: when another write holds it, when the head moved since the
+ * request read it, or when the change request was merged or closed meanwhile, nothing is written
+ * and null is answered, and the change is made under the lock (commitUnderLock) like every
+ * other, which decides. A write in the steady state is then one statement, one round trip, where
+ * the locked path costs five (seven for a change request) and a transaction.
  */
 async function commitAtOnce<T>(ctx: Context, scope: ContentScope, type: RevisionType, change: (draft: RevisionContent) => T): Promise<ChangeResult<T> | null> {
-  const { space } = scope;
-  if (scope.changeRequest || !space.revisionId || space.deletedAt) return null;
-  const head = space.revisionId;
+  const { space, changeRequest } = scope;
+  const head = changeRequest ? changeRequest.revisionId : space.revisionId;
+  if (!head || space.deletedAt) return null;
   const draft = readContent(structuredClone(await storedContent(ctx.prisma, head)));
   const value = change(draft);
   const id = newId("Revision");
-  const { prepared, announce } = await prepareSpaceActivity(ctx.prisma, ctx, { type: "space_content_updated", spaceId: space.id, revisionId: id }, space.organizationId);
+  const activity: SpaceActivity = { type: "space_content_updated", spaceId: space.id, revisionId: id, ...(changeRequest ? { changeRequestId: changeRequest.id } : {}) };
+  const { prepared, announce } = await prepareSpaceActivity(ctx.prisma, ctx, activity, space.organizationId);
   const stored = Prisma.sql`EXISTS (SELECT 1 FROM "head")`;
+  const moved = { spaceId: space.id, changeRequestId: changeRequest?.id, head, id, type, draft, userId: ctx.viewer.userId, locked: Prisma.sql`EXISTS (SELECT 1 FROM "locked")` };
+  // A space's own head must still be the one the change started from; a change request's is compared on its own row.
+  const sameHead = changeRequest ? Prisma.empty : Prisma.sql` AND "revisionId" = ${head}`;
   const done = await storeInTurn(space.id, async () => {
     try {
       const [row] = await ctx.prisma.$queryRaw<{ stored: number }[]>`
         WITH "locked" AS (
           SELECT "id" FROM "public"."Space"
-            WHERE "id" = ${space.id} AND "revisionId" = ${head} AND "organizationId" = ${space.organizationId} AND "deletedAt" IS NULL
+            WHERE "id" = ${space.id}${sameHead} AND "organizationId" = ${space.organizationId} AND "deletedAt" IS NULL
             FOR NO KEY UPDATE NOWAIT),
-        ${movedHead({ spaceId: space.id, head, id, type, draft, userId: ctx.viewer.userId, locked: Prisma.sql`"public"."Space"."id" IN (SELECT "id" FROM "locked")` })},
-        ${searchWrites(space.id, id, draft, stored)}${prepared.rows.length ? Prisma.sql`, ${eventWrites(prepared, stored)}` : Prisma.empty}
+        ${movedHead(moved)},
+        ${changeRequest ? contributorWrite(changeRequest.id, ctx.viewer.userId) : searchWrites(space.id, id, draft, stored)}${prepared.rows.length ? Prisma.sql`, ${eventWrites(prepared, stored)}` : Prisma.empty}
         SELECT count(*)::int AS "stored" FROM "head"`;
       if (row?.stored === 1) return announce;
     } catch (err) {
@@ -388,20 +395,47 @@ async function commitUnderLock<T>(ctx: Context, scope: ContentScope, type: Revis
 }
 
 /**
- * A new revision of a space's own content and the compare-and-set of the space's head to it, as
- * two parts of a WITH statement: `"head"` moves the head when it is still `head` (and `locked`
- * holds, when given), answering the space's id; `"revision"` stores the revision only then.
+ * A new revision and the compare-and-set of its head to it, as two parts of a WITH statement:
+ * `"head"` moves the head (the space's, or with `changeRequestId` the change request's, while it
+ * is draft or open) when it is still `head` (and `locked` holds, when given), answering the row's
+ * id; `"revision"` stores the revision only then.
  */
-function movedHead(w: { spaceId: string; head: string; id: string; type: RevisionType; draft: RevisionContent; userId: string; locked?: Prisma.Sql }): Prisma.Sql {
+function movedHead(w: {
+  spaceId: string;
+  changeRequestId?: string;
+  head: string;
+  id: string;
+  type: RevisionType;
+  draft: RevisionContent;
+  userId: string;
+  locked?: Prisma.Sql;
+}): Prisma.Sql {
   const now = new Date().toISOString();
-  return Prisma.sql`
-    "head" AS (
+  const locked = w.locked ? Prisma.sql` AND ${w.locked}` : Prisma.empty;
+  const head = w.changeRequestId
+    ? Prisma.sql`
+      UPDATE "public"."ChangeRequest" SET "revisionId" = ${w.id}, "updatedAt" = ${now}::timestamp(3)
+        WHERE "public"."ChangeRequest"."id" = ${w.changeRequestId} AND "public"."ChangeRequest"."spaceId" = ${w.spaceId}
+          AND "public"."ChangeRequest"."revisionId" = ${w.head} AND "public"."ChangeRequest"."status"::text IN (${Prisma.join(EDITABLE_STATUSES)})${locked}
+        RETURNING "public"."ChangeRequest"."id"`
+    : Prisma.sql`
       UPDATE "public"."Space" SET "revisionId" = ${w.id}, "updatedAt" = ${now}::timestamp(3)
-        WHERE "public"."Space"."id" = ${w.spaceId} AND "public"."Space"."revisionId" = ${w.head}${w.locked ? Prisma.sql` AND ${w.locked}` : Prisma.empty}
-        RETURNING "public"."Space"."id"),
+        WHERE "public"."Space"."id" = ${w.spaceId} AND "public"."Space"."revisionId" = ${w.head}${locked}
+        RETURNING "public"."Space"."id"`;
+  return Prisma.sql`
+    "head" AS (${head}),
     "revision" AS (
       INSERT INTO "public"."Revision" ("id", "spaceId", "changeRequestId", "parents", "type", "content", "createdById", "createdAt")
-      SELECT ${w.id}, ${w.spaceId}, ${null}, ${[w.head]}::text[], ${w.type}, ${JSON.stringify(w.draft)}::jsonb, ${w.userId}, ${now}::timestamp(3) FROM "head")`;
+      SELECT ${w.id}, ${w.spaceId}, ${w.changeRequestId ?? null}, ${[w.head]}::text[], ${w.type}, ${JSON.stringify(w.draft)}::jsonb, ${w.userId}, ${now}::timestamp(3) FROM "head")`;
+}
+
+/** The editor of a change request as its contributor, with the time of this edit: a part of the WITH statement of movedHead, written only when the head moved. */
+function contributorWrite(changeRequestId: string, userId: string): Prisma.Sql {
+  return Prisma.sql`
+    "contributor" AS (
+      INSERT INTO "public"."ChangeRequestContributor" ("changeRequestId", "userId", "lastEditAt")
+      SELECT ${changeRequestId}, ${userId}, ${new Date().toISOString()}::timestamp(3) FROM "head"
+      ON CONFLICT ("changeRequestId", "userId") DO UPDATE SET "lastEditAt" = EXCLUDED."lastEditAt")`;
 }
 
 // ─── Search index ────────────────────────────────────────────────────────────────────────────
