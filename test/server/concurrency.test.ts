@@ -151,6 +151,34 @@ describe("compatible writes to one space sent at once", () => {
     expect((await admin.get(base)).body.status).toBe("open");
   }, MANY);
 
+  it("edits of different pages of one change request at once, then one sent with its merge: one line of revisions, and an acknowledged edit is merged", async () => {
+    const space = (await createSpace(admin, org, { title: "Proposals at once" })).id;
+    const cr = created(await editor.post(`/v1/spaces/${space}/change-requests`, {})).number;
+    const base = `/v1/spaces/${space}/change-requests/${cr}`;
+    const pages: { id: string }[] = [];
+    for (let i = 0; i < 10; i++) pages.push(created(await editor.post(`${base}/content/pages`, { title: `Page ${i}` })));
+    const edits = await at(10, (i) => editor.patch(`${base}/content/page/${pages[i]!.id}`, { markdown: `Text ${i}` }));
+    expect(statuses(edits)).toEqual(same(10, 200));
+    const read = await at(10, (i) => admin.get(`${base}/content/page/${pages[i]!.id}`));
+    read.forEach((r, i) => expect(r.body.markdown.trim()).toBe(`Text ${i}`));
+    // Each revision of the change request starts from the one before: no two from the same parent.
+    const prisma = t.gateway.db.prisma;
+    const request = await prisma.changeRequest.findFirstOrThrow({ where: { spaceId: space, number: cr } });
+    const revisions = await prisma.revision.findMany({ where: { changeRequestId: request.id } });
+    expect(revisions).toHaveLength(20);
+    expect(new Set(revisions.map((r) => r.parents[0])).size).toBe(20);
+    const byParent = new Map(revisions.map((r) => [r.parents[0], r.id]));
+    let head = request.revisionInitial;
+    for (let i = 0; i < 20; i++) head = byParent.get(head)!;
+    expect(head).toBe(request.revisionId);
+    // An edit sent with the merge lands before it (and is merged) or answers 409: it is never acknowledged and lost.
+    const [merge, late] = await Promise.all([admin.post(`${base}/merge`), editor.patch(`${base}/content/page/${pages[0]!.id}`, { markdown: "Late" })]);
+    expect(merge.status).toBe(200);
+    expect([200, 409]).toContain(late.status);
+    const merged = (await admin.get(`/v1/spaces/${space}/content/page/${pages[0]!.id}`)).body.markdown.trim();
+    expect(merged).toBe(late.status === 200 ? "Late" : "Text 0");
+  }, MANY);
+
   it("20 merges of change requests that touch different pages: all merge, every page lands", async () => {
     const space = (await createSpace(admin, org, { title: "Merges" })).id;
     const numbers: number[] = [];
