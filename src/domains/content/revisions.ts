@@ -11,7 +11,7 @@ import { eventWrites } from "../../events/record.js";
 import { isLockBusy } from "../../core/db-faults.js";
 
 type RecordActivity = (activity: SpaceActivity) => Promise<void>;
-import { emptyContent, flattenTree, pageTree, readContent, type RevisionContent } from "./model.js";
+import { emptyContent, flattenTree, pageTree, readContent, type PageTreeNode, type RevisionContent } from "./model.js";
 import { plainText, sectionsOf } from "./markdown.js";
 
 /**
@@ -296,7 +296,7 @@ export async function commitChange<T>(
 /**
  * A change stored in one statement, without a transaction: from the head (the space's, or the
  * change request's) as the request found it, the new revision, the head's compare-and-set to it,
- * then for a space's own content its search rows, for a change request's its contributor (the
+ * then for a space's own content the search rows of the pages it changed, for a change request's its contributor (the
  * editor, with the time of the edit), and the integration events of the activity, each part
  * writing only when the compare-and-set did (a single statement is atomic: all of it or none).
  * The space's row lock is taken without waiting, as every write of the space's content or of
@@ -310,12 +310,13 @@ async function commitAtOnce<T>(ctx: Context, scope: ContentScope, type: Revision
   const { space, changeRequest } = scope;
   const head = changeRequest ? changeRequest.revisionId : space.revisionId;
   if (!head || space.deletedAt) return null;
-  const draft = readContent(structuredClone(await storedContent(ctx.prisma, head)));
+  const stored = await storedContent(ctx.prisma, head);
+  const draft = readContent(structuredClone(stored));
   const value = change(draft);
   const id = newId("Revision");
   const activity: SpaceActivity = { type: "space_content_updated", spaceId: space.id, revisionId: id, ...(changeRequest ? { changeRequestId: changeRequest.id } : {}) };
   const { prepared, announce } = await prepareSpaceActivity(ctx.prisma, ctx, activity, space.organizationId);
-  const stored = Prisma.sql`EXISTS (SELECT 1 FROM "head")`;
+  const written = Prisma.sql`EXISTS (SELECT 1 FROM "head")`;
   const moved = { spaceId: space.id, changeRequestId: changeRequest?.id, head, id, type, draft, userId: ctx.viewer.userId, locked: Prisma.sql`EXISTS (SELECT 1 FROM "locked")` };
   // A space's own head must still be the one the change started from; a change request's is compared on its own row.
   const sameHead = changeRequest ? Prisma.empty : Prisma.sql` AND "revisionId" = ${head}`;
@@ -327,7 +328,7 @@ async function commitAtOnce<T>(ctx: Context, scope: ContentScope, type: Revision
             WHERE "id" = ${space.id}${sameHead} AND "organizationId" = ${space.organizationId} AND "deletedAt" IS NULL
             FOR NO KEY UPDATE NOWAIT),
         ${movedHead(moved)},
-        ${changeRequest ? contributorWrite(changeRequest.id, ctx.viewer.userId) : searchWrites(space.id, id, draft, stored)}${prepared.rows.length ? Prisma.sql`, ${eventWrites(prepared, stored)}` : Prisma.empty}
+        ${changeRequest ? contributorWrite(changeRequest.id, ctx.viewer.userId) : searchWrites(space.id, id, draft, { onlyWhen: written, base: readContent(stored) })}${prepared.rows.length ? Prisma.sql`, ${eventWrites(prepared, written)}` : Prisma.empty}
         SELECT count(*)::int AS "stored" FROM "head"`;
       if (row?.stored === 1) return announce;
     } catch (err) {
@@ -456,14 +457,29 @@ export async function indexSpaceRevision(tx: Prisma.TransactionClient, spaceId: 
   await tx.$executeRaw`WITH ${searchWrites(spaceId, revisionId, content)} SELECT 1`;
 }
 
+/** The pages of a revision that search indexes: its document pages not marked noIndex, with their paths. */
+function indexedPages(content: RevisionContent): PageTreeNode[] {
+  return flattenTree(pageTree(content)).filter((p) => p.type === "document" && !p.noIndex);
+}
+
+/** Whether a page's search row differs from the one made from `before` (what the row is made from: title, path, description, markdown). */
+const rowChanged = (page: PageTreeNode, before: PageTreeNode | undefined) =>
+  !before || before.title !== page.title || before.path !== page.path || before.description !== page.description || before.markdown !== page.markdown;
+
 /**
  * The search rows of a revision as two data-modifying parts of a WITH statement (`"gone" AS (…),
  * "indexed" AS (…)`): the rows of pages no longer indexed are deleted, the others upserted,
  * passed as one JSON parameter; each part only when `onlyWhen` holds (an SQL condition), if given.
+ * With `base`, the content the space's rows were made from (the head the write moves from, under
+ * its compare-and-set), only the pages whose row changes are upserted: an edit of one page of a
+ * large space parses one page's markdown, not all of them (a row keeps the revision it was last
+ * written from).
  */
-function searchWrites(spaceId: string, revisionId: string, content: RevisionContent, onlyWhen?: Prisma.Sql): Prisma.Sql {
-  const rows = flattenTree(pageTree(content))
-    .filter((p) => p.type === "document" && !p.noIndex)
+function searchWrites(spaceId: string, revisionId: string, content: RevisionContent, opts: { onlyWhen?: Prisma.Sql; base?: RevisionContent } = {}): Prisma.Sql {
+  const pages = indexedPages(content);
+  const before = opts.base ? new Map(indexedPages(opts.base).map((p) => [p.id, p])) : null;
+  const rows = pages
+    .filter((page) => !before || rowChanged(page, before.get(page.id)))
     .map((page) => {
       const sections: IndexedSection[] = sectionsOf(page.markdown).map((s) => ({
         id: s.anchor || page.id,
@@ -481,11 +497,11 @@ function searchWrites(spaceId: string, revisionId: string, content: RevisionCont
         body: [page.description ?? "", plainText(page.markdown)].filter(Boolean).join("\n"),
       };
     });
-  const and = onlyWhen ? Prisma.sql`AND ${onlyWhen}` : Prisma.empty;
-  const where = onlyWhen ? Prisma.sql`WHERE ${onlyWhen}` : Prisma.empty;
+  const and = opts.onlyWhen ? Prisma.sql`AND ${opts.onlyWhen}` : Prisma.empty;
+  const where = opts.onlyWhen ? Prisma.sql`WHERE ${opts.onlyWhen}` : Prisma.empty;
   return Prisma.sql`
     "gone" AS (
-      DELETE FROM "PageSearch" WHERE "spaceId" = ${spaceId} AND NOT ("pageId" = ANY(${rows.map((r) => r.pageId)}::text[])) ${and}),
+      DELETE FROM "PageSearch" WHERE "spaceId" = ${spaceId} AND NOT ("pageId" = ANY(${pages.map((p) => p.id)}::text[])) ${and}),
     "indexed" AS (
       INSERT INTO "PageSearch" ("spaceId", "pageId", "revisionId", "title", "path", "sections", "body")
       SELECT "spaceId", "pageId", "revisionId", "title", "path", "sections", "body"
