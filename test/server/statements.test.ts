@@ -130,6 +130,21 @@ describe("statements per request", () => {
     expect(first.count).toBe(edit.count + 3);
   });
 
+  it("POST of a comment: the space, the comment, its author; its reactions and replies are known to be none", async () => {
+    const space = await createSpace(admin, org, { title: "Discussed" });
+    const posted = await fewestStatements(t, () => admin.post(`/v1/spaces/${space.id}/comments`, { body: { markdown: "First" } }));
+    expect(posted.result.status).toBe(201);
+    expect(posted.result.body).toMatchObject({ reactions: [], replies: 0, postedBy: { id: admin.user } });
+    expect(posted.count).toBe(3);
+    // A reply: the comment it answers is read too. The comment's answer then counts it.
+    const comment = posted.result.body.id;
+    const reply = await fewestStatements(t, () => admin.post(`/v1/spaces/${space.id}/comments/${comment}/replies`, { body: { markdown: "Noted" } }));
+    expect(reply.result.status).toBe(201);
+    expect(reply.result.body).toMatchObject({ reactions: [], postedBy: { id: admin.user } });
+    expect(reply.count).toBe(4);
+    expect((await admin.get(`/v1/spaces/${space.id}/comments/${comment}`)).body).toMatchObject({ replies: 3, repliers: [{ user: { id: admin.user }, count: 3 }] });
+  });
+
   it("PATCH of a page in a change request with an integration installed: the space, the change request, then one statement (its compare-and-set, the revision, the contributor, the events)", async () => {
     const space = await createSpace(admin, org, { title: "Proposed" });
     const page = created(await admin.post(`/v1/spaces/${space.id}/content/pages`, { title: "Draft" }));

@@ -357,7 +357,7 @@ export async function createComment(ctx: Context, scope: CommentScope, input: Co
   const nodeId = input.node?.trim() || null;
   checkLength("node", nodeId, 1, NODE_MAX);
   // The comment and its activity are stored together (events/activity.ts).
-  return inTransactionWithActivity(ctx, async (tx, record) => {
+  const comment = await inTransactionWithActivity(ctx, async (tx, record) => {
     const comment = await tx.comment.create({
       data: {
         id: newId("Comment"),
@@ -377,6 +377,17 @@ export async function createComment(ctx: Context, scope: CommentScope, input: Co
     });
     return comment;
   });
+  return asNew(ctx, comment);
+}
+
+/**
+ * A comment or reply just stored, as its answer shows it: without reactions nor replies yet. The
+ * request's loaders are told so, instead of asking the database (two statements less per post).
+ */
+function asNew<T extends { id: string }>(ctx: Context, comment: T): T {
+  reactionsOf(ctx).prime(comment.id, []);
+  repliersOf(ctx).prime(comment.id, []);
+  return comment;
 }
 
 export async function createReply(ctx: Context, scope: CommentScope, commentId: string, input: { body?: { markdown?: string | null } | null; format?: CommentFormat | null }) {
@@ -406,7 +417,7 @@ export async function createReply(ctx: Context, scope: CommentScope, commentId: 
     if (isReferenceGone(err)) throw notFound(`Comment "${commentId}"`);
     throw err;
   });
-  return withFormat(reply, input.format);
+  return withFormat(asNew(ctx, reply), input.format);
 }
 
 export interface CommentPatch {
