@@ -117,9 +117,10 @@ export async function createChangeRequest(ctx: Context, spaceId: string, input: 
         createdById: ctx.viewer.userId,
         revisionId: base,
         revisionInitial: base,
-        contributors: { create: { userId: ctx.viewer.userId } },
       },
     });
+    // Its author is its first contributor (a write of its own: a nested create would read the change request back).
+    await tx.changeRequestContributor.create({ data: { changeRequestId: created.id, userId: ctx.viewer.userId } });
     await record({ type: "change_request_opened", spaceId, changeRequestId: created.id });
     return created;
   });
