@@ -130,6 +130,19 @@ describe("statements per request", () => {
     expect(first.count).toBe(edit.count + 3);
   });
 
+  it("POST of a collection in a collection: the parent, the last position under it (collections and spaces in one statement), then the insert; it goes after both", async () => {
+    const parent = await createCollection(admin, org, { title: "Shelf" });
+    await createSpace(admin, org, { title: "On the shelf", parent: parent.id });
+    let n = 0;
+    const posted = await fewestStatements(t, () => admin.post(`/v1/orgs/${org}/collections`, { title: `Box ${++n}`, parent: parent.id }));
+    expect(posted.result.status).toBe(201);
+    expect(posted.count).toBe(3);
+    const items = await t.gateway.db.prisma.collection.findMany({ where: { parentId: parent.id }, orderBy: { position: "asc" } });
+    const space = await t.gateway.db.prisma.space.findFirstOrThrow({ where: { parentId: parent.id } });
+    expect(items.map((c) => c.title)).toEqual(["Box 1", "Box 2", "Box 3"]);
+    expect(items[0]!.position).toBeGreaterThan(space.position);
+  });
+
   it("POST of a comment: the space, the comment, its author; its reactions and replies are known to be none", async () => {
     const space = await createSpace(admin, org, { title: "Discussed" });
     const posted = await fewestStatements(t, () => admin.post(`/v1/spaces/${space.id}/comments`, { body: { markdown: "First" } }));

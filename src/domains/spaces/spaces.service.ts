@@ -1,4 +1,4 @@
-import type { Prisma as P, PrismaClient, Space } from "../../generated/prisma/client.js";
+import { Prisma, type Prisma as P, type PrismaClient, type Space } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { requireMembership, requireOrgRole } from "../../core/access.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
@@ -144,12 +144,13 @@ async function siblingsOf(db: Db, organizationId: string, parentId: string | nul
 
 /** Position after every item under `parentId`: where new and moved-in items go by default. */
 export async function endPosition(db: Db, organizationId: string, parentId: string | null): Promise<number> {
-  const [c, s] = await Promise.all([
-    db.collection.aggregate({ where: { organizationId, parentId }, _max: { position: true } }),
-    db.space.aggregate({ where: { organizationId, parentId }, _max: { position: true } }),
-  ]);
-  const max = Math.max(c._max.position ?? 0, s._max.position ?? 0);
-  return Math.floor(max) + 1;
+  // The last position of the collections and of the spaces, in one statement (one round trip).
+  const under = parentId === null ? Prisma.sql`"parentId" IS NULL` : Prisma.sql`"parentId" = ${parentId}`;
+  const [row] = await db.$queryRaw<{ max: number }[]>`
+    SELECT GREATEST(
+      COALESCE((SELECT MAX("position") FROM "public"."Collection" WHERE "organizationId" = ${organizationId} AND ${under}), 0),
+      COALESCE((SELECT MAX("position") FROM "public"."Space" WHERE "organizationId" = ${organizationId} AND ${under}), 0))::float8 AS "max"`;
+  return Math.floor(row?.max ?? 0) + 1;
 }
 
 function findSibling(siblings: Sibling[], target: PositionTarget, field: string, movingId: string): number {
