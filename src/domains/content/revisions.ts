@@ -296,9 +296,10 @@ export async function commitChange<T>(
 /**
  * A change stored in one statement, without a transaction: from the head (the space's, or the
  * change request's) as the request found it, the new revision, the head's compare-and-set to it,
- * then for a space's own content the search rows of the pages it changed, for a change request's its contributor (the
- * editor, with the time of the edit), and the integration events of the activity, each part
- * writing only when the compare-and-set did (a single statement is atomic: all of it or none).
+ * then for a space's own content the search rows of the pages it changed, for a change request's
+ * its contributor (the editor, with the time of the edit), and the integration events of the
+ * activity, each part writing only when the compare-and-set did (a single statement is atomic:
+ * all of it or none).
  * The space's row lock is taken without waiting, as every write of the space's content or of
  * its change requests takes it: when another write holds it, when the head moved since the
  * request read it, or when the change request was merged or closed meanwhile, nothing is written
