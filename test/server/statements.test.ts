@@ -148,13 +148,15 @@ describe("statements per request", () => {
     const posted = await fewestStatements(t, () => admin.post(`/v1/spaces/${space.id}/comments`, { body: { markdown: "First" } }));
     expect(posted.result.status).toBe(201);
     expect(posted.result.body).toMatchObject({ reactions: [], replies: 0, postedBy: { id: admin.user } });
-    expect(posted.count).toBe(3);
+    // The comment and its activity are stored in one transaction, whose COMMIT is a statement on PostgreSQL.
+    const commit = t.gateway.db.kind === "postgres" ? 1 : 0;
+    expect(posted.count).toBe(3 + commit);
     // A reply: the comment it answers is read too. The comment's answer then counts it.
     const comment = posted.result.body.id;
     const reply = await fewestStatements(t, () => admin.post(`/v1/spaces/${space.id}/comments/${comment}/replies`, { body: { markdown: "Noted" } }));
     expect(reply.result.status).toBe(201);
     expect(reply.result.body).toMatchObject({ reactions: [], postedBy: { id: admin.user } });
-    expect(reply.count).toBe(4);
+    expect(reply.count).toBe(4 + commit);
     expect((await admin.get(`/v1/spaces/${space.id}/comments/${comment}`)).body).toMatchObject({ replies: 3, repliers: [{ user: { id: admin.user }, count: 3 }] });
   });
 
