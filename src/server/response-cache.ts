@@ -74,8 +74,7 @@ const MAX_ENTRY_BYTES = 512 * 1024;
 
 /** The size of an answer as kept (UTF-16 code units of its JSON: about its bytes in the heap, half of them). */
 function keptSize(value: unknown): number {
-  const rest = value as Partial<KeptRest> | null;
-  if (rest?.rest && (typeof rest.body === "string" || Buffer.isBuffer(rest.body))) return rest.body.length + 512;
+  if (isKeptRest(value)) return value.body.length + 512;
   return JSON.stringify(value)?.length ?? 0;
 }
 
@@ -209,8 +208,8 @@ export function createResponseCache(opts: { config: Config; db: Database; access
     stats,
     async lookupRest(request, url) {
       if (!backend || request.method !== "GET") return null;
-      const kept = (await lookup(restKey(request, url))) as KeptRest | null;
-      return kept?.rest ? kept : null;
+      const kept = await lookup(restKey(request, url));
+      return isKeptRest(kept) ? kept : null;
     },
     async keepRest(request, url, answer) {
       const reads = currentReads();

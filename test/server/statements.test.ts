@@ -23,6 +23,16 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => t?.close());
 
+/** A space with a page, and an integration of content events installed on every space of the organization. */
+async function spaceWithIntegration(title: string, integration: string) {
+  const space = await createSpace(admin, org, { title });
+  const page = created(await admin.post(`/v1/spaces/${space.id}/content/pages`, { title: "Draft" }));
+  created(await admin.post(`/v1/integrations/${integration}`, { title: integration, organization: org, scopes: ["space:content:read"] }));
+  const installation = created(await admin.post(`/v1/integrations/${integration}/installations`, { organization: org }));
+  expect((await admin.patch(`/v1/integrations/${integration}/installations/${installation.id}`, { space_selection: "all" })).status).toBe(200);
+  return { space, page, installation };
+}
+
 describe("statements per request", () => {
   it("GET of a space: one SELECT, for an admin, a member and a guest with a grant", async () => {
     const collection = await createCollection(admin, org, { title: "Guides" });
@@ -109,11 +119,7 @@ describe("statements per request", () => {
   });
 
   it("PATCH of a page with an integration installed: the space, then one statement (the head's compare-and-set, the revision, the search index, the events with their traces)", async () => {
-    const space = await createSpace(admin, org, { title: "Edited" });
-    const page = created(await admin.post(`/v1/spaces/${space.id}/content/pages`, { title: "Draft" }));
-    created(await admin.post("/v1/integrations/counted", { title: "Counted", organization: org, scopes: ["space:content:read"] }));
-    const installation = created(await admin.post("/v1/integrations/counted/installations", { organization: org }));
-    expect((await admin.patch(`/v1/integrations/counted/installations/${installation.id}`, { space_selection: "all" })).status).toBe(200);
+    const { space, page, installation } = await spaceWithIntegration("Edited", "counted");
     const events = () => t.gateway.db.prisma.integrationEvent.count({ where: { installationId: installation.id, type: "space_content_updated" } });
     const before = await events();
     let n = 0;
@@ -161,11 +167,7 @@ describe("statements per request", () => {
   });
 
   it("PATCH of a page in a change request with an integration installed: the space, the change request, then one statement (its compare-and-set, the revision, the contributor, the events)", async () => {
-    const space = await createSpace(admin, org, { title: "Proposed" });
-    const page = created(await admin.post(`/v1/spaces/${space.id}/content/pages`, { title: "Draft" }));
-    created(await admin.post("/v1/integrations/proposals", { title: "Proposals", organization: org, scopes: ["space:content:read"] }));
-    const installation = created(await admin.post("/v1/integrations/proposals/installations", { organization: org }));
-    expect((await admin.patch(`/v1/integrations/proposals/installations/${installation.id}`, { space_selection: "all" })).status).toBe(200);
+    const { space, page, installation } = await spaceWithIntegration("Proposed", "proposals");
     const cr = created(await admin.post(`/v1/spaces/${space.id}/change-requests`, {}));
     const route = `/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${page.id}`;
     const events = () => t.gateway.db.prisma.integrationEvent.count({ where: { installationId: installation.id, type: "space_content_updated" } });
