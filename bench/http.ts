@@ -16,7 +16,9 @@ import { createLogger } from "../src/core/logger.js";
  * - the same Space row read by a raw node:http handler with one driver SELECT, by node:http with
  *   the project's Prisma client (`findUnique`), by GraphQL (the same fields as REST) and by
  *   `GET /v1/spaces/{id}`, with the access cache on and, on a second gateway, off
- *   (ACCESS_CACHE_TTL_MS=0), all without the response cache (RESPONSE_CACHE=off);
+ *   (ACCESS_CACHE_TTL_MS=0), all without the response cache (RESPONSE_CACHE=off); and the REST GET
+ *   of the list's 50 spaces in turn (requests under way together read different rows, which
+ *   they read in one statement: core/loaders.ts `readTogether`);
  * - the same REST GET and GraphQL query on a third gateway with the response cache on
  *   (RESPONSE_CACHE=on): answers served from it, against the rows above;
  * - the REST list of 50 spaces, without and with the response cache;
@@ -72,6 +74,10 @@ export async function requestPath() {
     const restUn = await measure({ name: "REST GET /v1/spaces/{id}, access cache off", url: `${b.url}/v1/spaces/${b.spaceId}`, headers: b.headers }, uncached.gateway);
     const gqlUn = await measure({ name: "GraphQL same fields, access cache off", ...gql(b, SPACE_QUERY, { id: b.spaceId }) }, uncached.gateway);
     const rest = await measure({ name: "REST GET /v1/spaces/{id}", url: `${a.url}/v1/spaces/${a.spaceId}`, headers: a.headers }, main.gateway);
+    const restEach = await measure(
+      { name: "REST GET /v1/spaces/{id}, 50 spaces in turn", url: `${a.url}/v1/spaces/${a.listed[0]}`, paths: a.listed.map((id) => `/v1/spaces/${id}`), headers: a.headers },
+      main.gateway,
+    );
     const graph = await measure({ name: "GraphQL same fields", ...gql(a, SPACE_QUERY, { id: a.spaceId }) }, main.gateway);
     const restCached = await measure({ name: "REST GET /v1/spaces/{id}, response cache", url: `${c.url}/v1/spaces/${c.spaceId}`, headers: c.headers }, cachedGateway.gateway);
     const graphCached = await measure({ name: "GraphQL same fields, response cache", ...gql(c, SPACE_QUERY, { id: c.spaceId }) }, cachedGateway.gateway);
@@ -116,6 +122,7 @@ export async function requestPath() {
     console.log(`  REST GET cached / raw driver   ${ratio(restCached, rawRow)}   (cached / uncached: ${ratio(restCached, rest)})`);
     console.log(`  GraphQL cached / raw driver    ${ratio(graphCached, rawRow)}   (cached / uncached: ${ratio(graphCached, graph)})`);
     console.log(`  REST GET / same, cache off     ${ratio(rest, restUn)}`);
+    console.log(`  REST GET, 50 spaces in turn / one space  ${ratio(restEach, rest)}`);
     console.log(`  list of 50 / REST GET          ${ratio(list, rest)}   (both from the response cache: ${ratio(listCached, restCached)})`);
     console.log(`  nested N=50 / N=5              ${ratio(n50, n5)}   statements ${n5.statements} → ${n50.statements}`);
     console.log(`  POST collection / REST GET     ${ratio(post, rest)}`);
@@ -130,6 +137,8 @@ export async function requestPath() {
 interface Row {
   name: string;
   url: string;
+  /** Paths requested in turn on the url's origin (the url itself is the first). */
+  paths?: string[];
   method?: string;
   headers?: Record<string, string>;
   body?: string;
@@ -212,6 +221,8 @@ interface Seeded {
   pageId: string;
   /** The number of a change request of the space. */
   changeRequest: number;
+  /** The 50 spaces of the list. */
+  listed: string[];
   nested5: string;
   nested50: string;
 }
@@ -260,7 +271,17 @@ async function seed({ gateway, url }: Started): Promise<Seeded> {
     await prisma.comment.createMany({ data: comments });
     return org.organization as string;
   };
-  return { url, headers, organization: boot.organization, spaceId: space.id, pageId: page.id, changeRequest: changeRequest.number, nested5: await nested(5), nested50: await nested(50) };
+  return {
+    url,
+    headers,
+    organization: boot.organization,
+    spaceId: space.id,
+    pageId: page.id,
+    changeRequest: changeRequest.number,
+    listed: Array.from({ length: 50 }, (_, i) => `spc_list_${i}`),
+    nested5: await nested(5),
+    nested50: await nested(50),
+  };
 }
 
 /** A node:http server answering `GET /<id>` with the row `read` returns, as JSON. */
@@ -301,7 +322,7 @@ async function statementsPerRequest(gateway: Gateway, row: Pick<Row, "url" | "me
   return fewest;
 }
 
-function load(opts: { url: string; method?: string; headers?: Record<string, string>; body?: string; connections: number; duration: number }) {
+function load(opts: { url: string; paths?: string[]; method?: string; headers?: Record<string, string>; body?: string; connections: number; duration: number }) {
   return new Promise<{ rps: number; non2xx: number; errors: number }>((resolve, reject) => {
     const worker = new Worker(new URL("./load-worker.mjs", import.meta.url), { workerData: opts });
     worker.once("message", (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));

@@ -10,6 +10,7 @@ import { completeSchema, schema } from "./schema.js";
 import { rawRouteTable, routeTable } from "./rest/table.js";
 import { createRestHandler, errorResponse } from "./rest/handler.js";
 import { planStats } from "./core/query-plans.js";
+import { sharedReads } from "./core/loaders.js";
 import { openDatabase, type Database } from "./core/db.js";
 import { awaitedPublisher, createPubSubFor, pubsubFailures } from "./core/pubsub.js";
 import { makeUrls } from "./core/urls.js";
@@ -103,6 +104,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   metrics.counterFrom("access_cache_hits_total", "Tokens and memberships answered from the in-process access cache.", () => accessCache.stats.hits);
   metrics.counterFrom("access_cache_misses_total", "Tokens and memberships read from the database (not cached, expired, or the cache is off).", () => accessCache.stats.misses);
   metrics.counterFrom("query_plan_cache_hits_total", "Prisma queries whose plan came from the plans kept by shape (process-wide).", () => planStats.hits);
+  metrics.counterFrom("shared_reads_statements_total", "Statements reading rows by key for the requests under way together (process-wide).", () => sharedReads.statements);
+  metrics.counterFrom("shared_reads_joined_total", "Requests' reads by key that shared their statement with another request's.", () => sharedReads.joined);
   metrics.counterFrom("query_plan_cache_misses_total", "Prisma queries compiled (no plan kept for their shape and values, or the cache is off: then 0).", () => planStats.misses);
   const responseCache = createResponseCache({ config, db, accessCache, scope: accessScope(config) });
   metrics.counterFrom("response_cache_hits_total", "GraphQL and REST answers served from the response cache.", () => responseCache.stats.hits);

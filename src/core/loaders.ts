@@ -1,4 +1,5 @@
 import DataLoader from "dataloader";
+import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Context } from "./context.js";
 
 /**
@@ -20,6 +21,83 @@ export function defineLoader<K, V>(
     return loader;
   };
 }
+
+/**
+ * A per-request loader of what the database holds by key, the same whoever asks: rows by id, or
+ * facts of a row (never anything that depends on the caller, which `batch` does not receive).
+ * Each request keeps its own loader and cache, as with `defineLoader`; outside a transaction,
+ * its batches are read together with those of the other requests under way (`readTogether`):
+ * requests that arrive together share one statement instead of sending one each.
+ */
+export function defineSharedLoader<K, V>(
+  batch: (keys: readonly K[], prisma: PrismaClient) => Promise<V[]>,
+  options: { cacheKey?: (key: K) => unknown } = {},
+) {
+  const together = readTogether(batch, options);
+  return defineLoader<K, V>((keys, ctx) => together(ctx.prisma).loadMany(keys) as Promise<V[]>, options);
+}
+
+/**
+ * Process-wide counts of `readTogether` (for /metrics and tests): statements sent, and batches of
+ * callers (a request's loader) that were read in a statement with another caller's.
+ */
+export const sharedReads = { statements: 0, joined: 0 };
+
+/** Largest batch of keys read together in one statement. */
+const MAX_SHARED_BATCH = 1_000;
+
+/**
+ * A process-wide loader per Prisma client that reads the keys its callers ask for in one turn of
+ * the event loop together (dispatched once the I/O callbacks of the turn have run: the requests
+ * that arrived with it have asked too), without caching anything: each read is as fresh as the
+ * statement, sent after every caller asked. A key asked by several callers is read once; each
+ * caller after the first receives its own copy of the row (callers treat rows as read-only, a copy
+ * keeps one from seeing another's mistake). A transaction's client reads alone, at once: it must
+ * see its own writes and hold its locks no longer than needed.
+ */
+export function readTogether<K, V>(
+  batch: (keys: readonly K[], prisma: PrismaClient) => Promise<V[]>,
+  options: { cacheKey?: (key: K) => unknown } = {},
+): (prisma: PrismaClient) => DataLoader<K, V> {
+  const keyOf = options.cacheKey ?? ((key: K) => key);
+  const loaders = new WeakMap<PrismaClient, DataLoader<K, V>>();
+  return (prisma) => {
+    let loader = loaders.get(prisma);
+    if (loader) return loader;
+    const shared = typeof (prisma as { $transaction?: unknown }).$transaction === "function";
+    let callers = 0;
+    loader = new DataLoader<K, V>(
+      async (keys) => {
+        const joined = callers;
+        callers = 0;
+        const at = new Map<unknown, number>();
+        const distinct: K[] = [];
+        for (const key of keys) {
+          const id = keyOf(key);
+          if (!at.has(id)) at.set(id, distinct.push(key) - 1);
+        }
+        const values = await batch(distinct, prisma);
+        sharedReads.statements++;
+        if (joined > 1) sharedReads.joined += joined;
+        const given = new Set<number>();
+        return keys.map((key) => {
+          const i = at.get(keyOf(key))!;
+          const value = values[i]!;
+          if (!given.has(i)) return given.add(i), value;
+          return copyOf(value);
+        });
+      },
+      { cache: false, maxBatchSize: MAX_SHARED_BATCH, ...(shared ? { batchScheduleFn: (dispatch: () => void) => void setImmediate(dispatch) } : {}) },
+    );
+    const load = loader.loadMany.bind(loader);
+    loader.loadMany = (keys) => (callers++, load(keys));
+    loaders.set(prisma, loader);
+    return loader;
+  };
+}
+
+const copyOf = <V>(value: V): V =>
+  Array.isArray(value) ? (value.map(copyOf) as V) : value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype ? { ...value } : value;
 
 /** Orders rows found for a batch of keys back into key order (null where absent). */
 export function byKeys<K, V>(keys: readonly K[], rows: V[], keyOf: (row: V) => K): (V | null)[] {

@@ -3,7 +3,7 @@ import { MAX_CONNECTION_SIZE, builder } from "../core/builder.js";
 import type { Context } from "../core/context.js";
 import { appErrorOf, badInput } from "../core/errors.js";
 import { typeOfId } from "../core/ids.js";
-import { byKeys, defineLoader } from "../core/loaders.js";
+import { byKeys, defineLoader, defineSharedLoader } from "../core/loaders.js";
 import { viewerMemberWhere } from "../core/access.js";
 import { getOrganization } from "../domains/organizations/organizations.service.js";
 import { requireCollection } from "../domains/collections/collections.service.js";
@@ -45,11 +45,11 @@ async function passes(guard: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-const siteOf = defineLoader<string, Row | null>(async (ids, ctx) =>
-  byKeys(ids, await ctx.prisma.site.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
+const siteOf = defineSharedLoader<string, Row | null>(async (ids, prisma) =>
+  byKeys(ids, await prisma.site.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
 );
-const specOf = defineLoader<string, Row | null>(async (ids, ctx) =>
-  byKeys(ids, await ctx.prisma.openApiSpec.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
+const specOf = defineSharedLoader<string, Row | null>(async (ids, prisma) =>
+  byKeys(ids, await prisma.openApiSpec.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
 );
 
 /**

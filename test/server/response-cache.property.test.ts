@@ -5,6 +5,7 @@ import { createGateway, type Gateway } from "../../src/server.js";
 import { runAdminCommand } from "../../src/cli/commands.js";
 import { purgeDeletedSpaces } from "../../src/domains/spaces/spaces.service.js";
 import { processorFor } from "../../src/domains/openapi/openapi.processing.js";
+import { sharedReads } from "../../src/core/loaders.js";
 import { startSources, type Sources } from "../domains/openapi/sources.js";
 
 /**
@@ -17,6 +18,8 @@ import { startSources, type Sources } from "../domains/openapi/sources.js";
  * every space (a write in one space leaves the others' entries, which are tagged per row: they are
  * read and compared too), counts included; each answer as the cache gives it must equal the same
  * read without the cache: on a gateway without one (two processes), or once every entry was dropped.
+ * The reads without the cache are made twice: all at once (the rows they ask for by key are read
+ * together, one statement for the requests under way: core/loaders.ts) and one after the other.
  *
  * While each write runs, and until the background work it started is over, readers poll the
  * answers it may change: their lookups and stores race the write's commit and its invalidation
@@ -304,6 +307,8 @@ const ORG_QUERY = `query($id: String!) {
 
 /** Answers the cache gave for a space other than the one the previous write was in (kept per row). */
 let keptElsewhere = 0;
+/** Reads of rows shared by several requests under way (the reads all at once). */
+let readTogether = 0;
 
 /**
  * Every token's answers on the reading gateway as the cache gives them after the previous reads
@@ -312,8 +317,9 @@ let keptElsewhere = 0;
  * be equal. `written`: the space the previous write was in.
  */
 async function compareReads(w: World, step: string, written?: string): Promise<void> {
-  const readAll = async (url: string, counting: boolean) => {
-    const answers: unknown[] = [];
+  /** Every read, one after the other, or all at once (`together`: their rows read together, see core/loaders.ts `readTogether`). */
+  const readAll = async (url: string, counting: boolean, together = false) => {
+    const reads: (() => Promise<unknown>)[] = [];
     const stats = reader.gateway.responseCache.stats;
     const count = async <T>(spaceId: string | undefined, read: () => Promise<T>) => {
       const hits = stats.hits;
@@ -322,20 +328,30 @@ async function compareReads(w: World, step: string, written?: string): Promise<v
       return answer;
     };
     for (const token of w.tokens.flat()) {
-      for (const [spaceId, path] of restPaths(w)) answers.push({ token, path, ...(await count(spaceId, () => send(url, token, "GET", path))) });
+      for (const [spaceId, path] of restPaths(w)) reads.push(async () => ({ token, path, ...(await count(spaceId, () => send(url, token, "GET", path))) }));
       for (const spaceId of w.spaces) {
-        answers.push({ token, space: spaceId, ...(await count(spaceId, () => graphql(url, token, SPACE_QUERY, { id: spaceId }))) });
+        reads.push(async () => ({ token, space: spaceId, ...(await count(spaceId, () => graphql(url, token, SPACE_QUERY, { id: spaceId }))) }));
         const comment = w.comments.get(spaceId);
-        if (comment) answers.push({ token, comment, ...(await count(spaceId, () => graphql(url, token, COMMENT_QUERY, { space: spaceId, id: comment }))) });
+        if (comment) reads.push(async () => ({ token, comment, ...(await count(spaceId, () => graphql(url, token, COMMENT_QUERY, { space: spaceId, id: comment }))) }));
       }
-      answers.push({ token, org: w.org, ...(await graphql(url, token, ORG_QUERY, { id: w.org })) });
+      reads.push(async () => ({ token, org: w.org, ...(await graphql(url, token, ORG_QUERY, { id: w.org })) }));
     }
+    if (together) return Promise.all(reads.map((read) => read()));
+    const answers: unknown[] = [];
+    for (const read of reads) answers.push(await read());
     return answers;
   };
+  const forget = () => (uncached ? undefined : reader.gateway.responseCache.forget());
   const cached = await readAll(reader.url, true);
-  if (!uncached) await reader.gateway.responseCache.forget();
+  await forget();
+  // Without the cache, all at once: rows asked by several requests under way are read together.
+  const joined = sharedReads.joined;
+  const together = await readAll(uncached ? uncachedUrl : reader.url, false, true);
+  readTogether += sharedReads.joined - joined;
+  await forget();
   const fresh = await readAll(uncached ? uncachedUrl : reader.url, false);
   expect(cached, step).toEqual(fresh);
+  expect(together, `${step}, read all at once`).toEqual(fresh);
 }
 
 describe(`the response cache answers what the database answers (${TWO_PROCESSES ? "two gateway processes, PostgreSQL and Redis" : "one gateway"})`, () => {
@@ -358,5 +374,7 @@ describe(`the response cache answers what the database answers (${TWO_PROCESSES 
     expect(reader.gateway.responseCache.stats.hits).toBeGreaterThan(hitsBefore);
     // And a write in one space left entries of the others to be served (rows, not tables, dropped).
     expect(keptElsewhere).toBeGreaterThan(0);
+    // And reads all at once shared their statements.
+    expect(readTogether).toBeGreaterThan(0);
   }, 600_000);
 });

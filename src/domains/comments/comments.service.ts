@@ -1,6 +1,6 @@
 import type { ChangeRequest, Comment, Prisma as P, Space } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { byKeys, countsByKeys, defineLoader } from "../../core/loaders.js";
+import { byKeys, countsByKeys, defineLoader, defineSharedLoader } from "../../core/loaders.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { badInput, forbidden, notFound } from "../../core/errors.js";
 import { checkLength } from "../../core/validate.js";
@@ -90,8 +90,8 @@ export function commentPath(comment: Pick<Comment, "id" | "spaceId" | "changeReq
 
 // ─── Loaders ───────────────────────────────────────────────────────────────────────────────────
 
-export const changeRequestById = defineLoader<string, ChangeRequest | null>(async (ids, ctx) =>
-  byKeys(ids, await ctx.prisma.changeRequest.findMany({ where: { id: { in: [...ids] } } }), (c) => c.id),
+export const changeRequestById = defineSharedLoader<string, ChangeRequest | null>(async (ids, prisma) =>
+  byKeys(ids, await prisma.changeRequest.findMany({ where: { id: { in: [...ids] } } }), (c) => c.id),
 );
 
 interface RevisionPages {

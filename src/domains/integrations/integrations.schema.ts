@@ -5,7 +5,7 @@ import { builder } from "../../core/builder.js";
 import { deleted, deletionPayload } from "../../core/payloads.js";
 import type { Context } from "../../core/context.js";
 import { argsWithNulls } from "../../core/context.js";
-import { byKeys, defineLoader } from "../../core/loaders.js";
+import { byKeys, defineSharedLoader } from "../../core/loaders.js";
 import { listOf, pageArgs, permissionsOf, restName, urlsOf } from "../../core/shapes.js";
 import { isGraphOnly } from "../../rest/project.js";
 import { shapeForRest } from "../../rest/shape.js";
@@ -173,8 +173,8 @@ const ExternalLink = builder.objectRef<{ url: string; label: string }>("Integrat
 const IntegrationUrls = urlsOf("IntegrationUrls", ["location", "icon", "app", "assets", "publicEndpoint", "publicContentEndpoint"] as const, ["icon"]);
 const IntegrationPermissions = permissionsOf("IntegrationPermissions", INTEGRATION_PERMISSIONS);
 
-export const organizationById = defineLoader<string, Organization | null>(async (ids, ctx) =>
-  byKeys(ids, await ctx.prisma.organization.findMany({ where: { id: { in: [...ids] } } }), (o) => o.id),
+export const organizationById = defineSharedLoader<string, Organization | null>(async (ids, prisma) =>
+  byKeys(ids, await prisma.organization.findMany({ where: { id: { in: [...ids] } } }), (o) => o.id),
 );
 
 export const IntegrationRef = builder.prismaObject("Integration", {

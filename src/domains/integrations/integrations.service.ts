@@ -1,7 +1,7 @@
 import type { Integration, IntegrationInstallation, Member, Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { membershipAccess, membershipRefusal, requireOrgRole, viewerMembership, viewerMemberWhere } from "../../core/access.js";
-import { defineLoader, countsByKeys } from "../../core/loaders.js";
+import { defineLoader, countsByKeys, defineSharedLoader } from "../../core/loaders.js";
 import { paginate, paginateArray, type PageArgs } from "../../core/pagination.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern, checkUri } from "../../core/validate.js";
@@ -64,14 +64,14 @@ async function requireEventReader(ctx: Context, integrationName: string): Promis
   return integration;
 }
 
-export const integrationByName = defineLoader<string, Integration | null>(async (names, ctx) => {
-  const rows = await ctx.prisma.integration.findMany({ where: { name: { in: [...names] } } });
+export const integrationByName = defineSharedLoader<string, Integration | null>(async (names, prisma) => {
+  const rows = await prisma.integration.findMany({ where: { name: { in: [...names] } } });
   const map = new Map(rows.map((r) => [r.name, r]));
   return names.map((n) => map.get(n) ?? null);
 });
 
-export const integrationById = defineLoader<string, Integration | null>(async (ids, ctx) => {
-  const rows = await ctx.prisma.integration.findMany({ where: { id: { in: [...ids] } } });
+export const integrationById = defineSharedLoader<string, Integration | null>(async (ids, prisma) => {
+  const rows = await prisma.integration.findMany({ where: { id: { in: [...ids] } } });
   const map = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => map.get(id) ?? null);
 });

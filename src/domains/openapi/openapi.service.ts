@@ -1,7 +1,7 @@
 import type { OpenApiSpec } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { requireMembership, requireOrgRole } from "../../core/access.js";
-import { byKeys, defineLoader } from "../../core/loaders.js";
+import { byKeys, defineSharedLoader } from "../../core/loaders.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { badInput, conflict, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern, checkUri } from "../../core/validate.js";
@@ -18,10 +18,10 @@ export const VISIBILITIES = ["private", "public"] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 
 /** The spec (slug and organization) of each version, for its links. */
-export const specOfVersion = defineLoader<string, Pick<OpenApiSpec, "id" | "slug" | "organizationId"> | null>(async (specIds, ctx) =>
+export const specOfVersion = defineSharedLoader<string, Pick<OpenApiSpec, "id" | "slug" | "organizationId"> | null>(async (specIds, prisma) =>
   byKeys(
     specIds,
-    await ctx.prisma.openApiSpec.findMany({ where: { id: { in: [...specIds] } }, select: { id: true, slug: true, organizationId: true } }),
+    await prisma.openApiSpec.findMany({ where: { id: { in: [...specIds] } }, select: { id: true, slug: true, organizationId: true } }),
     (s) => s.id,
   ),
 );

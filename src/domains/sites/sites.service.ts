@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { slug } from "github-slugger";
 import type { Organization, Prisma as P, PrismaClient, Site, SiteSection, SiteSectionGroup, SiteShareLink, SiteSpace, Space } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { byKeys, countsByKeys, defineLoader } from "../../core/loaders.js";
+import { byKeys, countsByKeys, defineSharedLoader } from "../../core/loaders.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { badInput, conflict, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern } from "../../core/validate.js";
@@ -46,24 +46,24 @@ const SHARE_KEY_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
 
 const ORDER = [{ position: "asc" as const }, { createdAt: "asc" as const }, { id: "asc" as const }];
 
-export const siteById = defineLoader<string, Site | null>(async (ids, ctx) =>
-  byKeys(ids, await ctx.prisma.site.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
+export const siteById = defineSharedLoader<string, Site | null>(async (ids, prisma) =>
+  byKeys(ids, await prisma.site.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
 );
 
-export const organizationById = defineLoader<string, Organization | null>(async (ids, ctx) =>
-  byKeys(ids, await ctx.prisma.organization.findMany({ where: { id: { in: [...ids] } } }), (o) => o.id),
+export const organizationById = defineSharedLoader<string, Organization | null>(async (ids, prisma) =>
+  byKeys(ids, await prisma.organization.findMany({ where: { id: { in: [...ids] } } }), (o) => o.id),
 );
 
-export const sectionById = defineLoader<string, SiteSection | null>(async (ids, ctx) =>
-  byKeys(ids, await ctx.prisma.siteSection.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
+export const sectionById = defineSharedLoader<string, SiteSection | null>(async (ids, prisma) =>
+  byKeys(ids, await prisma.siteSection.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
 );
 
-export const groupById = defineLoader<string, SiteSectionGroup | null>(async (ids, ctx) =>
-  byKeys(ids, await ctx.prisma.siteSectionGroup.findMany({ where: { id: { in: [...ids] } } }), (g) => g.id),
+export const groupById = defineSharedLoader<string, SiteSectionGroup | null>(async (ids, prisma) =>
+  byKeys(ids, await prisma.siteSectionGroup.findMany({ where: { id: { in: [...ids] } } }), (g) => g.id),
 );
 
-export const siteSpaceById = defineLoader<string, SiteSpace | null>(async (ids, ctx) =>
-  byKeys(ids, await ctx.prisma.siteSpace.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
+export const siteSpaceById = defineSharedLoader<string, SiteSpace | null>(async (ids, prisma) =>
+  byKeys(ids, await prisma.siteSpace.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
 );
 
 function groupRows<K, V>(keys: readonly K[], rows: V[], keyOf: (row: V) => K): V[][] {
@@ -77,35 +77,35 @@ function groupRows<K, V>(keys: readonly K[], rows: V[], keyOf: (row: V) => K): V
 }
 
 /** Sections of each site, by position (not display order: see displaySections). */
-export const sectionsOfSite = defineLoader<string, SiteSection[]>(async (siteIds, ctx) =>
-  groupRows(siteIds, await ctx.prisma.siteSection.findMany({ where: { siteId: { in: [...siteIds] } }, orderBy: ORDER }), (s) => s.siteId),
+export const sectionsOfSite = defineSharedLoader<string, SiteSection[]>(async (siteIds, prisma) =>
+  groupRows(siteIds, await prisma.siteSection.findMany({ where: { siteId: { in: [...siteIds] } }, orderBy: ORDER }), (s) => s.siteId),
 );
 
-export const groupsOfSite = defineLoader<string, SiteSectionGroup[]>(async (siteIds, ctx) =>
-  groupRows(siteIds, await ctx.prisma.siteSectionGroup.findMany({ where: { siteId: { in: [...siteIds] } }, orderBy: ORDER }), (g) => g.siteId),
+export const groupsOfSite = defineSharedLoader<string, SiteSectionGroup[]>(async (siteIds, prisma) =>
+  groupRows(siteIds, await prisma.siteSectionGroup.findMany({ where: { siteId: { in: [...siteIds] } }, orderBy: ORDER }), (g) => g.siteId),
 );
 
 /** Every site space of each site (root and sections), by position. */
-export const siteSpacesOfSite = defineLoader<string, SiteSpace[]>(async (siteIds, ctx) =>
-  groupRows(siteIds, await ctx.prisma.siteSpace.findMany({ where: { siteId: { in: [...siteIds] } }, orderBy: ORDER }), (s) => s.siteId),
+export const siteSpacesOfSite = defineSharedLoader<string, SiteSpace[]>(async (siteIds, prisma) =>
+  groupRows(siteIds, await prisma.siteSpace.findMany({ where: { siteId: { in: [...siteIds] } }, orderBy: ORDER }), (s) => s.siteId),
 );
 
 /** Site spaces of each section, in their order. */
-export const siteSpacesOfSection = defineLoader<string, SiteSpace[]>(async (sectionIds, ctx) =>
+export const siteSpacesOfSection = defineSharedLoader<string, SiteSpace[]>(async (sectionIds, prisma) =>
   groupRows(
     sectionIds,
-    await ctx.prisma.siteSpace.findMany({ where: { sectionId: { in: [...sectionIds] } }, orderBy: ORDER }),
+    await prisma.siteSpace.findMany({ where: { sectionId: { in: [...sectionIds] } }, orderBy: ORDER }),
     (s) => s.sectionId!,
   ),
 );
 
 /** Sections of each group, in their order. */
-export const sectionsOfGroup = defineLoader<string, SiteSection[]>(async (groupIds, ctx) =>
-  groupRows(groupIds, await ctx.prisma.siteSection.findMany({ where: { groupId: { in: [...groupIds] } }, orderBy: ORDER }), (s) => s.groupId!),
+export const sectionsOfGroup = defineSharedLoader<string, SiteSection[]>(async (groupIds, prisma) =>
+  groupRows(groupIds, await prisma.siteSection.findMany({ where: { groupId: { in: [...groupIds] } }, orderBy: ORDER }), (s) => s.groupId!),
 );
 
-export const siteSpaceCount = defineLoader<string, number>(async (siteIds, ctx) => {
-  const rows = await ctx.prisma.siteSpace.groupBy({ by: ["siteId"], where: { siteId: { in: [...siteIds] } }, _count: { _all: true } });
+export const siteSpaceCount = defineSharedLoader<string, number>(async (siteIds, prisma) => {
+  const rows = await prisma.siteSpace.groupBy({ by: ["siteId"], where: { siteId: { in: [...siteIds] } }, _count: { _all: true } });
   return countsByKeys(siteIds, rows.map((r) => ({ key: r.siteId, count: r._count._all })));
 });
 

@@ -1,7 +1,7 @@
 import type { Collection, Member, Prisma as P, Space } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { membershipAccess, membershipRefusal, viewerMemberWhere, viewerMembership, viewerMemberships } from "../../core/access.js";
-import { byKeys, defineLoader } from "../../core/loaders.js";
+import { byKeys, defineLoader, defineSharedLoader } from "../../core/loaders.js";
 import { badInput, conflict, forbidden, notFound } from "../../core/errors.js";
 import { type Role } from "../../core/roles.js";
 import { collectionPermissions, effectiveCollectionRole, effectiveSpaceRole, spaceRefusal, type EditMode, type SpaceAction } from "./spaces.policy.js";
@@ -14,12 +14,12 @@ import { collectionPermissions, effectiveCollectionRole, effectiveSpaceRole, spa
  * This module imports no other domain's service, so every domain can import it.
  */
 
-export const spaceById = defineLoader<string, Space | null>(async (ids, ctx) =>
-  byKeys(ids, await ctx.prisma.space.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
+export const spaceById = defineSharedLoader<string, Space | null>(async (ids, prisma) =>
+  byKeys(ids, await prisma.space.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
 );
 
-export const collectionById = defineLoader<string, Collection | null>(async (ids, ctx) =>
-  byKeys(ids, await ctx.prisma.collection.findMany({ where: { id: { in: [...ids] } } }), (c) => c.id),
+export const collectionById = defineSharedLoader<string, Collection | null>(async (ids, prisma) =>
+  byKeys(ids, await prisma.collection.findMany({ where: { id: { in: [...ids] } } }), (c) => c.id),
 );
 
 /** The caller's explicit grants on each space: their own and their teams'. */

@@ -1,7 +1,7 @@
 import type { Member, Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import type { Viewer } from "../../core/auth.js";
-import { byKeys, defineLoader } from "../../core/loaders.js";
+import { byKeys, defineSharedLoader } from "../../core/loaders.js";
 import { forbidden, type AppError } from "../../core/errors.js";
 
 /**
@@ -19,17 +19,17 @@ export function ssoProviderOfLabel(label: string | null | undefined): string | n
   return label?.startsWith(SSO_TOKEN_PREFIX) ? label.slice(SSO_TOKEN_PREFIX.length) : null;
 }
 
-const organizationRequiresSso = defineLoader<string, boolean>(async (orgIds, ctx) =>
-  byKeys(orgIds, await ctx.prisma.organization.findMany({ where: { id: { in: [...orgIds] } }, select: { id: true, sso: true } }), (o) => o.id).map(
+const organizationRequiresSso = defineSharedLoader<string, boolean>(async (orgIds, prisma) =>
+  byKeys(orgIds, await prisma.organization.findMany({ where: { id: { in: [...orgIds] } }, select: { id: true, sso: true } }), (o) => o.id).map(
     (o) => o?.sso ?? false,
   ),
 );
 
 /** The organization of each SAML provider (null when it is gone). */
-const providerOrganization = defineLoader<string, string | null>(async (providerIds, ctx) =>
+const providerOrganization = defineSharedLoader<string, string | null>(async (providerIds, prisma) =>
   byKeys(
     providerIds,
-    await ctx.prisma.samlProvider.findMany({ where: { id: { in: [...providerIds] } }, select: { id: true, organizationId: true } }),
+    await prisma.samlProvider.findMany({ where: { id: { in: [...providerIds] } }, select: { id: true, organizationId: true } }),
     (p) => p.id,
   ).map((p) => p?.organizationId ?? null),
 );

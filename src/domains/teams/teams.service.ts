@@ -1,7 +1,7 @@
 import type { Member, Prisma as P, Team, TeamMember } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { requireMembership, requireOrgRole, viewerMembership, viewerMemberWhere } from "../../core/access.js";
-import { byKeys, countsByKeys, defineLoader } from "../../core/loaders.js";
+import { byKeys, countsByKeys, defineLoader, defineSharedLoader } from "../../core/loaders.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { badInput, forbidden, notFound } from "../../core/errors.js";
 import { checkLength, requiredText } from "../../core/validate.js";
@@ -27,14 +27,14 @@ export const viewerTeamRole = defineLoader<string, TeamRole | null>(async (teamI
   return byKeys(teamIds, rows, (r) => r.teamId).map((r) => (r?.role as TeamRole | undefined) ?? null);
 });
 
-export const teamMemberCount = defineLoader<string, number>(async (teamIds, ctx) => {
-  const rows = await ctx.prisma.teamMember.groupBy({ by: ["teamId"], where: { teamId: { in: [...teamIds] } }, _count: { _all: true } });
+export const teamMemberCount = defineSharedLoader<string, number>(async (teamIds, prisma) => {
+  const rows = await prisma.teamMember.groupBy({ by: ["teamId"], where: { teamId: { in: [...teamIds] } }, _count: { _all: true } });
   return countsByKeys(teamIds, rows.map((r) => ({ key: r.teamId, count: r._count._all })));
 });
 
 /** Spaces the team is granted access to (SpaceAccess rows of the team on live spaces). */
-export const teamSpaceCount = defineLoader<string, number>(async (teamIds, ctx) => {
-  const rows = await ctx.prisma.spaceAccess.groupBy({
+export const teamSpaceCount = defineSharedLoader<string, number>(async (teamIds, prisma) => {
+  const rows = await prisma.spaceAccess.groupBy({
     by: ["teamId"],
     where: { teamId: { in: [...teamIds] }, space: { deletedAt: null } },
     _count: { _all: true },

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { acmeDocs, createSpace, fewestStatements, type Admin, type Member } from "../helpers/fixtures.js";
+import { makeContext } from "../../src/core/context.js";
+import { sharedReads } from "../../src/core/loaders.js";
+import { spaceById } from "../../src/domains/spaces/spaces.access.js";
+
+/**
+ * Reads of rows by key (core/loaders.ts `defineSharedLoader`) asked by requests under way together
+ * are sent as one statement: each request keeps its own loader (and cache), the answers are those
+ * of reads one by one. A transaction reads alone.
+ */
+let t: TestGateway;
+let admin: Admin;
+let reader: Member;
+let outsider: Admin;
+let org: string;
+const spaces: string[] = [];
+
+beforeAll(async () => {
+  t = await startGateway();
+  ({ admin, org, reader, other: outsider } = await acmeDocs(t, { reader: ["rita@acme.test", "read"] }));
+  for (let i = 0; i < 12; i++) spaces.push((await createSpace(admin, org, { title: `Shared ${i}` })).id);
+}, 180_000);
+afterAll(() => t?.close());
+
+const contextOf = (userId: string) => makeContext(t.gateway.services, { userId, tokenId: "" });
+
+describe("rows read together by the requests under way", () => {
+  it("two requests' loads in one turn: one statement, each its own copy of a row both asked for", async () => {
+    const a = contextOf(admin.user);
+    const b = contextOf(reader.user);
+    const before = t.gateway.db.stats.statements;
+    const [first, second, third] = await Promise.all([spaceById(a).load(spaces[0]!), spaceById(b).load(spaces[0]!), spaceById(b).load(spaces[1]!)]);
+    expect(t.gateway.db.stats.statements - before).toBe(1);
+    expect(first).toEqual(second);
+    expect(first).not.toBe(second);
+    expect(third!.id).toBe(spaces[1]);
+    // Each request's own cache: a second load in the same request reads nothing.
+    const again = t.gateway.db.stats.statements;
+    expect(await spaceById(a).load(spaces[0]!)).toBe(first);
+    expect(t.gateway.db.stats.statements).toBe(again);
+  });
+
+  it("nothing kept between turns: a load after a write reads the written row", async () => {
+    const id = spaces[2]!;
+    const before = await spaceById(contextOf(admin.user)).load(id);
+    expect((await admin.patch(`/v1/spaces/${id}`, { title: "Renamed together" })).status).toBe(200);
+    const after = await spaceById(contextOf(reader.user)).load(id);
+    expect(before!.title).toBe("Shared 2");
+    expect(after!.title).toBe("Renamed together");
+  });
+
+  it("a transaction reads alone: it sees its own uncommitted write", async () => {
+    const id = spaces[3]!;
+    const base = contextOf(admin.user);
+    await t.gateway.db.prisma.$transaction(async (tx) => {
+      await tx.space.update({ where: { id }, data: { title: "Inside the transaction" } });
+      const inside = { ...contextOf(admin.user), prisma: tx as typeof base.prisma };
+      const [seen, outside] = await Promise.all([spaceById(inside).load(id), t.gateway.db.kind === "pglite" ? null : spaceById(base).load(id)]);
+      expect(seen!.title).toBe("Inside the transaction");
+      if (outside) expect(outside.title).toBe("Shared 3");
+      throw new Error("rolled back");
+    }).catch((err: Error) => expect(err.message).toBe("rolled back"));
+    expect((await spaceById(contextOf(admin.user)).load(id))!.title).toBe("Shared 3");
+  });
+
+  it("concurrent GETs of different spaces by different callers share statements, and answer as one by one", async () => {
+    const callers = [admin, reader, outsider];
+    const calls = spaces.flatMap((id) => callers.map((caller) => () => caller.get(`/v1/spaces/${id}`)));
+    const alone: unknown[] = [];
+    for (const call of calls) {
+      const res = await call();
+      alone.push({ status: res.status, body: res.body });
+    }
+    const joined = sharedReads.joined;
+    const together = await fewestStatements(t, () => Promise.all(calls.map((call) => call())));
+    expect(together.result.map((res) => ({ status: res.status, body: res.body }))).toEqual(alone);
+    expect(alone.filter((a: any) => a.status === 200)).toHaveLength(spaces.length * 2);
+    expect(alone.filter((a: any) => a.status === 404)).toHaveLength(spaces.length);
+    // Alone, each GET is one statement (the space); together, far fewer than one each.
+    expect(together.count).toBeLessThan(calls.length / 2);
+    expect(sharedReads.joined).toBeGreaterThan(joined);
+  });
+});
