@@ -1,8 +1,8 @@
-import DataLoader from "dataloader";
 import type { Plugin } from "graphql-yoga";
 import type { ExecutionResult } from "graphql";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Context } from "./context.js";
+import { readTogether } from "./loaders.js";
 import { AppError, unauthorized } from "./errors.js";
 
 /**
@@ -91,22 +91,15 @@ export function tokenIsLive(ctx: Pick<Context, "prisma" | "accessCache">, tokenI
   return ctx.accessCache.liveToken(tokenId, () => readTokenIsLive(ctx.prisma, tokenId));
 }
 
-const checkers = new WeakMap<PrismaClient, DataLoader<string, boolean>>();
+/** Which tokens are live, read together for every check under way (core/loaders.ts `readTogether`). */
+const liveTokens = readTogether<string, boolean>(async (ids, prisma) => {
+  const live = await prisma.apiToken.findMany({ where: { id: { in: [...ids] }, revokedAt: null }, select: { id: true } });
+  const set = new Set(live.map((t) => t.id));
+  return ids.map((id) => set.has(id));
+});
 
 function readTokenIsLive(prisma: PrismaClient, tokenId: string): Promise<boolean> {
-  let loader = checkers.get(prisma);
-  if (!loader) {
-    loader = new DataLoader<string, boolean>(
-      async (ids) => {
-        const live = await prisma.apiToken.findMany({ where: { id: { in: [...ids] }, revokedAt: null }, select: { id: true } });
-        const set = new Set(live.map((t) => t.id));
-        return ids.map((id) => set.has(id));
-      },
-      { cache: false, maxBatchSize: 1_000 },
-    );
-    checkers.set(prisma, loader);
-  }
-  return loader.load(tokenId);
+  return liveTokens(prisma).load(tokenId);
 }
 
 function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
