@@ -4,7 +4,7 @@ import { spaceParent } from "../spaces/spaces.schema.js";
 import { argsWithNulls } from "../../core/context.js";
 import { GRAPH_ONLY, KEEP_NULL, listOf, pageArgs, restName, restOnly, urlsOf } from "../../core/shapes.js";
 import { UserRef } from "../users/users.schema.js";
-import { userById } from "../content/loaders.js";
+import { userById } from "../../core/rows.js";
 import {
   ContentReferenceList,
   FileList,

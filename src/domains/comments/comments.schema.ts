@@ -6,7 +6,7 @@ import { argsWithNulls, type Context } from "../../core/context.js";
 import { OrderEnum, listOf, pageArgs, permissionsOf, restName, urlsOf } from "../../core/shapes.js";
 import { UserRef } from "../users/users.schema.js";
 import { MemberRef } from "../members/members.schema.js";
-import { userById } from "../members/members.service.js";
+import { userById } from "../../core/rows.js";
 import { spaceById, viewerSpaceRole } from "../spaces/spaces.access.js";
 import { COMMENT_PERMISSIONS, commentPermissions } from "./comments.policy.js";
 import { markdownToDocument } from "../content/markdown.js";

@@ -7,7 +7,7 @@ import { GRAPH_ONLY, ListNext, listOf, pageArgs, urlsOf } from "../../core/shape
 import { OrganizationRef } from "../organizations/organizations.schema.js";
 import { SpaceRef } from "../spaces/spaces.schema.js";
 import { spaceById } from "../spaces/spaces.access.js";
-import { organizationById } from "./loaders.js";
+import { organizationById } from "../../core/rows.js";
 import { DOCUMENT_JSON_SCHEMA } from "./markdown.js";
 import { GITBOOK_DOCUMENT_JSON_SCHEMA } from "./gitbook-document.js";
 import { LINK_STATUSES, type LinkItemView, type LinkReportView, type LinkStatus, type ReferenceView } from "./links.js";

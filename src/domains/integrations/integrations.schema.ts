@@ -1,11 +1,11 @@
 import { execute, parse, getNamedType, type DocumentNode, isObjectType, type GraphQLObjectType, type GraphQLResolveInfo, type GraphQLSchema } from "graphql";
 import { filter, pipe } from "graphql-yoga";
-import type { Integration, IntegrationEvent, IntegrationInstallation, Organization } from "../../generated/prisma/client.js";
+import type { Integration, IntegrationEvent, IntegrationInstallation } from "../../generated/prisma/client.js";
 import { builder } from "../../core/builder.js";
 import { deleted, deletionPayload } from "../../core/payloads.js";
 import type { Context } from "../../core/context.js";
 import { argsWithNulls } from "../../core/context.js";
-import { byKeys, defineSharedLoader } from "../../core/loaders.js";
+import { organizationById } from "../../core/rows.js";
 import { listOf, pageArgs, permissionsOf, restName, urlsOf } from "../../core/shapes.js";
 import { isGraphOnly } from "../../rest/project.js";
 import { shapeForRest } from "../../rest/shape.js";
@@ -172,10 +172,6 @@ const ExternalLink = builder.objectRef<{ url: string; label: string }>("Integrat
 });
 const IntegrationUrls = urlsOf("IntegrationUrls", ["location", "icon", "app", "assets", "publicEndpoint", "publicContentEndpoint"] as const, ["icon"]);
 const IntegrationPermissions = permissionsOf("IntegrationPermissions", INTEGRATION_PERMISSIONS);
-
-export const organizationById = defineSharedLoader<string, Organization | null>(async (ids, prisma) =>
-  byKeys(ids, await prisma.organization.findMany({ where: { id: { in: [...ids] } } }), (o) => o.id),
-);
 
 export const IntegrationRef = builder.prismaObject("Integration", {
   description: "An integration: published by an organization, installed in organizations and their spaces.",

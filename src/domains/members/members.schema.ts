@@ -7,6 +7,7 @@ import { GRAPH_ONLY, KEEP_NULL, OrderEnum, RoleEnum, TeamRoleEnum, listOf, pageA
 import type { Role, TeamRole } from "../../core/roles.js";
 import { UserRef } from "../users/users.schema.js";
 import * as service from "./members.service.js";
+import { userById } from "../../core/rows.js";
 
 export const MemberRef = builder.prismaObject("Member", {
   description: "A user's membership in an organization.",
@@ -22,7 +23,7 @@ export const MemberRef = builder.prismaObject("Member", {
     }),
     user: t.field({
       type: UserRef,
-      resolve: async (m, _a, ctx) => (await service.userById(ctx).load(m.userId))!,
+      resolve: async (m, _a, ctx) => (await userById(ctx).load(m.userId))!,
     }),
     disabled: t.exposeBoolean("disabled"),
     joinedAt: t.expose("joinedAt", { type: "DateTime" }),

@@ -2,7 +2,7 @@ import { signMemberVisitorClaims } from "../sites/visitor-claims.js";
 import type { Member, Prisma as P, Role as DbRole, Team } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { requireMembership, requireOrgRole, viewerMemberWhere } from "../../core/access.js";
-import { byKeys, countsByKeys, defineLoader, defineSharedLoader } from "../../core/loaders.js";
+import { byKeys, countsByKeys, defineLoader } from "../../core/loaders.js";
 import { paginate, paginateArray, type PageArgs } from "../../core/pagination.js";
 import { conflict, forbidden, notFound } from "../../core/errors.js";
 import type { Role } from "../../core/roles.js";
@@ -38,10 +38,6 @@ export const memberByKey = defineLoader<MemberKey, Member | null>(
     return byKeys(keys.map(keyOf), rows, keyOf);
   },
   { cacheKey: keyOf },
-);
-
-export const userById = defineSharedLoader<string, P.UserGetPayload<{}> | null>(async (ids, prisma) =>
-  byKeys(ids, await prisma.user.findMany({ where: { id: { in: [...ids] } } }), (u) => u.id),
 );
 
 /** Number of teams of the organization each member belongs to. */

@@ -14,6 +14,7 @@ import { spaceById } from "../spaces/spaces.access.js";
 import type { JsonObject } from "./adaptive.js";
 import { publishedSite, type PublishedView } from "./published.js";
 import * as service from "./sites.service.js";
+import { organizationById } from "../../core/rows.js";
 import * as structure from "./structure.js";
 import type { Viewed } from "./structure.js";
 import { invalidScalarValue } from "../../core/errors.js";
@@ -254,7 +255,7 @@ export const SiteRef = builder.prismaNode("Site", {
       nullable: true,
       resolve: async (s, _a, ctx) => {
         if (!s.proxy) return null;
-        const organization = await service.organizationById(ctx).load(s.organizationId);
+        const organization = await organizationById(ctx).load(s.organizationId);
         // `origin` as it was set (host and path, no scheme), the way GitBook's API writes it.
         return { origin: s.proxy, target: service.sitePublishedUrl(ctx, { ...s, proxy: null }, organization) };
       },
@@ -303,7 +304,7 @@ export const SiteRef = builder.prismaNode("Site", {
       extensions: GRAPH_ONLY,
       description: "The subdomain the site is published under: its organization's (absent when the organization has no hostname).",
       resolve: async (s, _a, ctx) => {
-        const organization = await service.organizationById(ctx).load(s.organizationId);
+        const organization = await organizationById(ctx).load(s.organizationId);
         return organization ? service.subdomainOf(organization) : null;
       },
     }),

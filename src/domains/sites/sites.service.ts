@@ -3,6 +3,7 @@ import { slug } from "github-slugger";
 import type { Organization, Prisma as P, PrismaClient, Site, SiteSection, SiteSectionGroup, SiteShareLink, SiteSpace, Space } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { byKeys, countsByKeys, defineSharedLoader } from "../../core/loaders.js";
+import { organizationById } from "../../core/rows.js";
 import { paginate, type PageArgs } from "../../core/pagination.js";
 import { badInput, conflict, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern } from "../../core/validate.js";
@@ -48,10 +49,6 @@ const ORDER = [{ position: "asc" as const }, { createdAt: "asc" as const }, { id
 
 export const siteById = defineSharedLoader<string, Site | null>(async (ids, prisma) =>
   byKeys(ids, await prisma.site.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
-);
-
-export const organizationById = defineSharedLoader<string, Organization | null>(async (ids, prisma) =>
-  byKeys(ids, await prisma.organization.findMany({ where: { id: { in: [...ids] } } }), (o) => o.id),
 );
 
 export const sectionById = defineSharedLoader<string, SiteSection | null>(async (ids, prisma) =>
