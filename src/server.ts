@@ -106,6 +106,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   metrics.counterFrom("query_plan_cache_hits_total", "Prisma queries whose plan came from the plans kept by shape (process-wide).", () => planStats.hits);
   metrics.counterFrom("shared_reads_statements_total", "Statements reading rows by key for the requests under way together (process-wide).", () => sharedReads.statements);
   metrics.counterFrom("shared_reads_joined_total", "Requests' reads by key that shared their statement with another request's.", () => sharedReads.joined);
+  metrics.counterFrom("shared_reads_identical_total", "List pages and counts answered by an identical read another request asked for in the same turn.", () => sharedReads.identical);
   metrics.counterFrom("query_plan_cache_misses_total", "Prisma queries compiled (no plan kept for their shape and values, or the cache is off: then 0).", () => planStats.misses);
   const responseCache = createResponseCache({ config, db, accessCache, scope: accessScope(config) });
   metrics.counterFrom("response_cache_hits_total", "GraphQL and REST answers served from the response cache.", () => responseCache.stats.hits);

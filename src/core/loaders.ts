@@ -38,10 +38,11 @@ export function defineSharedLoader<K, V>(
 }
 
 /**
- * Process-wide counts of `readTogether` (for /metrics and tests): statements sent, and batches of
- * callers (a request's loader) that were read in a statement with another caller's.
+ * Process-wide counts of `readTogether` and `readOnce` (for /metrics and tests): statements sent by
+ * `readTogether`, its batches of callers (a request's loader) read in a statement with another
+ * caller's, and reads answered by another caller's identical read (`readOnce`).
  */
-export const sharedReads = { statements: 0, joined: 0 };
+export const sharedReads = { statements: 0, joined: 0, identical: 0 };
 
 /** Largest batch of keys read together in one statement. */
 const MAX_SHARED_BATCH = 1_000;
@@ -96,8 +97,53 @@ export function readTogether<K, V>(
   };
 }
 
-const copyOf = <V>(value: V): V =>
-  Array.isArray(value) ? (value.map(copyOf) as V) : value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype ? { ...value } : value;
+/** A reader's own copy of what another read too (rows are plain data: objects, arrays, dates, JSON). */
+const copyOf = <V>(value: V): V => (value && typeof value === "object" ? structuredClone(value) : value);
+
+/** What `readOnce` reads from: a Prisma model (`ctx.prisma.space`), whose reads are told apart by their arguments. */
+export interface ModelReads<T> {
+  findMany(args: object): Promise<T[]>;
+  count(args: object): Promise<number>;
+}
+
+/** Identical reads waiting to be sent, per model of each client, by action and arguments. */
+const waiting = new WeakMap<object, Map<string, Promise<unknown>>>();
+/** Longest arguments (as JSON) of a read that others may join; a longer one is sent alone. */
+const MAX_READ_KEY = 4_096;
+
+/**
+ * An identical read (the same action on the same model of the same client, with equal arguments)
+ * asked by several requests in one turn of the event loop is sent once, after the I/O callbacks of
+ * the turn have run, and each of them receives the answer (a copy each after the first). Nothing
+ * is kept: once the statement is sent, the next identical read sends its own — each is as fresh as
+ * a statement sent after it was asked. Lists and counts that many callers ask at once (after a
+ * write made their cached answers stale) cost one statement.
+ */
+export function readOnce<T>(from: ModelReads<T>, action: "findMany", args: object): Promise<T[]>;
+export function readOnce<T>(from: ModelReads<T>, action: "count", args: object): Promise<number>;
+export function readOnce(from: ModelReads<unknown>, action: "findMany" | "count", args: object): Promise<unknown> {
+  const send = (): Promise<unknown> => from[action](args);
+  let key: string;
+  try {
+    key = `${action}\u0000${JSON.stringify(args)}`;
+  } catch {
+    return send();
+  }
+  if (key.length > MAX_READ_KEY) return send();
+  let reads = waiting.get(from);
+  if (!reads) waiting.set(from, (reads = new Map()));
+  const sent = reads.get(key);
+  if (sent) {
+    sharedReads.identical++;
+    return sent.then(copyOf);
+  }
+  const read = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    reads.delete(key);
+    return send();
+  });
+  reads.set(key, read);
+  return read;
+}
 
 /** Orders rows found for a batch of keys back into key order (null where absent). */
 export function byKeys<K, V>(keys: readonly K[], rows: V[], keyOf: (row: V) => K): (V | null)[] {

@@ -1,4 +1,5 @@
 import { badInput } from "./errors.js";
+import { readOnce, type ModelReads } from "./loaders.js";
 
 /** Query arguments of every documented list operation. */
 export interface PageArgs {
@@ -57,22 +58,25 @@ function afterCursor(order: OrderSpec, values: unknown[]): object {
 }
 
 /**
- * Keyset pagination over a Prisma model: stable under inserts. One query for the page, then one
- * for the count unless the page already tells it: a first page that is not full holds every row.
+ * Keyset pagination over a Prisma model (`from`: `ctx.prisma.space`): stable under inserts. One
+ * query for the page (with `include` when given), then one for the count unless the page already
+ * tells it: a first page that is not full holds every row. Identical pages and counts asked by
+ * requests under way together are read once (core/loaders.ts `readOnce`).
  */
 export async function paginate<T extends Record<string, any>>(opts: {
   args: PageArgs;
   where: object;
   order: OrderSpec;
-  findMany: (query: { where: object; orderBy: object[]; take: number }) => Promise<T[]>;
-  count: (query: { where: object }) => Promise<number>;
+  from: ModelReads<T>;
+  include?: object;
 }): Promise<ListPage<T>> {
   const limit = checkLimit(opts.args.limit);
   const where = opts.args.page
     ? { AND: [opts.where, afterCursor(opts.order, decodeCursor(opts.args.page, opts.order.length))] }
     : opts.where;
-  const rows = await opts.findMany({ where, orderBy: opts.order.map(([f, d]) => ({ [f]: d })), take: limit + 1 });
-  const count = !opts.args.page && rows.length <= limit ? rows.length : await opts.count({ where: opts.where });
+  const query = { where, orderBy: opts.order.map(([f, d]) => ({ [f]: d })), take: limit + 1, ...(opts.include ? { include: opts.include } : {}) };
+  const rows = await readOnce(opts.from, "findMany", query);
+  const count = !opts.args.page && rows.length <= limit ? rows.length : await readOnce(opts.from, "count", { where: opts.where });
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   const next = rows.length > limit && last ? { page: encodeCursor(opts.order.map(([f]) => last[f])) } : null;

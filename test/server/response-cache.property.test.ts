@@ -19,7 +19,8 @@ import { startSources, type Sources } from "../domains/openapi/sources.js";
  * read and compared too), counts included; each answer as the cache gives it must equal the same
  * read without the cache: on a gateway without one (two processes), or once every entry was dropped.
  * The reads without the cache are made twice: all at once (the rows they ask for by key are read
- * together, one statement for the requests under way: core/loaders.ts) and one after the other.
+ * together, one statement for the requests under way, and identical lists once: core/loaders.ts)
+ * and one after the other.
  *
  * While each write runs, and until the background work it started is over, readers poll the
  * answers it may change: their lookups and stores race the write's commit and its invalidation
@@ -345,9 +346,9 @@ async function compareReads(w: World, step: string, written?: string): Promise<v
   const cached = await readAll(reader.url, true);
   await forget();
   // Without the cache, all at once: rows asked by several requests under way are read together.
-  const joined = sharedReads.joined;
+  const joined = sharedReads.joined + sharedReads.identical;
   const together = await readAll(uncached ? uncachedUrl : reader.url, false, true);
-  readTogether += sharedReads.joined - joined;
+  readTogether += sharedReads.joined + sharedReads.identical - joined;
   await forget();
   const fresh = await readAll(uncached ? uncachedUrl : reader.url, false);
   expect(cached, step).toEqual(fresh);

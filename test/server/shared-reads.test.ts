@@ -8,7 +8,8 @@ import { spaceById } from "../../src/domains/spaces/spaces.access.js";
 /**
  * Reads of rows by key (core/loaders.ts `defineSharedLoader`) asked by requests under way together
  * are sent as one statement: each request keeps its own loader (and cache), the answers are those
- * of reads one by one. A transaction reads alone.
+ * of reads one by one. A transaction reads alone. Identical pages and counts of a list asked
+ * together are read once (`readOnce`).
  */
 let t: TestGateway;
 let admin: Admin;
@@ -19,10 +20,12 @@ const spaces: string[] = [];
 
 beforeAll(async () => {
   t = await startGateway();
-  ({ admin, org, reader, other: outsider } = await acmeDocs(t, { reader: ["rita@acme.test", "read"] }));
+  ({ admin, org, reader, other: outsider, secondAdmin } = await acmeDocs(t, { reader: ["rita@acme.test", "read"], secondAdmin: ["sam@acme.test", "admin"] }));
   for (let i = 0; i < 12; i++) spaces.push((await createSpace(admin, org, { title: `Shared ${i}` })).id);
 }, 180_000);
 afterAll(() => t?.close());
+
+let secondAdmin: Member;
 
 const contextOf = (userId: string) => makeContext(t.gateway.services, { userId, tokenId: "" });
 
@@ -81,5 +84,23 @@ describe("rows read together by the requests under way", () => {
     // Alone, each GET is one statement (the space); together, far fewer than one each.
     expect(together.count).toBeLessThan(calls.length / 2);
     expect(sharedReads.joined).toBeGreaterThan(joined);
+  });
+
+  it("the same page of a list asked by several callers at once: read once, each answer whole and its own", async () => {
+    const callers = [admin, secondAdmin, admin, secondAdmin, reader];
+    const list = `/v1/orgs/${org}/spaces?limit=5`;
+    const alone = [];
+    for (const caller of callers) alone.push((await caller.get(list)).body);
+    expect(alone[0].items).toHaveLength(5);
+    expect(alone[0].count).toBeGreaterThan(5);
+    const identical = sharedReads.identical;
+    const together = await fewestStatements(t, () => Promise.all(callers.map((caller) => caller.get(list))));
+    expect(together.result.map((res) => res.body)).toEqual(alone);
+    // Alone: a page and a count each (10 statements for the admins); together, once for them all.
+    expect(together.count).toBeLessThanOrEqual(4);
+    expect(sharedReads.identical).toBeGreaterThan(identical);
+    // Nothing kept: a space created after them is in the next read.
+    await createSpace(admin, org, { title: "After the list" });
+    expect((await secondAdmin.get(list)).body.count).toBe(alone[0].count + 1);
   });
 });

@@ -76,8 +76,7 @@ export async function listChangeRequests(ctx: Context, spaceId: string, filter: 
     args: filter,
     where,
     order: [["number", "desc"]],
-    findMany: (q) => ctx.prisma.changeRequest.findMany(q),
-    count: (q) => ctx.prisma.changeRequest.count(q),
+    from: ctx.prisma.changeRequest,
   });
 }
 

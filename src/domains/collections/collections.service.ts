@@ -79,8 +79,7 @@ export async function listOrganizationCollections(ctx: Context, organizationId: 
     args,
     where: { AND: [{ organizationId, ...(nested ? {} : { parentId: null }) }, visibleCollectionWhere(ctx)] },
     order: nested ? [["createdAt", "asc"], ["id", "asc"]] : [["position", "asc"], ["id", "asc"]],
-    findMany: (q) => ctx.prisma.collection.findMany(q),
-    count: (q) => ctx.prisma.collection.count(q),
+    from: ctx.prisma.collection,
   });
 }
 
@@ -91,8 +90,7 @@ export async function listCollectionSpaces(ctx: Context, collectionId: string, a
     args,
     where: { AND: [{ parentId: collectionId }, visibleSpaceWhere(ctx)] },
     order: [["position", "asc"], ["id", "asc"]],
-    findMany: (q) => ctx.prisma.space.findMany(q),
-    count: (q) => ctx.prisma.space.count(q),
+    from: ctx.prisma.space,
   });
 }
 

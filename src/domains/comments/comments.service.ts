@@ -270,8 +270,7 @@ export async function listComments(ctx: Context, scope: CommentScope, args: Comm
     args,
     where,
     order: [["postedAt", dir], ["id", dir]],
-    findMany: (q) => ctx.prisma.comment.findMany(q),
-    count: (q) => ctx.prisma.comment.count(q),
+    from: ctx.prisma.comment,
   });
   return { ...page, items: page.items.map((c) => withFormat(c, args.format)) };
 }
@@ -312,8 +311,7 @@ export async function listReplies(ctx: Context, scope: CommentScope, commentId: 
     args,
     where: { parentId: commentId },
     order: [["postedAt", "asc"], ["id", "asc"]],
-    findMany: (q) => ctx.prisma.comment.findMany(q),
-    count: (q) => ctx.prisma.comment.count(q),
+    from: ctx.prisma.comment,
   });
   return { ...page, items: page.items.map((c) => withFormat(c, args.format)) };
 }
@@ -324,8 +322,7 @@ export async function listCommenters(ctx: Context, scope: CommentScope, args: Pa
     args,
     where: { organizationId: scope.space.organizationId, user: { comments: { some: scopeWhere(scope) } } },
     order: [["joinedAt", "asc"], ["userId", "asc"]],
-    findMany: (q) => ctx.prisma.member.findMany(q),
-    count: (q) => ctx.prisma.member.count(q),
+    from: ctx.prisma.member,
   });
 }
 

@@ -244,8 +244,7 @@ export async function listIntegrations(ctx: Context, f: IntegrationFilters) {
       args: f,
       where,
       order: [["name", "asc"]],
-      findMany: (q) => ctx.prisma.integration.findMany(q),
-      count: (q) => ctx.prisma.integration.count(q),
+      from: ctx.prisma.integration,
     });
   }
   // Filters on the block and content source lists look into JSON: they run over the rows the other filters kept.
@@ -342,8 +341,8 @@ export async function listInstallations(ctx: Context, integrationName: string, a
     args,
     where,
     order: [["createdAt", "asc"], ["id", "asc"]],
-    findMany: (q) => ctx.prisma.integrationInstallation.findMany({ ...q, include: withName }),
-    count: (q) => ctx.prisma.integrationInstallation.count(q),
+    from: ctx.prisma.integrationInstallation,
+    include: withName,
   });
 }
 
@@ -688,8 +687,8 @@ export async function listScopedInstallations(
     args,
     where,
     order: [["createdAt", "asc"], ["installationId", "asc"], [def.idField, "asc"]],
-    findMany: (q) => table.findMany({ ...q, include: { installation: { select: { organizationId: true } } } }),
-    count: (q) => table.count(q),
+    from: table,
+    include: { installation: { select: { organizationId: true } } },
   });
   return {
     ...page,
@@ -718,8 +717,7 @@ export async function listEvents(ctx: Context, integrationName: string, args: Pa
     args,
     where,
     order: [["createdAt", "desc"], ["id", "desc"]],
-    findMany: (q) => ctx.prisma.integrationEvent.findMany(q),
-    count: (q) => ctx.prisma.integrationEvent.count(q),
+    from: ctx.prisma.integrationEvent,
   });
 }
 

@@ -200,8 +200,7 @@ export async function listMembers(ctx: Context, organizationId: string, args: Me
       [sort, dir],
       ["userId", dir],
     ],
-    findMany: (q) => ctx.prisma.member.findMany(q),
-    count: (q) => ctx.prisma.member.count(q),
+    from: ctx.prisma.member,
   });
 }
 
@@ -282,8 +281,7 @@ export async function listMemberSpaces(ctx: Context, organizationId: string, use
       ["createdAt", dir],
       ["id", dir],
     ],
-    findMany: (q) => ctx.prisma.space.findMany(q),
-    count: (q) => ctx.prisma.space.count(q),
+    from: ctx.prisma.space,
   });
   const parentIds = unique(page.items.map((s) => s.parentId).filter((id): id is string => !!id));
   const collections = parentIds.length

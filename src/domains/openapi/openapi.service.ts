@@ -65,8 +65,7 @@ export async function listSpecs(ctx: Context, organizationId: string, args: Page
     // canViewSpec: guests list only the public specs.
     where: member.role === null ? { organizationId, visibility: "public" } : { organizationId },
     order: [["slug", "asc"], ["id", "asc"]],
-    findMany: (q) => ctx.prisma.openApiSpec.findMany(q),
-    count: (q) => ctx.prisma.openApiSpec.count(q),
+    from: ctx.prisma.openApiSpec,
   });
 }
 
@@ -133,8 +132,7 @@ export async function listVersions(ctx: Context, organizationId: string, specSlu
     args,
     where: { specId: spec.id },
     order: [["createdAt", "desc"], ["id", "desc"]],
-    findMany: (q) => ctx.prisma.openApiSpecVersion.findMany(q),
-    count: (q) => ctx.prisma.openApiSpecVersion.count(q),
+    from: ctx.prisma.openApiSpecVersion,
   });
 }
 

@@ -18,8 +18,7 @@ export function listOrganizations(ctx: Context, args: PageArgs) {
     args,
     where,
     order: [["createdAt", "desc"], ["id", "desc"]],
-    findMany: (q) => ctx.prisma.organization.findMany(q),
-    count: (q) => ctx.prisma.organization.count(q),
+    from: ctx.prisma.organization,
   });
 }
 

@@ -292,8 +292,7 @@ export async function listSites(ctx: Context, organizationId: string, args: Site
     args,
     where,
     order: [["createdAt", "asc"], ["id", "asc"]],
-    findMany: (q) => ctx.prisma.site.findMany(q),
-    count: (q) => ctx.prisma.site.count(q),
+    from: ctx.prisma.site,
   });
 }
 
@@ -488,8 +487,7 @@ export async function listShareLinks(ctx: Context, organizationId: string, siteI
     args,
     where: { siteId },
     order: [["createdAt", "asc"], ["id", "asc"]],
-    findMany: (q) => ctx.prisma.siteShareLink.findMany(q),
-    count: (q) => ctx.prisma.siteShareLink.count(q),
+    from: ctx.prisma.siteShareLink,
   });
   return { ...page, items: page.items.map((link) => ({ ...link, site })) };
 }

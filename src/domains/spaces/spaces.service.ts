@@ -227,8 +227,7 @@ export async function listOrganizationSpaces(ctx: Context, organizationId: strin
     args,
     where: visibleSpaceWhereIn(ctx, organizationId, member),
     order: [["createdAt", "asc"], ["id", "asc"]],
-    findMany: (q) => ctx.prisma.space.findMany(q),
-    count: (q) => ctx.prisma.space.count(q),
+    from: ctx.prisma.space,
   });
 }
 

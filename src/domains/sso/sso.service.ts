@@ -86,8 +86,7 @@ export async function listProviders(ctx: Context, organizationId: string, args: 
     args,
     where: { organizationId },
     order: [["createdAt", "asc"], ["id", "asc"]],
-    findMany: (q) => ctx.prisma.samlProvider.findMany(q),
-    count: (q) => ctx.prisma.samlProvider.count(q),
+    from: ctx.prisma.samlProvider,
   });
 }
 

@@ -198,8 +198,7 @@ export async function listTeamMembers(ctx: Context, organizationId: string, team
       ["createdAt", "asc"],
       ["userId", "asc"],
     ],
-    findMany: (q) => ctx.prisma.teamMember.findMany(q),
-    count: (q) => ctx.prisma.teamMember.count(q),
+    from: ctx.prisma.teamMember,
   });
   return {
     ...page,

@@ -44,8 +44,7 @@ export async function listTranslations(ctx: Context, organizationId: string, arg
     args,
     where: { organizationId },
     order: [["createdAt", "asc"], ["id", "asc"]],
-    findMany: (q) => ctx.prisma.translationSettings.findMany(q),
-    count: (q) => ctx.prisma.translationSettings.count(q),
+    from: ctx.prisma.translationSettings,
   });
 }
 
