@@ -97,8 +97,22 @@ export function readTogether<K, V>(
   };
 }
 
-/** A reader's own copy of what another read too (rows are plain data: objects, arrays, dates, JSON). */
-const copyOf = <V>(value: V): V => (value && typeof value === "object" ? structuredClone(value) : value);
+/**
+ * A reader's own copy of what another read too: its arrays and plain objects (rows, JSON values,
+ * included relations) copied all the way down; dates and bytes, which nothing changes, shared.
+ */
+function copyOf<V>(value: V): V {
+  if (Array.isArray(value)) return value.map(copyOf) as V;
+  if (!value || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyOf((value as Record<string, unknown>)[key]);
+    // A JSON value's own "__proto__" stays an own key (an assignment would set the copy's prototype).
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
+  }
+  return copy as V;
+}
 
 /** What `readOnce` reads from: a Prisma model (`ctx.prisma.space`), whose reads are told apart by their arguments. */
 export interface ModelReads<T> {

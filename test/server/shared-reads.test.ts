@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, createSpace, fewestStatements, type Admin, type Member } from "../helpers/fixtures.js";
 import { makeContext } from "../../src/core/context.js";
-import { sharedReads } from "../../src/core/loaders.js";
+import { readTogether, sharedReads } from "../../src/core/loaders.js";
 import { spaceById } from "../../src/domains/spaces/spaces.access.js";
 
 /**
@@ -102,5 +102,21 @@ describe("rows read together by the requests under way", () => {
     // Nothing kept: a space created after them is in the next read.
     await createSpace(admin, org, { title: "After the list" });
     expect((await secondAdmin.get(list)).body.count).toBe(alone[0].count + 1);
+  });
+
+  it("a copy is the row all the way down, prototype names included, and shares nothing that could change", async () => {
+    const row = JSON.parse('{"id":"x","config":{"__proto__":{"polluted":true},"constructor":{"prototype":1},"list":[{"a":1}]}}');
+    row.at = new Date(0);
+    const client = { $transaction() {} } as unknown as Parameters<ReturnType<typeof readTogether>>[0];
+    const loader = readTogether<string, typeof row>(async (keys) => keys.map(() => row))(client);
+    const [first, second] = await Promise.all([loader.load("x"), loader.load("x")]);
+    expect(first).toBe(row);
+    expect(second).not.toBe(row);
+    expect(JSON.stringify(second)).toBe(JSON.stringify(row));
+    expect(Object.keys(second.config)).toEqual(["__proto__", "constructor", "list"]);
+    expect(Object.getPrototypeOf(second.config)).toBe(Object.prototype);
+    expect(({} as any).polluted).toBeUndefined();
+    expect(second.config.list[0]).not.toBe(row.config.list[0]);
+    expect(second.at).toEqual(row.at);
   });
 });
