@@ -118,8 +118,8 @@ export interface Replier {
   updatedAt: Date;
 }
 
-export const repliersOf = defineLoader<string, Replier[]>(async (ids, ctx) => {
-  const rows = await ctx.prisma.comment.groupBy({
+export const repliersOf = defineSharedLoader<string, Replier[]>(async (ids, prisma) => {
+  const rows = await prisma.comment.groupBy({
     by: ["parentId", "postedById"],
     where: { parentId: { in: [...ids] } },
     _count: { _all: true },
@@ -146,8 +146,8 @@ export interface ReactionGroup {
 }
 
 /** The reactions of each comment or reply, one group per emoji: groups by first reaction, users by reaction time. */
-export const reactionsOf = defineLoader<string, ReactionGroup[]>(async (ids, ctx) => {
-  const rows = await ctx.prisma.commentReaction.findMany({
+export const reactionsOf = defineSharedLoader<string, ReactionGroup[]>(async (ids, prisma) => {
+  const rows = await prisma.commentReaction.findMany({
     where: { commentId: { in: [...ids] } },
     orderBy: [{ reactedAt: "asc" }, { emoji: "asc" }, { userId: "asc" }],
   });
