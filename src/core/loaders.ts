@@ -120,6 +120,11 @@ export interface ModelReads<T> {
   count(args: object): Promise<number>;
 }
 
+/** A date in a read's key is told from a string that reads alike. */
+function typedValue(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  return this[key] instanceof Date ? { date: value } : value;
+}
+
 /** Identical reads waiting to be sent, per model of each client, by action and arguments. */
 const waiting = new WeakMap<object, Map<string, Promise<unknown>>>();
 /** Longest arguments (as JSON) of a read that others may join; a longer one is sent alone. */
@@ -139,7 +144,7 @@ export function readOnce(from: ModelReads<unknown>, action: "findMany" | "count"
   const send = (): Promise<unknown> => from[action](args);
   let key: string;
   try {
-    key = `${action}\u0000${JSON.stringify(args)}`;
+    key = `${action}\u0000${JSON.stringify(args, typedValue)}`;
   } catch {
     return send();
   }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, createSpace, fewestStatements, type Admin, type Member } from "../helpers/fixtures.js";
 import { makeContext } from "../../src/core/context.js";
-import { readTogether, sharedReads } from "../../src/core/loaders.js";
+import { readOnce, readTogether, sharedReads } from "../../src/core/loaders.js";
 import { spaceById } from "../../src/domains/spaces/spaces.access.js";
 
 /**
@@ -118,5 +118,29 @@ describe("rows read together by the requests under way", () => {
     expect(({} as any).polluted).toBeUndefined();
     expect(second.config.list[0]).not.toBe(row.config.list[0]);
     expect(second.at).toEqual(row.at);
+  });
+
+  it("reads join only an identical one: arguments alike but of other types, or too long, are sent alone", async () => {
+    const sent: unknown[] = [];
+    const model = {
+      findMany: async (args: object) => (sent.push(args), [{ id: "x", args }]),
+      count: async () => 0,
+    };
+    const at = new Date(0);
+    const answers = await Promise.all([
+      readOnce(model, "findMany", { where: { at } }),
+      readOnce(model, "findMany", { where: { at: at.toISOString() } }),
+      readOnce(model, "findMany", { where: { at: new Date(0) } }),
+      readOnce(model, "findMany", { where: { id: "y".repeat(5_000) } }),
+      readOnce(model, "findMany", { where: { id: "y".repeat(5_000) } }),
+    ]);
+    expect(sent).toHaveLength(4);
+    expect(answers[2]).toEqual(answers[0]);
+    expect(answers[2]).not.toBe(answers[0]);
+    // Sent after the turn: a read asked once the first was sent is sent again.
+    const again = readOnce(model, "findMany", { where: { at } });
+    expect(sent).toHaveLength(4);
+    await again;
+    expect(sent).toHaveLength(5);
   });
 });
