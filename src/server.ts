@@ -10,7 +10,7 @@ import { completeSchema, schema } from "./schema.js";
 import { rawRouteTable, routeTable } from "./rest/table.js";
 import { createRestHandler, errorResponse } from "./rest/handler.js";
 import { planStats } from "./core/query-plans.js";
-import { sharedReads } from "./core/loaders.js";
+import { sharedReads, useWritesReadAlone } from "./core/loaders.js";
 import { openDatabase, type Database } from "./core/db.js";
 import { awaitedPublisher, createPubSubFor, pubsubFailures } from "./core/pubsub.js";
 import { makeUrls } from "./core/urls.js";
@@ -195,6 +195,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       ...metrics.plugins(),
       routing,
       useLiveToken(subscriptionQuota),
+      useWritesReadAlone(),
       useJsonNotFound(),
       useNotAcceptableExplained(),
       useInputChecks(config.maxJsonDepth),

@@ -36,6 +36,11 @@ export interface Context {
    */
   response: { status?: number; headers: Record<string, string> };
   /**
+   * Set while a mutation runs (core/loaders.ts `useWritesReadAlone`): its rows by key are read at
+   * once and alone, not together with the requests under way.
+   */
+  writing?: boolean;
+  /**
    * Set on the context a shared graphql-ws stream executes its events with (graphql/streams.ts):
    * it stands for every subscriber of the stream, which checks their tokens itself.
    */

@@ -1,4 +1,6 @@
 import DataLoader from "dataloader";
+import { getOperationAST } from "graphql";
+import type { Plugin } from "graphql-yoga";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Context } from "./context.js";
 
@@ -27,14 +29,29 @@ export function defineLoader<K, V>(
  * facts of a row (never anything that depends on the caller, which `batch` does not receive).
  * Each request keeps its own loader and cache, as with `defineLoader`; outside a transaction,
  * its batches are read together with those of the other requests under way (`readTogether`):
- * requests that arrive together share one statement instead of sending one each.
+ * requests that arrive together share one statement instead of sending one each. A mutation reads
+ * alone, at once (`useWritesReadAlone`).
  */
 export function defineSharedLoader<K, V>(
   batch: (keys: readonly K[], prisma: PrismaClient) => Promise<V[]>,
   options: { cacheKey?: (key: K) => unknown } = {},
 ) {
   const together = readTogether(batch, options);
-  return defineLoader<K, V>((keys, ctx) => together(ctx.prisma).loadMany(keys) as Promise<V[]>, options);
+  return defineLoader<K, V>((keys, ctx) => (ctx.writing ? batch(keys, ctx.prisma) : (together(ctx.prisma).loadMany(keys) as Promise<V[]>)), options);
+}
+
+/**
+ * Marks the context of a mutation (`Context.writing`): its rows by key are read alone, at once.
+ * Writers that read a row together would all read the same version of it and all but one would
+ * then lose the compare-and-set they write with (content/revisions.ts): ten concurrent edits of
+ * one page went from 207–288 to 147–171 a second when their reads were shared.
+ */
+export function useWritesReadAlone(): Plugin {
+  return {
+    onExecute({ args }) {
+      if (getOperationAST(args.document, args.operationName)?.operation === "mutation") (args.contextValue as unknown as Context).writing = true;
+    },
+  };
 }
 
 /**

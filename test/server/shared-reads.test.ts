@@ -143,4 +143,15 @@ describe("rows read together by the requests under way", () => {
     await again;
     expect(sent).toHaveLength(5);
   });
+
+  it("a write reads alone: concurrent edits of one space each read its newest row, none joins another's read", async () => {
+    const id = spaces[4]!;
+    const joined = sharedReads.joined + sharedReads.identical;
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => admin.patch(`/v1/spaces/${id}`, { title: `Edit ${i}` })));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect(sharedReads.joined + sharedReads.identical).toBe(joined);
+    // Reads beside them still share: the same GETs at once join.
+    await Promise.all(Array.from({ length: 10 }, () => reader.get(`/v1/spaces/${id}`)));
+    expect(sharedReads.joined + sharedReads.identical).toBeGreaterThan(joined);
+  });
 });
