@@ -23,7 +23,8 @@ import { createLogger } from "../src/core/logger.js";
  *   (RESPONSE_CACHE=on): answers served from it, against the rows above;
  * - the REST list of 50 spaces, without and with the response cache;
  * - the nested organization → spaces → change requests → comments query at N = 5 and 50
- *   (N spaces, each with 3 change requests of 3 comments), with its SQL statements per request;
+ *   (N spaces, each with 3 change requests of 3 comments), with its SQL statements per request,
+ *   and at N = 5 with 500 change requests a space (the page of 10 under each reads 11 rows of it);
  * - writes: `POST /v1/orgs/{id}/collections`, `PATCH /v1/spaces/{id}/content/page/{pageId}` and
  *   the same page edited in a change request (`…/change-requests/{number}/content/page/{pageId}`).
  *
@@ -88,6 +89,7 @@ export async function requestPath() {
     );
     const n5 = await measure({ name: "nested org→spaces→CRs→comments, N=5", ...gql(a, NESTED_QUERY, { org: a.nested5, n: 5 }) }, main.gateway);
     const n50 = await measure({ name: "nested org→spaces→CRs→comments, N=50", ...gql(a, NESTED_QUERY, { org: a.nested50, n: 50 }) }, main.gateway);
+    const deep = await measure({ name: `nested N=5, ${NESTED_DEEP} change requests a space`, ...gql(a, NESTED_QUERY, { org: a.nestedDeep, n: 5 }) }, main.gateway);
     const post = await measure(
       { name: "POST /v1/orgs/{id}/collections", url: `${a.url}/v1/orgs/${a.organization}/collections`, method: "POST", headers: a.headers, body: JSON.stringify({ title: "Bench" }) },
       main.gateway,
@@ -125,6 +127,7 @@ export async function requestPath() {
     console.log(`  REST GET, 50 spaces in turn / one space  ${ratio(restEach, rest)}`);
     console.log(`  list of 50 / REST GET          ${ratio(list, rest)}   (both from the response cache: ${ratio(listCached, restCached)})`);
     console.log(`  nested N=50 / N=5              ${ratio(n50, n5)}   statements ${n5.statements} → ${n50.statements}`);
+    console.log(`  nested N=5, ${NESTED_DEEP} / 3 CRs a space ${ratio(deep, n5)}   (a page of 10 under each space reads 11 of its rows: core/bounded-pages.ts)`);
     console.log(`  POST collection / REST GET     ${ratio(post, rest)}`);
     console.log(`  PATCH page / REST GET          ${ratio(patch, rest)}`);
     console.log(`  PATCH page in a change request / PATCH page  ${ratio(proposed, patch)}`);
@@ -225,10 +228,14 @@ interface Seeded {
   listed: string[];
   nested5: string;
   nested50: string;
+  /** N = 5, each space with NESTED_DEEP change requests (the query shows 10 of each). */
+  nestedDeep: string;
 }
 
 /** Change requests per space and comments per change request in the nested query's organizations. */
 const NESTED_CHILDREN = 3;
+/** Change requests per space in the third organization: a page of 10 under each of 5 spaces reads 11 of each. */
+const NESTED_DEEP = 500;
 
 /** One space with a page, 50 more spaces, and two organizations of N spaces, each with 3 change requests of 3 comments. */
 async function seed({ gateway, url }: Started): Promise<Seeded> {
@@ -247,14 +254,15 @@ async function seed({ gateway, url }: Started): Promise<Seeded> {
   await prisma.space.createMany({
     data: Array.from({ length: 50 }, (_, i) => ({ id: `spc_list_${i}`, organizationId: boot.organization, title: `List ${i}`, position: 10 + i })),
   });
-  const nested = async (n: number) => {
-    const org = (await runAdminCommand(prisma, { command: "bootstrap", email: "bench@acme.test", org: `Nested ${n}` })) as any;
-    const spaces = Array.from({ length: n }, (_, i) => ({ id: `spc_n${n}_${i}`, organizationId: org.organization, title: `Space ${i}`, position: i }));
+  const nested = async (n: number, requestsPerSpace = NESTED_CHILDREN) => {
+    const label = `${n}x${requestsPerSpace}`;
+    const org = (await runAdminCommand(prisma, { command: "bootstrap", email: "bench@acme.test", org: `Nested ${label}` })) as any;
+    const spaces = Array.from({ length: n }, (_, i) => ({ id: `spc_n${label}_${i}`, organizationId: org.organization, title: `Space ${i}`, position: i }));
     await prisma.space.createMany({ data: spaces });
     const content = { pages: {}, files: {}, reusableContents: {}, variables: {} };
     await prisma.revision.createMany({ data: spaces.map((s) => ({ id: `rev_${s.id}`, spaceId: s.id, content })) });
     const requests = spaces.flatMap((s) =>
-      Array.from({ length: NESTED_CHILDREN }, (_, i) => ({
+      Array.from({ length: requestsPerSpace }, (_, i) => ({
         id: `${s.id}_cr${i}`,
         spaceId: s.id,
         number: i + 1,
@@ -281,6 +289,7 @@ async function seed({ gateway, url }: Started): Promise<Seeded> {
     listed: Array.from({ length: 50 }, (_, i) => `spc_list_${i}`),
     nested5: await nested(5),
     nested50: await nested(50),
+    nestedDeep: await nested(5, NESTED_DEEP),
   };
 }
 

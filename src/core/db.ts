@@ -5,7 +5,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/prisma/client.js";
 import { applyMigrations } from "./migrate.js";
-import { installPlanCache } from "./query-plans.js";
+import { installCompilerHooks } from "./query-plans.js";
 import { acquireLock, type DataDirLock } from "./lock.js";
 import { log } from "./logger.js";
 import { createPool, retryingReads } from "./pg-pool.js";
@@ -318,7 +318,7 @@ function createPrisma(
  * `<dataDir>/pglite`, guarded by a lock file. Pending migrations are applied first.
  */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
-  if (opts.queryPlanCache !== false) installPlanCache();
+  installCompilerHooks({ planCache: opts.queryPlanCache !== false });
   const stats = { statements: 0 };
   const observers = new Set<StatementObserver>();
   const observeStatements = (observer: StatementObserver) => void observers.add(observer);

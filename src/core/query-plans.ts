@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { QueryCompiler } from "@prisma/client/runtime/query_compiler_bg.postgresql.mjs";
+import { boundNestedPages } from "./bounded-pages.js";
 
 /**
  * Prisma's query compiler turns every query into a plan (its SQL and how to read the rows) anew:
@@ -308,19 +309,35 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Plans answered from kept plans, and compiled, by every client of the process (installPlanCache). */
+/** Plans answered from kept plans, and compiled, by every client of the process (installCompilerHooks). */
 export const planStats = { hits: 0, misses: 0 };
 
 const proto = QueryCompiler.prototype as unknown as Record<"compile" | "compileBatch", (this: object, query: string) => unknown>;
-/** The compiler's own functions, as they were before installPlanCache (tests compare with them). */
+/** The compiler's own functions, as they were before installCompilerHooks (tests compare with them). */
 export const compilerOwn = { compile: proto.compile, compileBatch: proto.compileBatch };
 let installed = false;
 
-/** Has every Prisma client of this process compile through plan caches (one per compiler). */
-export function installPlanCache(): void {
+/** A compiler function whose plans read nested pages bounded (core/bounded-pages.ts). */
+function bounded(own: (this: object, query: string) => unknown) {
+  return function (this: object, query: string) {
+    return boundNestedPages(own.call(this, query));
+  };
+}
+
+/**
+ * Has every Prisma client of this process compile plans that read nested pages bounded
+ * (core/bounded-pages.ts), through plan caches (one per compiler) unless `planCache` is false.
+ */
+export function installCompilerHooks(opts: { planCache: boolean }): void {
   if (installed) return;
   installed = true;
-  const { compile, compileBatch } = compilerOwn;
+  const compile = bounded(compilerOwn.compile);
+  const compileBatch = bounded(compilerOwn.compileBatch);
+  if (!opts.planCache) {
+    proto.compile = compile;
+    proto.compileBatch = compileBatch;
+    return;
+  }
   const caches = new WeakMap<object, { one: Compile; batch: Compile }>();
   const cachesOf = (compiler: object) => {
     let c = caches.get(compiler);

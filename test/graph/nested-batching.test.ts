@@ -154,3 +154,36 @@ describe("nested batching", () => {
     });
   }
 });
+
+describe("pages under several parents", () => {
+  it("reads first + 1 change requests of each space, not all of them, and answers the page", async () => {
+    const org = (await t.bootstrap("ada@acme.test", "Many Requests")).organization;
+    const prisma = t.gateway.db.prisma;
+    const spaces = [0, 1, 2].map((i) => ({ id: `spc_many_${i}`, organizationId: org, title: `Many ${i}`, position: i }));
+    await prisma.space.createMany({ data: spaces });
+    await prisma.revision.createMany({ data: spaces.map((s) => ({ id: `rev_${s.id}`, spaceId: s.id, content: {} })) });
+    await prisma.changeRequest.createMany({
+      data: spaces.flatMap((s) =>
+        Array.from({ length: 12 }, (_, n) => ({ id: `${s.id}_cr${n}`, spaceId: s.id, number: n + 1, status: "open" as const, createdById: admin.user, revisionId: `rev_${s.id}`, revisionInitial: `rev_${s.id}` })),
+      ),
+    });
+    const sent: string[] = [];
+    t.gateway.db.observeStatements((_s, _ok, sql) => void (/FROM "public"\."ChangeRequest"/.test(sql) && sent.push(sql)));
+    await t.gateway.responseCache.forget();
+    const res = await admin.graphql(
+      `query ($org: String!) { organization(organizationId: $org) { spaces(first: 3) { edges { node { id changeRequests(first: 2) { totalCount pageInfo { hasNextPage } edges { node { number } } } } } } } }`,
+      { org },
+    );
+    expect(res.errors).toBeUndefined();
+    const pages = res.data.organization.spaces.edges.map((e: any) => e.node.changeRequests);
+    expect(pages).toHaveLength(3);
+    for (const page of pages) {
+      expect(page.edges.map((e: any) => e.node.number)).toEqual([12, 11]);
+      expect(page).toMatchObject({ totalCount: 12, pageInfo: { hasNextPage: true } });
+    }
+    // One statement for the three spaces' pages, keeping 2 + 1 rows of each (core/bounded-pages.ts).
+    const pageReads = sent.filter((sql) => sql.includes("ROW_NUMBER() OVER (PARTITION BY"));
+    expect(pageReads).toHaveLength(1);
+    expect(pageReads[0]).toContain(`"prisma_page_row" <= 3 `);
+  });
+});
