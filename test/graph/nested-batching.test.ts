@@ -185,5 +185,20 @@ describe("pages under several parents", () => {
     const pageReads = sent.filter((sql) => sql.includes("ROW_NUMBER() OVER (PARTITION BY"));
     expect(pageReads).toHaveLength(1);
     expect(pageReads[0]).toContain(`"prisma_page_row" <= 3 `);
+
+    // The other ways into a page answer as before: from the end, empty, after a cursor.
+    const page = async (args: string) => {
+      const r = await admin.graphql(
+        `query ($org: String!) { organization(organizationId: $org) { spaces(first: 3) { edges { node { changeRequests(${args}) { pageInfo { hasNextPage hasPreviousPage endCursor } edges { node { number } } } } } } } }`,
+        { org },
+      );
+      expect(r.errors).toBeUndefined();
+      return r.data.organization.spaces.edges.map((e: any) => e.node.changeRequests);
+    };
+    for (const p of await page("last: 2")) expect(p.edges.map((e: any) => e.node.number)).toEqual([2, 1]);
+    for (const p of await page("first: 0")) expect(p.edges).toEqual([]);
+    const [firstPage] = await page("first: 3");
+    const after = await page(`first: 3, after: ${JSON.stringify(firstPage.pageInfo.endCursor)}`);
+    expect(after[0].edges.map((e: any) => e.node.number)).toEqual([9, 8, 7]);
   });
 });
