@@ -15,7 +15,8 @@ import { testTmpDir } from "../helpers/tmp.js";
  * organizations (spaces with change requests of random statuses, with comments and replies, dates
  * that tie) are read with random pages at two levels — take, skip, order, a status filter, now and
  * then a cursor (left to Prisma) — through the server's compiler and through Prisma's alone: the
- * same rows, and the same tags for the response cache.
+ * same rows, and the same tags for the response cache. Likewise organizations' pages of spaces
+ * filtered as the graph filters them (access grants, membership: EXISTS through joined tables).
  */
 const RUNS = Number(process.env.BOUNDED_PAGES_RUNS || 40);
 
@@ -146,6 +147,66 @@ describe("pages of a relation under several parents", () => {
         expect(pages("ChangeRequest").map(isBounded)).toEqual([!cursor]);
         if (!cursor) expect(pages("ChangeRequest")[0]).toContain(`"prisma_page_row" <= ${args.skip + args.take} `);
         expect(pages("Comment").every((sql) => isBounded(sql) && sql.includes(`"prisma_page_row" <= ${args.commentSkip + args.commentTake} `))).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
+  }, 600_000);
+
+  it("filtered through other tables (access, membership), ordered by dates that tie (then ids), answer what Prisma's own plan answers", async () => {
+    const spaceRows = fc.array(
+      fc.record({ day: fc.nat(DAYS.length - 1), visibility: fc.constantFrom("public" as const, "private" as const), granted: fc.boolean(), deleted: fc.boolean() }),
+      { maxLength: 12 },
+    );
+    const organizations = fc.array(fc.record({ member: fc.boolean(), spaces: spaceRows }), { minLength: 1, maxLength: 4 });
+    const page = fc.record({ take: fc.integer({ min: 1, max: 6 }), skip: fc.nat(3), direction: fc.constantFrom("asc" as const, "desc" as const) });
+    await fc.assert(
+      fc.asyncProperty(organizations, page, async (orgs, args) => {
+        const p = db.prisma;
+        const tag = `bq${++run}`;
+        const user = await p.user.create({ data: { id: `usr_${tag}`, email: `${tag}@pages.test`, displayName: tag } });
+        const ids: string[] = [];
+        for (const [o, org] of orgs.entries()) {
+          const id = `org_${tag}_${o}`;
+          ids.push(id);
+          await p.organization.create({ data: { id, title: `${tag} ${o}` } });
+          if (org.member) await p.member.create({ data: { organizationId: id, userId: user.id, role: "read" } });
+          for (const [s, space] of org.spaces.entries()) {
+            const spaceId = `spc_${tag}_${o}_${s}`;
+            await p.space.create({
+              data: { id: spaceId, organizationId: id, title: `${s}`, visibility: space.visibility, createdAt: DAYS[space.day]!, deletedAt: space.deleted ? DAYS[0] : null },
+            });
+            if (space.granted) await p.spaceAccess.create({ data: { id: `acc_${spaceId}`, spaceId, userId: user.id, role: "read" } });
+          }
+        }
+        const read = () =>
+          p.organization.findMany({
+            where: { id: { in: ids } },
+            orderBy: { id: "asc" },
+            include: {
+              spaces: {
+                where: {
+                  deletedAt: null,
+                  OR: [
+                    { visibility: "public" },
+                    { access: { some: { userId: user.id } } },
+                    { organization: { members: { some: { userId: user.id, disabled: false, role: { not: null } } } } },
+                  ],
+                },
+                orderBy: [{ createdAt: args.direction }, { id: args.direction }],
+                take: args.take,
+                skip: args.skip,
+              },
+            },
+          });
+        statements.length = 0;
+        const answer = await read();
+        const sent = statements.splice(0);
+        const expected = await unhooked(read);
+        expect(answer).toEqual(expected);
+        const own = statements.splice(0);
+        expect(sent.map((s) => readTags(s.sql, s.args))).toEqual(own.map((s) => readTags(s.sql, s.args)));
+        const spaces = sent.filter((s) => s.sql.includes(`FROM "public"."Space"`));
+        expect(spaces.map((s) => s.sql.includes(`"prisma_page_row" <= ${args.skip + args.take} `))).toEqual([true]);
       }),
       { numRuns: RUNS },
     );
