@@ -38,14 +38,21 @@ function walk(node: unknown, depth: number): void {
     return;
   }
   const record = node as Record<string, unknown>;
-  // A statement holds no plan nodes, only its text and values (a document written can be large).
-  if (record.type === "templateSql" || record.type === "rawSql") return;
+  // Values hold no plan nodes, only data — a statement's parameters, a constant, a field's new
+  // value — which may be a client's JSON document: never walked (its look-alike of a plan node is
+  // not one), nor paid for (a document written can be large).
+  if (typeof record.type === "string" && DATA_NODES.has(record.type)) return;
   if (record.type === "process") {
     const args = record.args as { expr?: unknown; operations?: unknown } | undefined;
     if (args) bound(args.expr, args.operations);
+    walk(args?.expr, depth + 1);
+    return;
   }
-  for (const value of Object.values(record)) if (value && typeof value === "object") walk(value, depth + 1);
+  for (const [key, value] of Object.entries(record)) if (key !== "value" && value && typeof value === "object") walk(value, depth + 1);
 }
+
+/** Plan nodes whose contents are data (Prisma's `value`, statements, generator calls). */
+const DATA_NODES = new Set(["value", "templateSql", "rawSql", "generatorCall"]);
 
 const TABLE = String.raw`"[^"]+"\."[^"]+"`;
 const HEAD = new RegExp(String.raw`^SELECT (.+?) FROM (${TABLE})((?: [\s\S]*)?)$`);
