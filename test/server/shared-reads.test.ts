@@ -154,4 +154,29 @@ describe("rows read together by the requests under way", () => {
     await Promise.all(Array.from({ length: 10 }, () => reader.get(`/v1/spaces/${id}`)));
     expect(sharedReads.joined + sharedReads.identical).toBeGreaterThan(joined);
   });
+
+  it("a hostile key read together with others fails no one else: each answer is its own", async () => {
+    const id = spaces[5]!;
+    // As GraphQL variables, and as REST path segments (percent-encoded as a client would send them).
+    const hostile = ["\u0000", "a\u0000b", "\ud800", "x".repeat(20_000), "__proto__", "constructor", "'", "\\", "%", ""];
+    const paths = ["%00", "a%00b", "%ED%A0%80", "x".repeat(2_000), "__proto__", "constructor", "'", "%5C", "%25", "%20"];
+    const joined = sharedReads.joined;
+    for (let round = 0; round < 3; round++) {
+      const calls = hostile.flatMap((bad, i) => [
+        reader.get(`/v1/spaces/${id}`).then((r) => ({ valid: true, status: r.status, id: r.body?.id, errors: undefined })),
+        reader.graphql(`query ($id: String!) { space(spaceId: $id) { id title } }`, { id }).then((r) => ({ valid: true, status: r.status, id: r.data?.space?.id, errors: r.errors })),
+        reader.get(`/v1/spaces/${paths[i]}`).then((r) => ({ valid: false, status: r.status, id: undefined, errors: undefined })),
+        reader.graphql(`query ($id: String!) { space(spaceId: $id) { id title } }`, { id: bad }).then((r) => ({ valid: false, status: r.status, id: undefined, errors: r.errors })),
+      ]);
+      for (const answer of await Promise.all(calls)) {
+        if (answer.valid) expect(answer).toMatchObject({ status: 200, id, errors: undefined });
+        else {
+          expect(answer.status).toBeLessThan(500);
+          for (const error of answer.errors ?? []) expect(Number(error.extensions?.code)).toBeLessThan(500);
+        }
+      }
+    }
+    // They were read together: the valid and the hostile keys that reached the database shared statements.
+    expect(sharedReads.joined).toBeGreaterThan(joined);
+  });
 });
