@@ -94,10 +94,20 @@ describe("rows read together by the requests under way", () => {
     expect(alone[0].items).toHaveLength(5);
     expect(alone[0].count).toBeGreaterThan(5);
     const identical = sharedReads.identical;
-    const together = await fewestStatements(t, () => Promise.all(callers.map((caller) => caller.get(list))));
-    expect(together.result.map((res) => res.body)).toEqual(alone);
-    // Alone: a page and a count each (10 statements for the admins); together, once for them all.
-    expect(together.count).toBeLessThanOrEqual(4);
+    // The list's own statements (its page and its count), not the grants read for each item's permissions.
+    let listReads = 0;
+    t.gateway.db.observeStatements((_s, _ok, sql) => void (/FROM "public"\."Space"|FROM \(SELECT "public"\."Space"/.test(sql) && listReads++));
+    let fewest = Infinity;
+    let together: unknown[] = [];
+    for (let run = 0; run < 3; run++) {
+      await t.gateway.responseCache.forget();
+      const before = listReads;
+      together = (await Promise.all(callers.map((caller) => caller.get(list)))).map((res) => res.body);
+      fewest = Math.min(fewest, listReads - before);
+    }
+    expect(together).toEqual(alone);
+    // Alone: a page and a count each (10 statements); together, once for all that arrived in one turn.
+    expect(fewest).toBeLessThanOrEqual(4);
     expect(sharedReads.identical).toBeGreaterThan(identical);
     // Nothing kept: a space created after them is in the next read.
     await createSpace(admin, org, { title: "After the list" });
