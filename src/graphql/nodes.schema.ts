@@ -3,17 +3,17 @@ import { MAX_CONNECTION_SIZE, builder } from "../core/builder.js";
 import type { Context } from "../core/context.js";
 import { appErrorOf, badInput } from "../core/errors.js";
 import { typeOfId } from "../core/ids.js";
-import { byKeys, defineLoader, defineSharedLoader } from "../core/loaders.js";
+import { defineLoader } from "../core/loaders.js";
 import { viewerMemberWhere } from "../core/access.js";
 import { getOrganization } from "../domains/organizations/organizations.service.js";
 import { requireCollection } from "../domains/collections/collections.service.js";
 import { requireSpace } from "../domains/spaces/spaces.access.js";
 import { getChangeRequest } from "../domains/changerequests/changerequests.service.js";
-import { requireSite } from "../domains/sites/sites.service.js";
+import { requireSite, siteById } from "../domains/sites/sites.service.js";
 import { getTeam } from "../domains/teams/teams.service.js";
 import { getProvider } from "../domains/sso/sso.service.js";
 import { getTranslations } from "../domains/translations/translations.service.js";
-import { getSpec, getVersion } from "../domains/openapi/openapi.service.js";
+import { getSpec, getVersion, specOfVersion } from "../domains/openapi/openapi.service.js";
 
 /**
  * `node(id:)` and `nodes(ids:)`: any object implementing Node, by its id (ids name their type,
@@ -45,13 +45,6 @@ async function passes(guard: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-const siteOf = defineSharedLoader<string, Row | null>(async (ids, prisma) =>
-  byKeys(ids, await prisma.site.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
-);
-const specOf = defineSharedLoader<string, Row | null>(async (ids, prisma) =>
-  byKeys(ids, await prisma.openApiSpec.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
-);
-
 /**
  * Users the caller may see: themself, and members of an organization where the caller is a
  * member with a role (a guest sees only themself, as on the members routes).
@@ -66,7 +59,7 @@ const visibleUsers = defineLoader<string, boolean>(async (ids, ctx) => {
 });
 
 async function inSite(ctx: Context, siteId: string): Promise<boolean> {
-  const site = await siteOf(ctx).load(siteId);
+  const site = await siteById(ctx).load(siteId);
   return !!site && passes(() => requireSite(ctx, site.organizationId, site.id));
 }
 
@@ -88,7 +81,7 @@ export const NODE_TYPES: Record<string, NodeType> = {
   OpenApiSpecVersion: {
     model: "openApiSpecVersion",
     visible: async (ctx, v) => {
-      const spec = await specOf(ctx).load(v.specId);
+      const spec = await specOfVersion(ctx).load(v.specId);
       return !!spec && passes(() => getVersion(ctx, spec.organizationId, spec.slug, v.id));
     },
   },
