@@ -21,6 +21,8 @@ import { errorResponse } from "../rest/handler.js";
  *   pubsub_publish_failures_total, pubsub_outages_total   Redis pub/sub publishes lost, outages (src/core/pubsub.ts)
  *   access_cache_hits_total, access_cache_misses_total    tokens and memberships from the access cache, or read
  *   query_plan_cache_hits_total, query_plan_cache_misses_total   Prisma plans kept by shape, or compiled (src/core/query-plans.ts)
+ *   shared_reads_statements_total, shared_reads_joined_total, shared_reads_identical_total   reads of the requests
+ *                                                         under way sent together (src/core/loaders.ts)
  *   process_*, nodejs_*                                   prom-client's process metrics
  */
 export interface Metrics {

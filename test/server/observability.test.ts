@@ -177,6 +177,22 @@ describe("GET /metrics", () => {
     for (let i = 0; i < 3; i++) expect((await admin.get(`/v1/spaces/spc_metrics_${i}`)).status).toBe(404); // one shape, other ids
     const after = Number(/^query_plan_cache_hits_total (\d+)$/m.exec((await scrape()).text)?.[1]);
     expect(after).toBeGreaterThan(before);
+    // Reads of requests under way together (core/loaders.ts): rows by key, and identical list pages and counts.
+    const shared = async () => {
+      const metrics = (await scrape()).text;
+      const read = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(metrics)?.[1]);
+      return { statements: read("shared_reads_statements_total"), joined: read("shared_reads_joined_total"), identical: read("shared_reads_identical_total") };
+    };
+    const spaces = [];
+    for (let i = 0; i < 8; i++) spaces.push((await createSpace(admin, org, { title: `Read together ${i}` })).id);
+    const sharedBefore = await shared();
+    await Promise.all(spaces.map((id) => admin.get(`/v1/spaces/${id}`)));
+    await Promise.all(spaces.map(() => admin.get(`/v1/orgs/${org}/spaces`)));
+    const sharedAfter = await shared();
+    expect(sharedAfter.statements).toBeGreaterThan(sharedBefore.statements);
+    // Whether two requests' keys meet in one turn depends on when their sockets are read; the same lists asked at once do here.
+    expect(sharedAfter.joined).toBeGreaterThanOrEqual(sharedBefore.joined);
+    expect(sharedAfter.identical).toBeGreaterThan(sharedBefore.identical);
   });
 
   it("counts open WebSockets and running subscriptions", async () => {
