@@ -178,9 +178,12 @@ function startFlags(): string[] {
 
 async function startGatewayProcess(env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => Promise<unknown> }> {
   const port = await freePort();
-  // BENCH_GATEWAY_NODE_ARGS: node options for the gateway processes alone, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  // BENCH_GATEWAY_NODE_ARGS: node options for the gateway processes alone, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof";
+  // BENCH_GATEWAY_LOG=<path>: each gateway's standard output (its log lines, --trace-gc) goes to <path>.<port>.
   const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...startFlags(), ...nodeArgs, "scripts/run.mjs", "src/main.ts"], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
+  const log = process.env.BENCH_GATEWAY_LOG ? fs.openSync(`${process.env.BENCH_GATEWAY_LOG}.${port}`, "w") : "ignore";
+  const child = spawn(process.execPath, [...startFlags(), ...nodeArgs, "scripts/run.mjs", "src/main.ts"], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ["ignore", log, "inherit"] });
+  if (typeof log === "number") fs.closeSync(log);
   const url = `http://127.0.0.1:${port}`;
   let stopping = false;
   child.once("exit", (code, signal) => {

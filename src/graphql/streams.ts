@@ -51,9 +51,13 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  *   (at most DEFER_MS a slice). Each socket receives, in one network write, every
  *   event executed and not yet sent to it when its turn comes (events executed while a delivery
  *   is under way go with it to the sockets not yet served): the frames of a stretch of events are
- *   encoded once for all the sockets of the group whose clients number the operation alike. A socket with more
- *   than `maxBufferedBytes` not yet sent is closed with SLOW_CONSUMER (4008): it never slows the
- *   others nor the writer, and the group's events stay in order for every socket that receives them.
+ *   encoded once for all the sockets of the group whose clients number the operation alike. A
+ *   socket still sending what it was last given is passed over and keeps its place in the group's
+ *   log (no queue of writes per socket in the process: a slow reader costs memory only through
+ *   the log, and none to the collector of every pass). A socket with more than `maxBufferedBytes`
+ *   not yet sent (what it holds and the events it was not given) is closed with SLOW_CONSUMER
+ *   (4008): it never slows the others nor the writer, and the group's events stay in order for
+ *   every socket that receives them.
  * - At most `maxPerToken` live subscriptions per API token in this process: the one past it is
  *   answered with a 429 error for its own operation; the socket and its other operations go on.
  */
@@ -85,6 +89,23 @@ const TEXT = { binary: false } as const;
 const FRAME = { fin: true, rsv1: false, opcode: 1, mask: false, readOnly: true } as const;
 /** ws's framing (exported by ws, not declared by its types): the header and the data of a frame. */
 const { Sender } = ws as unknown as { Sender: { frame(data: Buffer, options: typeof FRAME): Buffer[] } };
+
+/**
+ * How long a delivery waits before it looks again at sockets still sending what they were last
+ * given (it looks sooner when the group has a new event), in ms.
+ */
+const BLOCKED_RETRY_MS = 4;
+
+/** A socket's underlying TCP stream, when ws sends a frame as plain bytes on it (no extensions: no compression), which ws then holds none of. */
+function rawSocket(socket: WebSocket): Writable | undefined {
+  return socket.extensions === "" ? (socket as unknown as { _socket?: Writable })._socket : undefined;
+}
+
+/** Bytes a socket has been given and not yet handed to the network. */
+function pendingBytes(socket: WebSocket): number {
+  const raw = rawSocket(socket);
+  return raw ? raw.writableLength : socket.bufferedAmount;
+}
 
 type Subscribe = (args: ExecutionArgs) => unknown;
 
@@ -298,7 +319,13 @@ interface Group {
    */
   log: string[];
   logStart: number;
+  /** Bytes of the payloads from the group's first one up to the end of each of `log` (UTF-8). */
+  logEnds: number[];
+  /** Bytes of the payloads before `log[0]`. */
+  startBytes: number;
   sending: boolean;
+  /** Wakes a delivery waiting for sockets that had not sent what they were last given (see send). */
+  wake?: () => void;
 }
 
 const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> => typeof (value as any)?.[Symbol.asyncIterator] === "function";
@@ -351,7 +378,7 @@ export class LiveStreams {
   private open(op: StreamOperation): Group {
     const ctx: Context = { ...op.args.contextValue, loaders: new Map(), sharedStream: true };
     const args = { ...op.args, contextValue: ctx };
-    const group: Group = { key: op.key, ctx, args, members: new Set(), ready: undefined as any, checked: 0, closed: false, log: [], logStart: 0, sending: false };
+    const group: Group = { key: op.key, ctx, args, members: new Set(), ready: undefined as any, checked: 0, closed: false, log: [], logStart: 0, logEnds: [], startBytes: 0, sending: false };
     // Each source event passes the group's access check before it is executed (gateSubscriptions).
     ctx.streamGate = () => this.gate(group);
     this.groups.set(op.key, group);
@@ -429,9 +456,13 @@ export class LiveStreams {
         if (!access) return;
         // Executed with the access of a viewer who lost it meanwhile: not an answer for those who kept it.
         if (access === "moved" && next.value.errors?.length) continue;
+        if (group.log.length >= MAX_QUEUED) this.dropStalled(group);
         if (group.log.length >= MAX_QUEUED) throw new AppError(503, `This live stream fell more than ${MAX_QUEUED} events behind its delivery and was ended; subscribe again.`);
-        group.log.push(this.opts.serialize(next.value));
-        void this.send(group);
+        const payload = this.opts.serialize(next.value);
+        group.log.push(payload);
+        group.logEnds.push(this.bytesAt(group, group.logStart + group.log.length - 1) + Buffer.byteLength(payload));
+        if (group.sending) group.wake?.();
+        else void this.send(group);
       }
       this.end(group);
     } catch (err) {
@@ -491,25 +522,49 @@ export class LiveStreams {
    * Sends the group's log to its subscribers, in passes over them: each subscriber receives, in
    * one network write, every payload from its cursor to the end of the log as it is when its turn
    * comes, so events executed while a pass is under way go with it to the subscribers not yet
-   * served, and with the next pass to the others.
+   * served, and with the next pass to the others. A socket that has not yet handed the network
+   * what it was last given keeps its place and is passed over: it receives what it missed in one
+   * write once it has (looked at again every BLOCKED_RETRY_MS, or at the next event), so the
+   * process keeps no queue of writes per socket — a slow reader holds a place in the group's log,
+   * not a copy of every event — until it is closed as a slow consumer (see pass).
    */
   private async send(group: Group): Promise<void> {
     if (group.sending) return;
     group.sending = true;
     try {
-      while (!group.closed && (await this.pass(group))) {
-        // another pass for the subscribers served before the last events were executed
+      while (!group.closed) {
+        const before = group.logStart + group.log.length;
+        const behind = await this.pass(group);
+        if (behind === "none") break;
+        if (behind === "blocked" && before === group.logStart + group.log.length) await this.pause(group);
       }
     } finally {
       group.sending = false;
+      group.wake = undefined;
     }
   }
 
-  /** One pass over the group's subscribers; true when some of them are still behind the log. */
-  private async pass(group: Group): Promise<boolean> {
+  /** Waits BLOCKED_RETRY_MS, or until the group's next event. */
+  private pause(group: Group): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, BLOCKED_RETRY_MS);
+      function done() {
+        clearTimeout(timer);
+        group.wake = undefined;
+        resolve();
+      }
+      group.wake = done;
+    });
+  }
+
+  /**
+   * One pass over the group's subscribers: "behind" when some are still behind the log and may be
+   * sent to, "blocked" when all of those are still sending what they were given, else "none".
+   */
+  private async pass(group: Group): Promise<"none" | "behind" | "blocked"> {
     const members = [...group.members];
     this.trim(group, members);
-    if (group.log.length === 0) return false;
+    if (group.log.length === 0) return "none";
     // Each subscriber's own token, once per distinct token (from the access cache).
     const tokens = new Map<string, Member[]>();
     for (const m of members) tokens.get(m.tokenId)?.push(m) ?? tokens.set(m.tokenId, [m]);
@@ -533,20 +588,23 @@ export class LiveStreams {
       const end = group.logStart + group.log.length;
       if (m.cursor >= end) continue;
       const from = m.cursor;
-      m.cursor = end;
       const socket = m.socket;
-      if (socket.readyState !== socket.OPEN) continue;
-      // Without extensions (no compression) ws sends a frame as these bytes, and holds none of them itself.
-      const raw = socket.extensions === "" ? (socket as unknown as { _socket?: Writable })._socket : undefined;
-      if ((raw ? raw.writableLength : socket.bufferedAmount) > max) {
-        this.stats.slowConsumers++;
-        socket.close(SLOW_CONSUMER.code, SLOW_CONSUMER.reason);
+      if (socket.readyState !== socket.OPEN) {
+        m.cursor = end;
         continue;
       }
+      const pending = pendingBytes(socket);
+      if (pending > 0) {
+        // Not yet sent to it: what its socket holds, and the events it has not been given.
+        if (pending + this.bytesAt(group, end) - this.bytesAt(group, from) > max) this.dropSlow(m, end);
+        continue;
+      }
+      m.cursor = end;
       const key = `${from}\u0000${end}\u0000${m.id}`;
       let list = frames.get(key);
       if (!list) frames.set(key, (list = this.frames(m.prefix, group.log.slice(from - group.logStart, end - group.logStart))));
       // One write to the network for all of them.
+      const raw = rawSocket(socket);
       if (raw) raw.write(list[0]!);
       else {
         const corked = (socket as unknown as { _socket?: Writable })._socket;
@@ -562,11 +620,42 @@ export class LiveStreams {
         sliceStart = performance.now();
       }
     }
-    if (group.closed) return false;
+    if (group.closed) return "none";
     const end = group.logStart + group.log.length;
-    for (const m of group.members) if (!m.ended && m.cursor < end) return true;
+    let blocked = false;
+    for (const m of group.members) {
+      if (m.ended || m.cursor >= end) continue;
+      if (m.socket.readyState !== m.socket.OPEN || pendingBytes(m.socket) === 0) return "behind";
+      blocked = true;
+    }
     this.trim(group, group.members);
-    return false;
+    return blocked ? "blocked" : "none";
+  }
+
+  /** Closes a subscriber's socket as a slow consumer; it holds no place in the log any more. */
+  private dropSlow(m: Member, end: number): void {
+    m.cursor = end;
+    this.stats.slowConsumers++;
+    m.socket.close(SLOW_CONSUMER.code, SLOW_CONSUMER.reason);
+  }
+
+  /**
+   * The log is full (MAX_QUEUED): the subscribers holding its first event whose sockets have not
+   * yet sent what they were given are closed as slow consumers, and the log is trimmed. When no
+   * socket holds it back (delivery itself falls behind the events), the log stays full.
+   */
+  private dropStalled(group: Group): void {
+    const end = group.logStart + group.log.length;
+    for (const m of group.members) {
+      if (!m.ended && m.cursor <= group.logStart && m.socket.readyState === m.socket.OPEN && pendingBytes(m.socket) > 0) this.dropSlow(m, end);
+    }
+    this.trim(group, group.members);
+  }
+
+  /** Bytes of the group's payloads before position `at` of its log (counted from its first payload). */
+  private bytesAt(group: Group, at: number): number {
+    const i = at - group.logStart;
+    return i <= 0 ? group.startBytes : group.logEnds[i - 1]!;
   }
 
   /** Drops the payloads every subscriber has received. */
@@ -574,7 +663,10 @@ export class LiveStreams {
     let low = group.logStart + group.log.length;
     for (const m of members) if (!m.ended && m.cursor < low) low = m.cursor;
     if (low <= group.logStart) return;
-    group.log.splice(0, low - group.logStart);
+    const count = low - group.logStart;
+    group.startBytes = group.logEnds[count - 1]!;
+    group.log.splice(0, count);
+    group.logEnds.splice(0, count);
     group.logStart = low;
   }
 
@@ -595,6 +687,7 @@ export class LiveStreams {
     if (group.closed && group.members.size === 0) return;
     group.closed = true;
     group.log.length = 0;
+    group.logEnds.length = 0;
     for (const m of [...group.members]) m.finish(payload);
     void Promise.resolve(group.source?.return?.()).catch(() => undefined);
   }

@@ -1,0 +1,194 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import type { ExecutionResult } from "graphql";
+import { LiveStreams, SLOW_CONSUMER, type StreamOperation } from "../../src/graphql/streams.js";
+import { SubscriptionQuota } from "../../src/core/live-token.js";
+
+/**
+ * Delivery of a shared stream to sockets that cannot take more: a socket still sending what it
+ * was given keeps its place in the group's log instead of a queue of writes in the process, and
+ * receives what it missed in one write once it has sent the rest; one that stays blocked while
+ * the log fills is closed as a slow consumer, and the others go on.
+ */
+
+/** A source of results that the test pushes. */
+function source() {
+  const queue: ExecutionResult[] = [];
+  let waiting: ((r: IteratorResult<ExecutionResult>) => void) | null = null;
+  const iterator: AsyncIterableIterator<ExecutionResult> = {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    next: () => (queue.length ? Promise.resolve({ done: false, value: queue.shift()! }) : new Promise((resolve) => (waiting = resolve))),
+    return: async () => ({ done: true, value: undefined }),
+  };
+  return {
+    iterator,
+    push(value: ExecutionResult) {
+      if (waiting) {
+        const w = waiting;
+        waiting = null;
+        w({ done: false, value });
+      } else queue.push(value);
+    },
+  };
+}
+
+/** A graphql-ws socket as ws holds it, over a network stream that takes writes at once or holds them (`block`). */
+function fakeSocket() {
+  const chunks: Buffer[] = [];
+  const held: (() => void)[] = [];
+  let blocked = false;
+  const closed: { code: number; reason: string }[] = [];
+  const raw = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      chunks.push(chunk);
+      if (blocked) held.push(() => cb());
+      else cb();
+    },
+  });
+  const socket = {
+    OPEN: 1,
+    readyState: 1,
+    extensions: "",
+    bufferedAmount: 0,
+    _socket: raw,
+    send: (data: string) => chunks.push(Buffer.from(data)),
+    close(code: number, reason: string) {
+      closed.push({ code, reason });
+      socket.readyState = 2;
+    },
+  };
+  return {
+    socket,
+    raw,
+    chunks,
+    closed,
+    block: () => (blocked = true),
+    release: () => {
+      blocked = false;
+      for (const cb of held.splice(0)) cb();
+    },
+    /** The `next` messages received, decoded from the frames written. */
+    messages(): { id: string; payload: { data: { n: number } } }[] {
+      const out: any[] = [];
+      for (const chunk of chunks) {
+        let at = 0;
+        while (at < chunk.length) {
+          let length = chunk[at + 1]! & 0x7f;
+          let start = at + 2;
+          if (length === 126) (length = chunk.readUInt16BE(at + 2)), (start = at + 4);
+          else if (length === 127) (length = Number(chunk.readBigUInt64BE(at + 2))), (start = at + 10);
+          out.push(JSON.parse(chunk.subarray(start, start + length).toString("utf8")));
+          at = start + length;
+        }
+      }
+      return out;
+    },
+  };
+}
+
+async function until(check: () => boolean, ms = 5000) {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+function setup(maxBufferedBytes: number) {
+  const streams = new LiveStreams({
+    accessCache: { version: () => 0 } as any,
+    maxBufferedBytes,
+    quota: new SubscriptionQuota(0),
+    serialize: (result) => JSON.stringify(result),
+    fault: (err) => ({ errors: [{ message: String(err) }] as any }),
+  });
+  const events = source();
+  const join = async (socket: ReturnType<typeof fakeSocket>, id: string) => {
+    const ctx = { viewer: { userId: "usr_1", tokenId: "" }, loaders: new Map() } as any;
+    const op: StreamOperation = {
+      key: "group",
+      socket: socket.socket as any,
+      id,
+      args: { schema: {} as any, document: {} as any, contextValue: ctx, rootValue: { subscribe: () => events.iterator } } as any,
+    };
+    const joined = await streams.join(op);
+    expect(Symbol.asyncIterator in (joined as object)).toBe(true);
+  };
+  return { streams, events, join };
+}
+
+describe("shared streams and sockets that cannot take more", () => {
+  it("gives a blocked socket nothing more until it has sent what it holds, then everything it missed in one write, in order", async () => {
+    const { streams, events, join } = setup(1024 * 1024);
+    const fast = fakeSocket();
+    const slow = fakeSocket();
+    await join(fast, "f");
+    await join(slow, "s");
+    slow.block();
+    const total = 50;
+    for (let n = 0; n < total; n++) {
+      events.push({ data: { n } });
+      await new Promise((r) => setImmediate(r));
+    }
+    await until(() => fast.messages().length === total);
+    // The slow socket's stream holds its first write and nothing was queued behind it.
+    expect(slow.chunks.length).toBe(1);
+    expect(slow.raw.writableLength).toBe(slow.chunks[0]!.length);
+    const writesWhileBlocked = streams.stats.writes;
+    slow.release();
+    await until(() => slow.messages().length === total);
+    // Everything it missed went in one more write.
+    expect(slow.chunks.length).toBe(2);
+    expect(streams.stats.writes).toBe(writesWhileBlocked + 1);
+    expect(slow.messages().map((m) => m.payload.data.n)).toEqual(Array.from({ length: total }, (_, n) => n));
+    expect(slow.messages().every((m) => m.id === "s")).toBe(true);
+    expect(fast.messages().map((m) => m.payload.data.n)).toEqual(Array.from({ length: total }, (_, n) => n));
+    expect(slow.closed).toEqual([]);
+    streams.close();
+  });
+
+  it("closes a blocked socket with 4008 once what it holds and the events it missed pass the limit; the others receive every event", async () => {
+    const { streams, events, join } = setup(4096);
+    const fast = fakeSocket();
+    const slow = fakeSocket();
+    await join(fast, "f");
+    await join(slow, "s");
+    slow.block();
+    const big = "x".repeat(1000);
+    const total = 20;
+    for (let n = 0; n < total; n++) {
+      events.push({ data: { n, big } as any });
+      await new Promise((r) => setImmediate(r));
+    }
+    await until(() => fast.messages().length === total && slow.closed.length === 1);
+    expect(slow.closed).toEqual([{ code: SLOW_CONSUMER.code, reason: SLOW_CONSUMER.reason }]);
+    expect(streams.stats.slowConsumers).toBe(1);
+    // It was given events until it held some and missed more than 4,096 bytes: a few, not all.
+    expect(slow.messages().length).toBeGreaterThan(0);
+    expect(slow.messages().length).toBeLessThan(total);
+    expect(fast.messages().map((m) => m.payload.data.n)).toEqual(Array.from({ length: total }, (_, n) => n));
+    streams.close();
+  });
+
+  it("closes the sockets that hold a full log back (4,096 events) rather than ending the stream for everyone", async () => {
+    const { streams, events, join } = setup(1024 * 1024 * 1024);
+    const fast = fakeSocket();
+    const slow = fakeSocket();
+    await join(fast, "f");
+    await join(slow, "s");
+    slow.block();
+    const total = 4_200;
+    for (let n = 0; n < total; n++) {
+      events.push({ data: { n } });
+      if (n % 50 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await until(() => fast.messages().length === total, 20_000);
+    expect(slow.closed).toEqual([{ code: SLOW_CONSUMER.code, reason: SLOW_CONSUMER.reason }]);
+    expect(fast.closed).toEqual([]);
+    expect(fast.messages().map((m) => m.payload.data.n)).toEqual(Array.from({ length: total }, (_, n) => n));
+    expect(fast.messages().some((m) => "errors" in m.payload)).toBe(false);
+    streams.close();
+  });
+});
