@@ -524,19 +524,28 @@ export class LiveStreams {
    * comes, so events executed while a pass is under way go with it to the subscribers not yet
    * served, and with the next pass to the others. A socket that has not yet handed the network
    * what it was last given keeps its place and is passed over: it receives what it missed in one
-   * write once it has (looked at again every BLOCKED_RETRY_MS, or at the next event), so the
-   * process keeps no queue of writes per socket — a slow reader holds a place in the group's log,
-   * not a copy of every event — until it is closed as a slow consumer (see pass).
+   * write once it has (those sockets alone are looked at again every BLOCKED_RETRY_MS; all of
+   * them at the next event), so the process keeps no queue of writes per socket — a slow reader
+   * holds a place in the group's log, not a copy of every event — until it is closed as a slow
+   * consumer (see pass).
    */
   private async send(group: Group): Promise<void> {
     if (group.sending) return;
     group.sending = true;
     try {
+      let only: Member[] | undefined;
       while (!group.closed) {
         const before = group.logStart + group.log.length;
-        const behind = await this.pass(group);
-        if (behind === "none") break;
-        if (behind === "blocked" && before === group.logStart + group.log.length) await this.pause(group);
+        const { behind, blocked } = await this.pass(group, only);
+        const moved = before !== group.logStart + group.log.length;
+        // A pass over the blocked ones alone does not know who else an event executed meanwhile is for.
+        if (behind === "none" && !(only && moved)) break;
+        only = undefined;
+        if (behind === "blocked" && !moved) {
+          await this.pause(group);
+          // No event since: every other subscriber has the whole log, only the blocked ones may be behind.
+          if (before === group.logStart + group.log.length) only = blocked;
+        }
       }
     } finally {
       group.sending = false;
@@ -558,13 +567,14 @@ export class LiveStreams {
   }
 
   /**
-   * One pass over the group's subscribers: "behind" when some are still behind the log and may be
-   * sent to, "blocked" when all of those are still sending what they were given, else "none".
+   * One pass over the group's subscribers (or over `only`, when the others have the whole log):
+   * "behind" when some are still behind the log and may be sent to, "blocked" when all of those
+   * (`blocked`) are still sending what they were given, else "none".
    */
-  private async pass(group: Group): Promise<"none" | "behind" | "blocked"> {
-    const members = [...group.members];
-    this.trim(group, members);
-    if (group.log.length === 0) return "none";
+  private async pass(group: Group, only?: Member[]): Promise<{ behind: "none" | "behind" | "blocked"; blocked: Member[] }> {
+    const members = only ?? [...group.members];
+    if (!only) this.trim(group, members);
+    if (group.log.length === 0) return { behind: "none", blocked: [] };
     // Each subscriber's own token, once per distinct token (from the access cache).
     const tokens = new Map<string, Member[]>();
     for (const m of members) tokens.get(m.tokenId)?.push(m) ?? tokens.set(m.tokenId, [m]);
@@ -620,16 +630,16 @@ export class LiveStreams {
         sliceStart = performance.now();
       }
     }
-    if (group.closed) return "none";
+    if (group.closed) return { behind: "none", blocked: [] };
     const end = group.logStart + group.log.length;
-    let blocked = false;
-    for (const m of group.members) {
+    const blocked: Member[] = [];
+    for (const m of only ?? group.members) {
       if (m.ended || m.cursor >= end) continue;
-      if (m.socket.readyState !== m.socket.OPEN || pendingBytes(m.socket) === 0) return "behind";
-      blocked = true;
+      if (m.socket.readyState !== m.socket.OPEN || pendingBytes(m.socket) === 0) return { behind: "behind", blocked: [] };
+      blocked.push(m);
     }
-    this.trim(group, group.members);
-    return blocked ? "blocked" : "none";
+    if (!only || blocked.length === 0) this.trim(group, group.members);
+    return { behind: blocked.length ? "blocked" : "none", blocked };
   }
 
   /** Closes a subscriber's socket as a slow consumer; it holds no place in the log any more. */
