@@ -96,13 +96,14 @@ async function until(check: () => boolean, ms = 5000) {
   }
 }
 
-function setup(maxBufferedBytes: number) {
+function setup(maxBufferedBytes: number, quiet?: () => Promise<void> | null) {
   const streams = new LiveStreams({
     accessCache: { version: () => 0 } as any,
     maxBufferedBytes,
     quota: new SubscriptionQuota(0),
     serialize: (result) => JSON.stringify(result),
     fault: (err) => ({ errors: [{ message: String(err) }] as any }),
+    quiet,
   });
   const events = source();
   const join = async (socket: ReturnType<typeof fakeSocket>, id: string) => {
@@ -189,6 +190,34 @@ describe("shared streams and sockets that cannot take more", () => {
     expect(fast.closed).toEqual([]);
     expect(fast.messages().map((m) => m.payload.data.n)).toEqual(Array.from({ length: total }, (_, n) => n));
     expect(fast.messages().some((m) => "errors" in m.payload)).toBe(false);
+    streams.close();
+  });
+
+  it("gives an event executed while it looks again at the blocked sockets alone to everyone else too", async () => {
+    // Deliveries wait for `quiet` before each pass: holding it suspends a pass at its start.
+    let held: Promise<void> | null = null;
+    const { streams, events, join } = setup(1024 * 1024, () => held);
+    const fast = fakeSocket();
+    const slow = fakeSocket();
+    await join(fast, "f");
+    await join(slow, "s");
+    slow.block();
+    for (let n = 0; n < 3; n++) events.push({ data: { n } });
+    await until(() => fast.messages().length === 3);
+    // Only the blocked socket is behind now: the delivery looks again at it alone, every few ms.
+    await new Promise((r) => setTimeout(r, 20));
+    let resume!: () => void;
+    held = new Promise((r) => (resume = r));
+    await new Promise((r) => setTimeout(r, 20));
+    // A pass over the blocked socket alone waits at its start; an event is executed meanwhile.
+    slow.release();
+    events.push({ data: { n: 3 } });
+    await new Promise((r) => setTimeout(r, 20));
+    held = null;
+    resume();
+    await until(() => slow.messages().length === 4 && fast.messages().length === 4, 2000);
+    expect(fast.messages().map((m) => m.payload.data.n)).toEqual([0, 1, 2, 3]);
+    expect(slow.messages().map((m) => m.payload.data.n)).toEqual([0, 1, 2, 3]);
     streams.close();
   });
 });
