@@ -8,7 +8,7 @@ import { applyMigrations } from "./migrate.js";
 import { installCompilerHooks } from "./query-plans.js";
 import { acquireLock, type DataDirLock } from "./lock.js";
 import { log } from "./logger.js";
-import { createPool, retryingReads } from "./pg-pool.js";
+import { createPool, firstConnection, retryingReads } from "./pg-pool.js";
 import { mergeChange, rowChangeOf, rowsById, statementParts, writtenTable, type RowChange, type StatementPart } from "./row-keys.js";
 
 export type Prisma = PrismaClient;
@@ -327,7 +327,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
     // Lost connections are survived: see core/pg-pool.ts.
     const pool = createPool(opts.databaseUrl);
-    const client = await pool.connect();
+    const client = await firstConnection(pool, { label: describeUrl(opts.databaseUrl), progress: opts.progress });
     let cascades: Cascades = new Map();
     opts.progress?.(`Database: PostgreSQL at ${describeUrl(opts.databaseUrl)} connected`);
     try {

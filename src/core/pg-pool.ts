@@ -1,5 +1,5 @@
 import pg from "pg";
-import { isConnectionLost } from "./db-faults.js";
+import { isConnectionLost, isDatabaseUnavailable } from "./db-faults.js";
 import { log } from "./logger.js";
 
 /**
@@ -22,6 +22,33 @@ export function createPool(connectionString: string): ResilientPool {
     client.on("error", (err) => log.debug(`PostgreSQL connection error: ${err.message}`));
   });
   return pool;
+}
+
+/** How long the start-up waits for PostgreSQL to accept its first connection, in ms. */
+export const FIRST_CONNECTION_WINDOW_MS = 30_000;
+
+/**
+ * The start-up's first connection: tried again, 250 ms then up to 4 s apart, while PostgreSQL is
+ * unreachable, refuses, is starting up or does not answer in time (a database started with the
+ * gateway, or a gateway busy loading its modules while the connection's timer ran), for
+ * FIRST_CONNECTION_WINDOW_MS; each failure is reported through `progress`. Other refusals
+ * (authentication, an unknown database) fail at once.
+ */
+export async function firstConnection(
+  pool: Pick<pg.Pool, "connect">,
+  opts: { label: string; progress?: (message: string) => void; windowMs?: number; sleep?: (ms: number) => Promise<void> },
+): Promise<pg.PoolClient> {
+  const deadline = Date.now() + (opts.windowMs ?? FIRST_CONNECTION_WINDOW_MS);
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  for (let wait = 250; ; wait = Math.min(wait * 2, 4_000)) {
+    try {
+      return await pool.connect();
+    } catch (err) {
+      if (!isDatabaseUnavailable(err) || Date.now() + wait > deadline) throw err;
+      opts.progress?.(`Database: PostgreSQL at ${opts.label} not reachable yet (${(err as Error).message}); trying again in ${wait} ms`);
+      await sleep(wait);
+    }
+  }
 }
 
 type Release = (err?: Error | boolean) => void;
