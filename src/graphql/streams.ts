@@ -96,9 +96,14 @@ const { Sender } = ws as unknown as { Sender: { frame(data: Buffer, options: typ
  */
 const BLOCKED_RETRY_MS = 4;
 
-/** A socket's underlying TCP stream, when ws sends a frame as plain bytes on it (no extensions: no compression), which ws then holds none of. */
+/** A WebSocket's TCP stream (ws keeps it as `_socket`, not declared by its types). */
+function tcpOf(socket: WebSocket): Writable | undefined {
+  return (socket as unknown as { _socket?: Writable })._socket;
+}
+
+/** A socket's TCP stream, when ws sends a frame as plain bytes on it (no extensions: no compression), which ws then holds none of. */
 function rawSocket(socket: WebSocket): Writable | undefined {
-  return socket.extensions === "" ? (socket as unknown as { _socket?: Writable })._socket : undefined;
+  return socket.extensions === "" ? tcpOf(socket) : undefined;
 }
 
 /** Bytes a socket has been given and not yet handed to the network. */
@@ -617,7 +622,7 @@ export class LiveStreams {
       const raw = rawSocket(socket);
       if (raw) raw.write(list[0]!);
       else {
-        const corked = (socket as unknown as { _socket?: Writable })._socket;
+        const corked = tcpOf(socket);
         corked?.cork();
         for (const frame of list.slice(1)) socket.send(frame, TEXT);
         corked?.uncork();

@@ -120,14 +120,20 @@ function setup(maxBufferedBytes: number, quiet?: () => Promise<void> | null) {
   return { streams, events, join };
 }
 
+/** A stream with two subscribers: `fast`, whose socket takes every write, and `slow`, whose socket holds them. */
+async function fastAndBlocked(maxBufferedBytes: number, quiet?: () => Promise<void> | null) {
+  const { streams, events, join } = setup(maxBufferedBytes, quiet);
+  const fast = fakeSocket();
+  const slow = fakeSocket();
+  await join(fast, "f");
+  await join(slow, "s");
+  slow.block();
+  return { streams, events, fast, slow };
+}
+
 describe("shared streams and sockets that cannot take more", () => {
   it("gives a blocked socket nothing more until it has sent what it holds, then everything it missed in one write, in order", async () => {
-    const { streams, events, join } = setup(1024 * 1024);
-    const fast = fakeSocket();
-    const slow = fakeSocket();
-    await join(fast, "f");
-    await join(slow, "s");
-    slow.block();
+    const { streams, events, fast, slow } = await fastAndBlocked(1024 * 1024);
     const total = 50;
     for (let n = 0; n < total; n++) {
       events.push({ data: { n } });
@@ -151,12 +157,7 @@ describe("shared streams and sockets that cannot take more", () => {
   });
 
   it("closes a blocked socket with 4008 once what it holds and the events it missed pass the limit; the others receive every event", async () => {
-    const { streams, events, join } = setup(4096);
-    const fast = fakeSocket();
-    const slow = fakeSocket();
-    await join(fast, "f");
-    await join(slow, "s");
-    slow.block();
+    const { streams, events, fast, slow } = await fastAndBlocked(4096);
     const big = "x".repeat(1000);
     const total = 20;
     for (let n = 0; n < total; n++) {
@@ -174,12 +175,7 @@ describe("shared streams and sockets that cannot take more", () => {
   });
 
   it("closes the sockets that hold a full log back (4,096 events) rather than ending the stream for everyone", async () => {
-    const { streams, events, join } = setup(1024 * 1024 * 1024);
-    const fast = fakeSocket();
-    const slow = fakeSocket();
-    await join(fast, "f");
-    await join(slow, "s");
-    slow.block();
+    const { streams, events, fast, slow } = await fastAndBlocked(1024 * 1024 * 1024);
     const total = 4_200;
     for (let n = 0; n < total; n++) {
       events.push({ data: { n } });
@@ -196,12 +192,7 @@ describe("shared streams and sockets that cannot take more", () => {
   it("gives an event executed while it looks again at the blocked sockets alone to everyone else too", async () => {
     // Deliveries wait for `quiet` before each pass: holding it suspends a pass at its start.
     let held: Promise<void> | null = null;
-    const { streams, events, join } = setup(1024 * 1024, () => held);
-    const fast = fakeSocket();
-    const slow = fakeSocket();
-    await join(fast, "f");
-    await join(slow, "s");
-    slow.block();
+    const { streams, events, fast, slow } = await fastAndBlocked(1024 * 1024, () => held);
     for (let n = 0; n < 3; n++) events.push({ data: { n } });
     await until(() => fast.messages().length === 3);
     // Only the blocked socket is behind now: the delivery looks again at it alone, every few ms.
