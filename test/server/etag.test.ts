@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, createSpace, type Admin, type Member } from "../helpers/fixtures.js";
@@ -59,6 +60,17 @@ describe("ETag and If-None-Match on REST GETs", () => {
     expect((await get(admin.token, `/v1/orgs/${org}/spaces`, { "if-none-match": list.etag! })).status).toBe(304);
     await createSpace(admin, org, { title: "Another" });
     expect((await get(admin.token, `/v1/orgs/${org}/spaces`, { "if-none-match": list.etag! })).status).toBe(200);
+  });
+
+  it("is the hash of the very bytes sent, whatever characters the body holds", async () => {
+    const titled = await createSpace(admin, org, { title: "Ünïcödé 📚 \u2028 \"quoted\"", emoji: "📚" });
+    for (const path of [`/v1/spaces/${titled.id}`, `/v1/orgs/${org}/spaces`]) {
+      const res = await fetch(t.url + path, { headers: { authorization: `Bearer ${admin.token}` } });
+      const bytes = Buffer.from(await res.arrayBuffer());
+      expect(Number(res.headers.get("content-length"))).toBe(bytes.length);
+      expect(res.headers.get("etag")).toBe(`"${crypto.createHash("sha1").update(bytes).digest("base64url")}"`);
+      expect(JSON.stringify(JSON.parse(bytes.toString("utf8")))).toContain("Ünïcödé 📚");
+    }
   });
 
   it("tags no error and no write", async () => {
