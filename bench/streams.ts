@@ -285,6 +285,9 @@ interface StreamResult {
   firstError: string;
   /** The gateways' results sent (one per socket and event) and network writes carrying them, during the phase. */
   sent?: { frames: number; writes: number };
+  /** The written gateway's event loop and collections during the writes, with the subscribers and with none. */
+  processWith?: ProcessFigures;
+  processNone?: ProcessFigures;
 }
 
 interface TargetResult {
@@ -304,8 +307,8 @@ async function measureTarget(target: Target, options: Options, processes: number
   // PATCH latency with nobody subscribed, after a few writes that open connections and warm caches.
   for (let i = 0; i < 5; i++) await write.title(`first ${i}`), await write.page(target.warmPage, `first ${i}`);
   await write.calibrate();
-  const noneSpace = await paced(options, (k) => write.title(`none ${k}`));
-  const noneEvents = await paced(options, () => write.page(target.warmPage, "none"));
+  const noneSpace = await paced(options, (k) => write.title(`none ${k}`), target);
+  const noneEvents = await paced(options, () => write.page(target.warmPage, "none"), target);
 
   // The gateways' own counts of results sent and of network writes carrying them (none for the minimal server).
   const sent = async () => {
@@ -323,6 +326,7 @@ async function measureTarget(target: Target, options: Options, processes: number
     const titles = Array.from({ length: options.writes }, (_, k) => `write ${k}`);
     let before = await sent();
     const spaceUpdated = await streamPhase(group, options, {
+      target,
       subscribe: { id: "space", keyBy: "title", query: SPACE_QUERY, variables: { spaceId: target.titleSpace } },
       warm: (i) => write.title(`warm ${i}`),
       write: (k) => write.title(titles[k]!),
@@ -335,6 +339,7 @@ async function measureTarget(target: Target, options: Options, processes: number
     console.log(`  ${target.name}: spaceUpdated ${line(spaceUpdated)}`);
     before = await sent();
     const integrationEvents = await streamPhase(group, options, {
+      target,
       subscribe: { id: "events", keyBy: "spaceId", query: EVENTS_QUERY, variables: { integrationName: "bench" } },
       warm: (i) => write.page(target.warmPage, `warm ${i}`),
       write: (k) => write.page(target.pages[k]!, `write ${k}`),
@@ -360,9 +365,22 @@ function line(r: StreamResult): string {
     `write → arrival p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; ${r.received}/${r.expected} deliveries; ` +
     `PATCH p50/p90/p99 ${spread([...r.patchWithTypical, r.patchWith])} (none: ${spread([...r.patchNoneTypical, r.patchNone])})` +
     (r.sent?.frames ? `; ${r.sent.frames} results sent in ${r.sent.writes} network writes (warm-up included)` : "") +
+    (r.processWith && r.processNone ? `\n      during the writes, with subscribers (none): ${processLine(r.processWith, r.processNone)}` : "") +
     (r.failedWrites ? `; ${r.failedWrites} writes failed` : "") +
     (r.errors ? `; ${r.errors} subscriber errors` : "") +
     (r.firstError ? `; first error: ${r.firstError}` : "")
+  );
+}
+
+/**
+ * The event-loop delay and the collections of the written gateway during the writes, with
+ * subscribers and (with none). The delays are prom-client's: 10 ms (its sampling interval) is none.
+ */
+function processLine(w: ProcessFigures, none: ProcessFigures): string {
+  const gc = (p: ProcessFigures, kind: string) => `${p.gc[kind]?.count ?? 0} ${Math.round(p.gc[kind]?.ms ?? 0)} ms`;
+  return (
+    `event-loop delay p99/max ${spread([w.loopDelayP99Ms, w.loopDelayMaxMs])} (${spread([none.loopDelayP99Ms, none.loopDelayMaxMs])}); ` +
+    ["minor", "incremental", "major"].map((kind) => `${kind} GC ${gc(w, kind)} (${gc(none, kind)})`).join(", ")
   );
 }
 
@@ -409,11 +427,38 @@ interface Paced {
   durations: number[];
   failed: number;
   firstError?: string;
+  /** The written server's process during the writes (a gateway's /metrics; none for the minimal server). */
+  process?: ProcessFigures;
 }
 
-/** `options.writes` writes at `options.rate` per second, each started on schedule (open loop). */
-async function paced(options: Pick<Options, "writes" | "rate">, write: (k: number) => Promise<void>): Promise<Paced> {
+/** What held a gateway's event loop during a stretch of writes: its longest delay, and its collections by kind. */
+interface ProcessFigures {
+  loopDelayMaxMs: number;
+  loopDelayP99Ms: number;
+  /** Collections (count, ms) by kind: minor, major, incremental, weakcb. */
+  gc: Record<string, { count: number; ms: number }>;
+}
+
+/**
+ * The written server's event-loop delay since the last scrape (prom-client resets its histogram at
+ * each) and its GC totals so far, from /metrics; undefined for a server without them.
+ */
+async function processFigures(target: Target): Promise<ProcessFigures | undefined> {
+  const text = await fetch(`${target.urls[0]}/metrics`).then((r) => (r.ok ? r.text() : ""), () => "");
+  const value = (name: string) => Number(new RegExp(`^${name} ([\\d.e+-]+)$`, "m").exec(text)?.[1] ?? NaN);
+  if (Number.isNaN(value("nodejs_eventloop_lag_max_seconds"))) return undefined;
+  const gc: ProcessFigures["gc"] = {};
+  for (const [, kind, sum] of text.matchAll(/^nodejs_gc_duration_seconds_sum\{kind="(\w+)"\} ([\d.e+-]+)$/gm)) {
+    const count = Number(new RegExp(`^nodejs_gc_duration_seconds_count\\{kind="${kind}"\\} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
+    gc[kind!] = { count, ms: Number(sum) * 1000 };
+  }
+  return { loopDelayMaxMs: value("nodejs_eventloop_lag_max_seconds") * 1000, loopDelayP99Ms: value("nodejs_eventloop_lag_p99_seconds") * 1000, gc };
+}
+
+/** `options.writes` writes at `options.rate` per second, each started on schedule (open loop); with `target`, its process figures during them. */
+async function paced(options: Pick<Options, "writes" | "rate">, write: (k: number) => Promise<void>, target?: Target): Promise<Paced> {
   const result: Paced = { starts: [], durations: [], failed: 0 };
+  const before = target && (await processFigures(target));
   const t0 = now();
   await Promise.all(
     Array.from({ length: options.writes }, async (_, k) => {
@@ -429,10 +474,20 @@ async function paced(options: Pick<Options, "writes" | "rate">, write: (k: numbe
       result.durations[k] = now() - start;
     }),
   );
+  const after = before && (await processFigures(target!));
+  if (before && after) {
+    const gc: ProcessFigures["gc"] = {};
+    for (const [kind, total] of Object.entries(after.gc)) {
+      gc[kind] = { count: total.count - (before.gc[kind]?.count ?? 0), ms: total.ms - (before.gc[kind]?.ms ?? 0) };
+    }
+    result.process = { loopDelayMaxMs: after.loopDelayMaxMs, loopDelayP99Ms: after.loopDelayP99Ms, gc };
+  }
   return result;
 }
 
 interface Phase {
+  /** The server written to: its process figures during the writes are noted (paced). */
+  target: Target;
   subscribe: { id: string; keyBy: "title" | "spaceId" | "eventId"; query: string; variables: Record<string, unknown> };
   warm: (i: number) => Promise<void>;
   write: (k: number) => Promise<void>;
@@ -463,7 +518,7 @@ async function streamPhase(group: SubscriberGroup, options: Options, phase: Phas
   }
   await group.quiet(1000, 60_000);
 
-  const writes = await paced(options, phase.write);
+  const writes = await paced(options, phase.write, phase.target);
   const expected = group.connected * phase.keys.length;
   const lastStart = Math.max(...writes.starts);
   let received = 0;
@@ -503,6 +558,8 @@ async function streamPhase(group: SubscriberGroup, options: Options, phase: Phas
     patchWith: percentile(withSorted, 99),
     patchNoneTypical: [percentile(noneSorted, 50), percentile(noneSorted, 90)],
     patchWithTypical: [percentile(withSorted, 50), percentile(withSorted, 90)],
+    processWith: writes.process,
+    processNone: phase.none.process,
     failedWrites: writes.failed + phase.none.failed,
     errors: sum(statuses, "errors"),
     firstError: statuses.map((s) => s.firstError).find(Boolean) || writes.firstError || phase.none.firstError || "",
