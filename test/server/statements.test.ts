@@ -83,6 +83,20 @@ describe("statements per request", () => {
     expect(collections.count).toBe(1);
   });
 
+  it("GraphQL on an organization and relations under it: its row is read once, with them", async () => {
+    const ola = await t.bootstrap("ola@acme.test", "Nested");
+    for (const title of ["One", "Two"]) created(await ola.post(`/v1/orgs/${ola.organization}/spaces`, { title }));
+    const query = `query O($id: String!) { organization(organizationId: $id) { id title spaces(first: 5) { edges { node { id title } } } } }`;
+    const nested = await fewestStatements(t, () => ola.graphql(query, { id: ola.organization }));
+    expect(nested.result.errors).toBeUndefined();
+    expect(nested.result.data.organization.spaces.edges.map((e: any) => e.node.title)).toEqual(["One", "Two"]);
+    // The organization and its spaces: not the organization again to load them.
+    expect(nested.count).toBe(2);
+    const scalars = await fewestStatements(t, () => ola.get(`/v1/orgs/${ola.organization}`));
+    expect(scalars.result.body).toMatchObject({ id: ola.organization, title: "Nested" });
+    expect(scalars.count).toBe(1);
+  });
+
   it("the list of an organization's spaces: its page (which is the count when it holds them all), for 5 spaces as for 50", async () => {
     const lou = await t.bootstrap("lou@acme.test", "Lists");
     const organization = lou.organization;

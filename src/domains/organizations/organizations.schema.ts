@@ -79,10 +79,12 @@ builder.queryFields((t) => ({
     args: { ...pageArgs },
     resolve: (_r, args, ctx) => service.listOrganizations(ctx, args),
   }),
-  organization: t.field({
+  // A Prisma field: the relations selected under it (spaces, collections…) are read with its row,
+  // instead of the row being read again to load them.
+  organization: t.prismaField({
     type: OrganizationRef,
     args: { organizationId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => service.getOrganization(ctx, args.organizationId),
+    resolve: (query, _r, args, ctx) => service.getOrganization(ctx, args.organizationId, query),
   }),
   organizationsByEmailDomain: t.field({
     type: OrganizationsByDomain,

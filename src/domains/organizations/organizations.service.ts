@@ -22,9 +22,10 @@ export function listOrganizations(ctx: Context, args: PageArgs) {
   });
 }
 
-export async function getOrganization(ctx: Context, organizationId: string) {
+/** An organization the caller is a member of; `query` (the Prisma plugin's) includes the relations selected under it. */
+export async function getOrganization(ctx: Context, organizationId: string, query: { include?: P.OrganizationInclude; select?: P.OrganizationSelect } = {}) {
   await requireMembership(ctx, organizationId);
-  return ctx.prisma.organization.findUniqueOrThrow({ where: { id: organizationId } });
+  return ctx.prisma.organization.findUniqueOrThrow({ ...query, where: { id: organizationId } });
 }
 
 export interface OrganizationPatch {
