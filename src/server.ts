@@ -38,6 +38,7 @@ import type { DataDirLock } from "./core/lock.js";
 import { Redis } from "ioredis";
 import { log, type Logger } from "./core/logger.js";
 import { createHttpFront } from "./server/http.js";
+import { withCompression } from "./server/compression.js";
 import { createMetrics, metricsAnswer } from "./server/metrics.js";
 import { healthRoutes } from "./server/health.js";
 import { createRouteNamer, useRequestNotes } from "./server/requests.js";
@@ -211,7 +212,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
 
   // Every body is read within its bound before the request goes on (rest/body-limit.ts).
   const app = withBodyLimit(yoga, { limitFor: bodyLimits(config, routeTable), lingerBytes: config.maxBodyBytes, lingerMs: 2_000 });
-  const front = createHttpFront({ app: responseCache.track(app), logger: opts.logger ?? log, metrics, trustProxy: config.trustProxy });
+  const front = createHttpFront({ app: withCompression(responseCache.track(app)), logger: opts.logger ?? log, metrics, trustProxy: config.trustProxy });
   const httpServer = http.createServer((req, res) => front.handle(req, res));
   // Clients (and proxies) reuse connections for longer than Node's 5 s default.
   httpServer.keepAliveTimeout = 65_000;

@@ -73,9 +73,11 @@ type PromiseOrValue<T> = T | Promise<T>;
 export function errorResponse(body: ErrorBody, headers: Record<string, string> = {}): Response {
   // A 503 (the database out of reach for a moment) tells when to try again.
   const retry: Record<string, string> = body.error.code === 503 && !Object.keys(headers).some((h) => h.toLowerCase() === "retry-after") ? { "retry-after": String(RETRY_AFTER_SECONDS) } : {};
-  return new Response(JSON.stringify(body), {
+  const text = JSON.stringify(body);
+  return new Response(text, {
     status: body.error.code,
-    headers: { "content-type": "application/json; charset=utf-8", ...retry, ...headers },
+    // Its length told: sent as one body (not chunked), and not compressed when small (server/compression.ts).
+    headers: { "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(text)), ...retry, ...headers },
   });
 }
 

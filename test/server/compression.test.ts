@@ -1,0 +1,112 @@
+import http from "node:http";
+import zlib from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { acmeDocs, createSpace, type Admin } from "../helpers/fixtures.js";
+import { sseSubscribe } from "../helpers/graphql-ws.js";
+
+/**
+ * Answers are compressed for clients that accept it, and only for them: the bytes as sent, read
+ * with node:http (fetch would decode them), decoded here and compared with the plain answer.
+ */
+let t: TestGateway;
+let admin: Admin;
+let org: string;
+
+beforeAll(async () => {
+  t = await startGateway();
+  ({ admin, org } = await acmeDocs(t));
+  for (let i = 0; i < 12; i++) await createSpace(admin, org, { title: `Compressed ${i} ✓` });
+});
+afterAll(() => t?.close());
+
+interface Raw {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  bytes: Buffer;
+}
+
+function raw(path: string, headers: Record<string, string>, method = "GET", body?: string): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${t.url}${path}`, { method, headers: { authorization: `Bearer ${admin.token}`, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+function decoded(answer: Raw): string {
+  const coding = answer.headers["content-encoding"];
+  if (coding === "gzip") return zlib.gunzipSync(answer.bytes).toString("utf8");
+  if (coding === "br") return zlib.brotliDecompressSync(answer.bytes).toString("utf8");
+  if (coding === "deflate") return zlib.inflateSync(answer.bytes).toString("utf8");
+  return answer.bytes.toString("utf8");
+}
+
+describe("compressed answers", () => {
+  it("a REST list: gzip or br as asked, the same JSON and ETag as the plain answer, and a 304 to either's ETag", async () => {
+    const path = `/v1/orgs/${org}/spaces?limit=50`;
+    const plain = await raw(path, {});
+    expect(plain.status).toBe(200);
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(Number(plain.headers["content-length"])).toBe(plain.bytes.length);
+    expect(plain.bytes.length).toBeGreaterThan(2048);
+    expect(plain.headers.vary).toMatch(/accept-encoding/i);
+
+    for (const [accept, coding] of [
+      ["gzip", "gzip"],
+      ["br", "br"],
+      ["deflate", "deflate"],
+      ["gzip;q=0.5, br;q=1", "br"],
+      ["identity;q=1, gzip;q=0", undefined],
+      ["compress", undefined],
+    ] as const) {
+      const answer = await raw(path, { "accept-encoding": accept });
+      expect(answer.status, accept).toBe(200);
+      expect(answer.headers["content-encoding"], accept).toBe(coding);
+      expect(JSON.parse(decoded(answer)), accept).toEqual(JSON.parse(plain.bytes.toString("utf8")));
+      expect(answer.headers.etag, accept).toBe(plain.headers.etag);
+      if (coding) expect(answer.bytes.length, accept).toBeLessThan(plain.bytes.length / 3);
+    }
+    const notModified = await raw(path, { "accept-encoding": "gzip", "if-none-match": plain.headers.etag! });
+    expect(notModified.status).toBe(304);
+    expect(notModified.bytes.length).toBe(0);
+  });
+
+  it("GraphQL answers and the OpenAPI document too; a small answer is sent as it is", async () => {
+    const query = JSON.stringify({ query: `query O($id: String!) { organization(organizationId: $id) { spaces(first: 50) { edges { node { id title emoji visibility createdAt updatedAt } } } } }`, variables: { id: org } });
+    const graph = await raw("/graphql", { "accept-encoding": "gzip", "content-type": "application/json" }, "POST", query);
+    expect(graph.status).toBe(200);
+    expect(graph.headers["content-encoding"]).toBe("gzip");
+    expect(JSON.parse(decoded(graph)).data.organization.spaces.edges.length).toBeGreaterThanOrEqual(12);
+
+    const doc = await raw("/openapi.json", { "accept-encoding": "br" });
+    expect(doc.headers["content-encoding"]).toBe("br");
+    expect(JSON.parse(decoded(doc)).paths).toBeTruthy();
+
+    const small = await raw(`/v1/spaces/spc_missing`, { "accept-encoding": "gzip" });
+    expect(small.status).toBe(404);
+    expect(small.headers["content-encoding"]).toBeUndefined();
+    expect(JSON.parse(small.bytes.toString("utf8")).error.code).toBe(404);
+  });
+
+  it("never an event stream: its events arrive as they are sent", async () => {
+    const space = await createSpace(admin, org, { title: "Streamed" });
+    const subscription = "subscription S($id: String!) { spaceUpdated(spaceId: $id) { id title } }";
+    const stream = await sseSubscribe(t.url, admin.token, subscription, { id: space.id });
+    try {
+      expect(stream.response.headers.get("content-type")).toContain("text/event-stream");
+      // yoga marks it "none" for the proxies on the way.
+      expect(stream.response.headers.get("content-encoding") ?? "none").toBe("none");
+      setTimeout(() => void admin.patch(`/v1/spaces/${space.id}`, { title: "Streamed again" }), 200);
+      const event = await stream.firstEventWith("spaceUpdated");
+      expect(event.data.spaceUpdated.title).toBe("Streamed again");
+    } finally {
+      stream.close();
+    }
+  });
+});
