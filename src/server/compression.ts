@@ -1,4 +1,5 @@
 import compression from "compression";
+import onHeaders from "on-headers";
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 /**
@@ -10,14 +11,19 @@ import type { IncomingMessage, ServerResponse } from "node:http";
  * `Cache-Control` says `no-transform`. A client that sends no `Accept-Encoding` gets the bytes as
  * they are, at the cost of the negotiation only.
  *
- * The ETag of a REST GET names the answer's content, whichever coding carries it: a client's
- * `If-None-Match` is answered 304 whether it received it compressed or not.
+ * A compressed answer's ETag is made weak (`W/"…"`): the same content, other bytes than the plain
+ * answer's, which keeps the strong tag (RFC 9110 8.8.1). `If-None-Match` compares weakly, so a
+ * client is answered 304 with either tag.
  */
 export function withCompression(
   app: (req: IncomingMessage, res: ServerResponse) => unknown,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const compress = compression({ threshold: COMPRESS_FROM, filter: (_req, res) => compressible(res.getHeader("content-type")) });
-  return (req, res) => compress(req as never, res as never, () => void app(req, res));
+  return (req, res) => {
+    // Registered before the middleware's own listener, so it runs after it: the coding is chosen.
+    onHeaders(res, () => weakenWhenEncoded(res));
+    compress(req as never, res as never, () => void app(req, res));
+  };
 }
 
 /** Smallest body compressed, in bytes: below it the coding saves less than it costs. */
@@ -27,4 +33,11 @@ const COMPRESSIBLE = /^(application\/(json|graphql-response\+json|javascript|yam
 
 function compressible(type: ReturnType<ServerResponse["getHeader"]>): boolean {
   return typeof type === "string" && COMPRESSIBLE.test(type);
+}
+
+function weakenWhenEncoded(res: ServerResponse): void {
+  const coding = res.getHeader("content-encoding");
+  const etag = res.getHeader("etag");
+  if (!coding || coding === "identity" || coding === "none" || typeof etag !== "string" || etag.startsWith("W/")) return;
+  res.setHeader("etag", `W/${etag}`);
 }
