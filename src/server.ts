@@ -130,7 +130,6 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     maxJsonDepth: config.maxJsonDepth,
     // Through yoga's envelop: its plugins (the response cache's among them) see /v1 operations too.
     execute: (args) => yoga.getEnveloped(args.contextValue as any).execute(args) as any,
-    fetchAPI: () => yoga.fetchAPI,
     cache: responseCache,
     context: (request, explicitNulls, allowAnonymous) => authenticateRequest(services, request, allowAnonymous ? "optional" : "required", explicitNulls),
   });

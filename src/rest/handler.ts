@@ -15,6 +15,7 @@ import {
   type TypeNode,
 } from "graphql";
 import { buildOperationNodeForField } from "@graphql-tools/utils";
+import { Response as ServerResponse } from "@whatwg-node/fetch";
 import qs from "qs";
 import { createSofa, useSofa } from "sofa-api";
 import type { RouteDef } from "./route.js";
@@ -48,11 +49,6 @@ export interface RestOptions {
    * as they see /graphql ones); graphql's `execute` when absent.
    */
   execute?: (args: ExecutionArgs) => PromiseOrValue<ExecutionResult>;
-  /**
-   * The server's fetch API (yoga's `fetchAPI`): answers made with its Response are written to the
-   * socket as they are; the global one's body would be streamed.
-   */
-  fetchAPI?: () => { Response: typeof Response };
   /** The response cache's side of GET answers (src/server/response-cache.ts). */
   cache?: {
     /** The answer kept for this URL and these credentials, or null. */
@@ -70,14 +66,21 @@ export interface KeptAnswer {
 
 type PromiseOrValue<T> = T | Promise<T>;
 
+/**
+ * An answer in the server's own Response (yoga's fetch API, @whatwg-node/fetch), which the node
+ * adapter writes to the socket as it is, with its length; the global one (undici's) would check
+ * the text for lone surrogates, encode it into a stream and send it from there, chunked: a third
+ * of the work of answering a list from the cache, and a length nobody knows before the end (the
+ * compression of server/compression.ts would then take a small error for a large answer).
+ */
+const Answer = ServerResponse as unknown as typeof Response;
+
 export function errorResponse(body: ErrorBody, headers: Record<string, string> = {}): Response {
   // A 503 (the database out of reach for a moment) tells when to try again.
   const retry: Record<string, string> = body.error.code === 503 && !Object.keys(headers).some((h) => h.toLowerCase() === "retry-after") ? { "retry-after": String(RETRY_AFTER_SECONDS) } : {};
-  const text = JSON.stringify(body);
-  return new Response(text, {
+  return new Answer(JSON.stringify(body), {
     status: body.error.code,
-    // Its length told: sent as one body (not chunked), and not compressed when small (server/compression.ts).
-    headers: { "content-type": "application/json; charset=utf-8", "content-length": String(Buffer.byteLength(text)), ...retry, ...headers },
+    headers: { "content-type": "application/json; charset=utf-8", ...retry, ...headers },
   });
 }
 
@@ -164,7 +167,7 @@ export function createRestHandler(opts: RestOptions) {
     try {
       // A kept answer of this URL for these credentials (only 200s of valid requests are kept).
       const kept = request.method === "GET" ? await opts.cache?.lookupRest(request, url) : null;
-      if (kept) return notModified(respond(kept.body, { status: 200, headers: kept.headers }), request);
+      if (kept) return notModified(new Answer(kept.body as BodyInit, { status: 200, headers: kept.headers }), request);
       const { nulls, json } =
         request.method === "GET" || request.method === "HEAD" || request.method === "DELETE"
           ? { nulls: new Set<string>(), json: null }
@@ -216,23 +219,14 @@ export function createRestHandler(opts: RestOptions) {
     const status = chosen && route.statuses?.includes(chosen as 200 | 201) ? chosen : (route.status ?? 200);
     const headers: Record<string, string> = { "content-type": JSON_TYPE };
     for (const name in chosenHeaders) headers[name.toLowerCase()] = chosenHeaders[name]!;
-    if (request.method !== "GET" || status !== 200) return respond(text, { status, headers });
+    if (request.method !== "GET" || status !== 200) return new Answer(text, { status, headers });
     // Encoded once: the ETag is the hash of the bytes sent.
     const bytes = Buffer.from(text);
     headers.etag = etagOf(bytes);
     await keep?.({ headers: Object.entries(headers), body: text });
-    return respond(bytes, { status, headers });
+    return new Answer(bytes as BodyInit, { status, headers });
   }
 
-  /**
-   * An answer in the server's own Response (yoga's `fetchAPI`), which the node adapter writes to the
-   * socket as it is; the global one (undici's) would check the text for lone surrogates, encode it
-   * into a stream and send it from there: a third of the work of answering a list from the cache.
-   */
-  function respond(body: string | Buffer, init: ResponseInit): Response {
-    const Answer = opts.fetchAPI?.().Response ?? Response;
-    return new Answer(body as BodyInit, init);
-  }
 
   /** The 304 of a GET whose `If-None-Match` names the answer's ETag; else the answer. */
   function notModified(response: Response, request: Request): Response {
