@@ -1,5 +1,6 @@
 import http from "node:http";
 import zlib from "node:zlib";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, createSpace, type Admin } from "../helpers/fixtures.js";
@@ -101,14 +102,43 @@ describe("compressed answers", () => {
     expect(JSON.parse(small.bytes.toString("utf8")).error.code).toBe(404);
   });
 
-  it("odd Accept-Encoding headers: an answer the client can read, never a 5xx", async () => {
+  it("odd Accept-Encoding headers, listed and generated: an answer the client can read, never a 5xx", async () => {
     const path = `/v1/orgs/${org}/spaces?limit=50`;
     const plain = JSON.parse((await raw(path, {})).bytes.toString("utf8"));
-    for (const accept of ["*", "*;q=0", "gzip;q=abc, br;q=NaN", "GZIP", " br , gzip ", ",,,", "x".repeat(8000), "identity;q=0, *;q=0", "gzip;q=0.000001", "\u00e9"]) {
+    const readable = async (accept: string) => {
       const answer = await raw(path, { "accept-encoding": accept });
       expect(answer.status, accept.slice(0, 40)).toBeLessThan(500);
       if (answer.status === 200) expect(JSON.parse(decoded(answer)), accept.slice(0, 40)).toEqual(plain);
+    };
+    for (const accept of ["*", "*;q=0", "gzip;q=abc, br;q=NaN", "GZIP", " br , gzip ", ",,,", "x".repeat(8000), "identity;q=0, *;q=0", "gzip;q=0.000001", "\u00e9"]) {
+      await readable(accept);
     }
+    // Lists of codings, known or not, with any q-value, separated and spaced in any way; and any
+    // text a header may carry (visible Latin-1, spaces and tabs).
+    const coding = fc.constantFrom("gzip", "br", "deflate", "identity", "*", "compress", "x-gzip", "GZIP", "zstd", "");
+    const q = fc.oneof(fc.constant(""), fc.double({ noNaN: false }).map((n) => `;q=${n}`), fc.string({ maxLength: 6 }).map((t) => `;q=${t.replace(/[^\x20-\x7e]/g, "")}`));
+    const listed = fc.array(fc.tuple(coding, q), { maxLength: 6 }).chain((items) =>
+      fc.constantFrom(",", ", ", " ,", ",,").map((sep) => items.map(([c, v]) => c + v).join(sep)),
+    );
+    const text = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 200 }).map((t) => t.trim());
+    await fc.assert(fc.asyncProperty(fc.oneof(listed, text), readable), { numRuns: Number(process.env.COMPRESSION_RUNS || 150) });
+  });
+
+  it("a client that leaves in the middle of a compressed answer costs nothing to the next", async () => {
+    for (let i = 0; i < 20; i++) {
+      await new Promise<void>((resolve) => {
+        const req = http.get(`${t.url}/openapi.json`, { headers: { "accept-encoding": i % 2 ? "gzip" : "br" } }, (res) => {
+          res.once("data", () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.on("error", () => resolve());
+      });
+    }
+    const doc = await raw("/openapi.json", { "accept-encoding": "gzip" });
+    expect(doc.status).toBe(200);
+    expect(JSON.parse(decoded(doc)).paths).toBeTruthy();
   });
 
   it("never an event stream: its events arrive as they are sent", async () => {
