@@ -20,7 +20,7 @@ import { UNEXPECTED, maskGraphQLError } from "./core/error-report.js";
 import { AccessCache, accessScope } from "./core/access-cache.js";
 import { useGraphLimits } from "./graphql/limits.js";
 import { useInputChecks } from "./graphql/input.js";
-import { asErrors, forSocket, graphqlWsOperations } from "./graphql/ws.js";
+import { asErrors, boundCloseReasons, forSocket, graphqlWsOperations } from "./graphql/ws.js";
 import { LiveStreams } from "./graphql/streams.js";
 import { graphiql } from "./graphql/graphiql.js";
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
@@ -218,7 +218,10 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   httpServer.headersTimeout = 66_000;
   // No compression: live streams send each event's frames, encoded once, to every socket as they are (graphql/streams.ts).
   const wsServer = new WebSocketServer({ server: httpServer, path: "/graphql", perMessageDeflate: false });
-  wsServer.on("connection", (socket, req) => front.webSocket(socket, req));
+  wsServer.on("connection", (socket, req) => {
+    boundCloseReasons(socket);
+    front.webSocket(socket, req);
+  });
   // Subscriptions share one execution per event among the sockets that would get the same result.
   const streams = new LiveStreams({
     accessCache,

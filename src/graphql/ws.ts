@@ -12,6 +12,31 @@ type Operation = ExecutionArgs & {
   stream?: Omit<StreamOperation, "args">;
 };
 
+/** Longest close reason a WebSocket may carry, in UTF-8 bytes (RFC 6455 5.5: a control frame's 125, less the code's 2). */
+const MAX_CLOSE_REASON_BYTES = 123;
+
+/**
+ * Makes `socket.close` shorten a reason too long for a close frame. graphql-ws writes client
+ * data into some reasons (`Subscriber for <id> already exists`, with the operation id as sent):
+ * ws refuses a reason over 123 bytes with a RangeError, which graphql-ws turns into 4500
+ * "Internal error" — a client's own mistake reported as the server's. The code is kept; the
+ * reason is cut at a character boundary and ends with "…".
+ */
+export function boundCloseReasons(socket: { close(code?: number, reason?: string | Buffer): void }): void {
+  const close = socket.close.bind(socket);
+  socket.close = (code, reason) => close(code, typeof reason === "string" ? shortReason(reason) : reason);
+}
+
+export function shortReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= MAX_CLOSE_REASON_BYTES) return reason;
+  let cut = "";
+  for (const char of reason) {
+    if (Buffer.byteLength(cut + char) > MAX_CLOSE_REASON_BYTES - 3) break;
+    cut += char;
+  }
+  return cut + "…";
+}
+
 /** An error as a graphql-ws message carries it: without the HTTP status meant for HTTP answers. */
 export function forSocket(error: GraphQLError): GraphQLError {
   if (!error.extensions?.http) return error;
