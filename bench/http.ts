@@ -21,7 +21,8 @@ import { createLogger } from "../src/core/logger.js";
  *   they read in one statement: core/loaders.ts `readTogether`);
  * - the same REST GET and GraphQL query on a third gateway with the response cache on
  *   (RESPONSE_CACHE=on): answers served from it, against the rows above;
- * - the REST list of 50 spaces, without and with the response cache;
+ * - the REST list of 50 spaces, without and with the response cache, and the raw handler reading
+ *   the same page of rows in one SELECT (the floor of a list, as the raw GET is of a GET);
  * - the nested organization → spaces → change requests → comments query at N = 5 and 50
  *   (N spaces, each with 3 change requests of 3 comments), with its SQL statements per request,
  *   and at N = 5 with 500 change requests a space (the page of 10 under each reads 11 rows of it);
@@ -52,7 +53,12 @@ export async function requestPath() {
     // Baselines on the main gateway's own database: a raw driver handler and a Prisma handler.
     const raw = await listenRaw(async (id) => (await main.gateway.db.driverQuery('SELECT * FROM "Space" WHERE id = $1', [id]))[0]);
     const orm = await listenRaw((id) => main.gateway.db.prisma.space.findUnique({ where: { id } }));
-    cleanups.push(raw.close, orm.close);
+    // The floor of a list: the same raw handler reading the list's page of rows (one more than
+    // shown, as a page does to know whether another follows) in one SELECT.
+    const rawList = await listenRaw(async () =>
+      (await main.gateway.db.driverQuery('SELECT * FROM "Space" WHERE "organizationId" = $1 ORDER BY position, id LIMIT 51', [a.organization])).slice(0, 50),
+    );
+    cleanups.push(raw.close, orm.close, rawList.close);
 
     const rows: Row[] = [];
     const measure = async (row: Omit<Row, "rps" | "statements" | "non2xx">, gateway?: Gateway) => {
@@ -72,6 +78,7 @@ export async function requestPath() {
 
     const rawRow = await measure({ name: "raw node:http + driver, one SELECT", url: `${raw.url}/${a.spaceId}` });
     const ormRow = await measure({ name: "node:http + Prisma findUnique", url: `${orm.url}/${a.spaceId}` });
+    const rawListRow = await measure({ name: "raw node:http + driver, list of 50, one SELECT", url: `${rawList.url}/list` });
     const restUn = await measure({ name: "REST GET /v1/spaces/{id}, access cache off", url: `${b.url}/v1/spaces/${b.spaceId}`, headers: b.headers }, uncached.gateway);
     const gqlUn = await measure({ name: "GraphQL same fields, access cache off", ...gql(b, SPACE_QUERY, { id: b.spaceId }) }, uncached.gateway);
     const rest = await measure({ name: "REST GET /v1/spaces/{id}", url: `${a.url}/v1/spaces/${a.spaceId}`, headers: a.headers }, main.gateway);
@@ -126,6 +133,7 @@ export async function requestPath() {
     console.log(`  REST GET / same, cache off     ${ratio(rest, restUn)}`);
     console.log(`  REST GET, 50 spaces in turn / one space  ${ratio(restEach, rest)}`);
     console.log(`  list of 50 / REST GET          ${ratio(list, rest)}   (both from the response cache: ${ratio(listCached, restCached)})`);
+    console.log(`  list of 50 / raw driver list   ${ratio(list, rawListRow)}   (the raw handler's own list / one row: ${ratio(rawListRow, rawRow)})`);
     console.log(`  nested N=50 / N=5              ${ratio(n50, n5)}   statements ${n5.statements} → ${n50.statements}`);
     console.log(`  nested N=5, ${NESTED_DEEP} / 3 CRs a space ${ratio(deep, n5)}   (a page of 10 under each space reads 11 of its rows: core/bounded-pages.ts)`);
     console.log(`  POST collection / REST GET     ${ratio(post, rest)}`);
