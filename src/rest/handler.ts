@@ -84,6 +84,20 @@ export function errorResponse(body: ErrorBody, headers: Record<string, string> =
   });
 }
 
+/** HTTP methods in the order an `Allow` header lists them. */
+const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/**
+ * The 405 of a path that other methods serve (RFC 9110 15.5.6): `allow` lists them, HEAD with
+ * GET (a GET route serves HEAD too).
+ */
+export function methodNotAllowed(method: string, pathname: string, allowed: Iterable<string>): Response {
+  const methods = new Set(allowed);
+  if (methods.has("GET")) methods.add("HEAD");
+  const allow = METHOD_ORDER.filter((m) => methods.has(m)).join(", ");
+  return errorResponse({ error: { code: 405, message: `Method ${method} is not allowed on ${pathname}.` } }, { allow });
+}
+
 /**
  * The answer of a failed request: an AppError keeps its status and message, anything else is
  * reported and masked as a 500 (core/error-report.ts). On routes that take a bearer token, a 401
@@ -152,7 +166,11 @@ export function createRestHandler(opts: RestOptions) {
     (openapi ??= finishOpenAPI((router as any).openAPIDocument, restSchema, opts.table, opts.publicUrl));
   let validator: ReturnType<typeof createInputValidator> | undefined;
 
-  /** Answers a /v1 request; `parsed` is its URL when the caller has already read it (it is not changed). */
+  /**
+   * Answers a /v1 request; `parsed` is its URL when the caller has already read it (it is not
+   * changed). HEAD is answered as GET (the node server sends its headers, the length among them,
+   * without the body); a path that other methods serve answers 405 with `allow`.
+   */
   async function handle(request: Request, parsed?: URL): Promise<Response> {
     let url = parsed ?? new URL(request.url);
     // A trailing slash names the same operation: /v1/orgs/ is /v1/orgs.
@@ -160,27 +178,28 @@ export function createRestHandler(opts: RestOptions) {
       url = new URL(url.href);
       url.pathname = url.pathname.replace(/\/+$/, "");
     }
-    if (url.pathname === "/v1/openapi.json" && request.method === "GET") return Response.json(openAPIDocument());
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    if (url.pathname === "/v1/openapi.json") return method === "GET" ? Response.json(openAPIDocument()) : methodNotAllowed(request.method, url.pathname, ["GET"]);
     if (url.pathname.startsWith("/v1/webhook") || url.pathname.startsWith("/v1/__sofa")) {
       return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
     }
     try {
       // A kept answer of this URL for these credentials (only 200s of valid requests are kept).
-      const kept = request.method === "GET" ? await opts.cache?.lookupRest(request, url) : null;
+      const kept = method === "GET" ? await opts.cache?.lookupRest(request, url) : null;
       if (kept) return notModified(new Answer(kept.body as BodyInit, { status: 200, headers: kept.headers }), request);
       const { nulls, json } =
-        request.method === "GET" || request.method === "HEAD" || request.method === "DELETE"
-          ? { nulls: new Set<string>(), json: null }
-          : await readBody(request, opts.bodyLimit(request.method, url.pathname));
+        method === "GET" || method === "DELETE" ? { nulls: new Set<string>(), json: null } : await readBody(request, opts.bodyLimit(request.method, url.pathname));
       validator ??= createInputValidator(openAPIDocument(), opts.table, { maxJsonDepth: opts.maxJsonDepth });
-      const route = validator.route(request.method, url.pathname);
+      const route = validator.route(method, url.pathname);
       if (!route) {
+        const allowed = validator.methodsOf(url.pathname);
+        if (allowed.length) return methodNotAllowed(request.method, url.pathname, allowed);
         return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
       }
       const context = await opts.context(request, nulls, route.auth === "optional");
       context.rest = true;
       validator.check(route, url, json);
-      const cache = request.method === "GET" ? opts.cache : undefined;
+      const cache = method === "GET" ? opts.cache : undefined;
       const keep = cache && ((answer: KeptAnswer) => cache.keepRest(request, url, answer));
       return notModified(await answerOf(operations.of(route), url, json, context, request, keep), request);
     } catch (err) {
@@ -219,7 +238,7 @@ export function createRestHandler(opts: RestOptions) {
     const status = chosen && route.statuses?.includes(chosen as 200 | 201) ? chosen : (route.status ?? 200);
     const headers: Record<string, string> = { "content-type": JSON_TYPE };
     for (const name in chosenHeaders) headers[name.toLowerCase()] = chosenHeaders[name]!;
-    if (request.method !== "GET" || status !== 200) return new Answer(text, { status, headers });
+    if (!READS.has(request.method) || status !== 200) return new Answer(text, { status, headers });
     // Encoded once: the ETag is the hash of the bytes sent.
     const bytes = Buffer.from(text);
     headers.etag = etagOf(bytes);
@@ -228,9 +247,9 @@ export function createRestHandler(opts: RestOptions) {
   }
 
 
-  /** The 304 of a GET whose `If-None-Match` names the answer's ETag; else the answer. */
+  /** The 304 of a GET (or HEAD) whose `If-None-Match` names the answer's ETag; else the answer. */
   function notModified(response: Response, request: Request): Response {
-    if (request.method !== "GET" || response.status !== 200) return response;
+    if (!READS.has(request.method) || response.status !== 200) return response;
     const etag = response.headers.get("etag");
     if (!etag || !noneMatch(request.headers.get("if-none-match"), etag)) return response;
     const headers = new Headers(response.headers);
@@ -242,6 +261,9 @@ export function createRestHandler(opts: RestOptions) {
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
+
+/** The methods that read a route's answer: GET, and HEAD (its headers alone). */
+export const READS: ReadonlySet<string> = new Set(["GET", "HEAD"]);
 
 /** A route's GraphQL operation, built once: its document and how its variables are read from a request. */
 interface RouteOperation {

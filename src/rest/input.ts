@@ -105,6 +105,11 @@ export function createInputValidator(doc: any, table: RouteDef[], opts: { maxJso
     return candidates.get(keyOf(method, pathname.endsWith("/") ? pathname.slice(0, -1) : pathname))?.find((c) => c.regex.test(pathname))?.route ?? null;
   }
 
+  /** The methods of the routes whose path matches `pathname` (none: no route has that path). */
+  function methodsOf(pathname: string): string[] {
+    return [...new Set(compiled.filter((c) => c.regex.test(pathname)).map((c) => c.route.method))];
+  }
+
   /**
    * Throws a 400 naming the first path parameter, query parameter or body field that does not fit
    * the document, or is not storable text (NUL, lone surrogates), or nests too deeply.
@@ -152,5 +157,5 @@ export function createInputValidator(doc: any, table: RouteDef[], opts: { maxJso
     }
   }
 
-  return { route, check };
+  return { route, methodsOf, check };
 }

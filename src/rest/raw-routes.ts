@@ -3,7 +3,7 @@ import { authenticateRequest } from "../core/auth.js";
 import { badInput } from "../core/errors.js";
 import { textProblem } from "../core/validate.js";
 import { readBodyLimited } from "./body-limit.js";
-import { errorAnswer, errorResponse } from "./handler.js";
+import { errorAnswer, methodNotAllowed } from "./handler.js";
 
 /**
  * Raw routes: the HTTP routes that do not answer JSON through the /v1 REST generator (bytes,
@@ -73,7 +73,6 @@ interface CompiledRoute {
 }
 
 const PARAM = /\{(\w+)(\*)?\}/g;
-const METHOD_ORDER: readonly RawMethod[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -174,8 +173,7 @@ export function createRawRouter(services: Services, routes: readonly RawRoute[])
       for (const m of entry.methods) allowed.add(m);
     }
     if (!allowed) return undefined;
-    const allow = METHOD_ORDER.filter((m) => allowed.has(m)).join(", ");
-    return errorResponse({ error: { code: 405, message: `Method ${request.method} is not allowed on ${url.pathname}.` } }, { allow });
+    return methodNotAllowed(request.method, url.pathname, allowed);
   };
 }
 

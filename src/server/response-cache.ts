@@ -10,7 +10,7 @@ import type { AccessCache } from "../core/access-cache.js";
 import { changesAccess } from "../core/access-cache.js";
 import { currentReads, noteStatement, trackRequest, writeTags, type RequestReads } from "../core/request-reads.js";
 import { log } from "../core/logger.js";
-import type { KeptAnswer } from "../rest/handler.js";
+import { READS, type KeptAnswer } from "../rest/handler.js";
 
 /**
  * The response cache: answers of GraphQL queries (`/graphql`, through
@@ -104,7 +104,7 @@ export interface ResponseCache {
   enabled: boolean;
   /** The yoga plugin (GraphQL answers). */
   plugins: Plugin[];
-  /** REST GET answers, by URL and caller: the kept answer, or null. */
+  /** REST GET (and HEAD) answers, by URL and caller: the kept answer, or null. */
   lookupRest(request: Request, url: URL): Promise<KeptAnswer | null>;
   /** Keeps a REST GET answer (status 200) when its request allows it. */
   keepRest(request: Request, url: URL, answer: KeptAnswer): Promise<void>;
@@ -207,13 +207,13 @@ export function createResponseCache(opts: { config: Config; db: Database; access
     plugins,
     stats,
     async lookupRest(request, url) {
-      if (!backend || request.method !== "GET") return null;
+      if (!backend || !READS.has(request.method)) return null;
       const kept = await lookup(restKey(request, url));
       return isKeptRest(kept) ? kept : null;
     },
     async keepRest(request, url, answer) {
       const reads = currentReads();
-      if (!backend || !reads || reads.uncacheable || request.method !== "GET") return;
+      if (!backend || !reads || reads.uncacheable || !READS.has(request.method)) return;
       const kept: KeptRest = { rest: true, headers: answer.headers, body: answer.body };
       await backend.set(restKey(request, url), kept, reads, ttl).catch(() => undefined);
     },
