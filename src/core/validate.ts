@@ -1,4 +1,4 @@
-import { badInput } from "./errors.js";
+import { badInput, type AppError } from "./errors.js";
 
 /**
  * The number of characters (Unicode code points) of `value`, counted without copying it; past
@@ -38,6 +38,34 @@ export function textProblem(value: string): string | null {
   if (value.includes("\u0000")) return "cannot contain NUL characters (\\u0000)";
   if (LONE_SURROGATE.test(value)) return "is not valid Unicode text: it holds a lone UTF-16 surrogate";
   return null;
+}
+
+/**
+ * The refusal of a query string (`url.search`) holding a name or value whose percent-encoding is
+ * not UTF-8 (`%E9`, `%ZZ`), or null. URLSearchParams would read such a value as U+FFFD: a
+ * search for `caf%E9` would look for other text than the one sent, and find nothing.
+ */
+export function queryEncodingProblem(search: string): AppError | null {
+  for (const part of search.replace(/^\?/, "").split("&")) {
+    if (!part.includes("%")) continue;
+    const [name = "", value = ""] = part.split(/=(.*)/s);
+    for (const [text, what] of [[name, "A query parameter name"], [value, decodedName(name)]] as const) {
+      try {
+        decodeURIComponent(text.replace(/\+/g, " "));
+      } catch {
+        return badInput(`${what}: "${text.slice(0, 100)}" is not valid percent-encoded UTF-8.`);
+      }
+    }
+  }
+  return null;
+}
+
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, " ")).slice(0, 100);
+  } catch {
+    return name.slice(0, 100);
+  }
 }
 
 /** The refusal of a value nested deeper than MAX_JSON_DEPTH. */

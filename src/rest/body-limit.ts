@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { AsyncResource } from "node:async_hooks";
+import { isUtf8 } from "node:buffer";
 import { uploadBodyBytes, type Config } from "../config.js";
 import { AppError, badInput } from "../core/errors.js";
 import type { RouteDef } from "./route.js";
@@ -14,6 +15,11 @@ import type { RouteDef } from "./route.js";
  * past the bound is answered 413 at once without reading, a streamed body as soon as the count
  * passes it. Readers further on (`readBodyLimited`: the REST handler, raw routes) bound what
  * they read too, so requests given to the Fetch entry point directly are bounded the same way.
+ *
+ * A JSON body must be UTF-8 (RFC 8259 8.1): bytes that are not are answered 400 naming where
+ * they are, never decoded into replacement characters and stored as the client's text. The
+ * server checks every body sent as JSON (`application/json`, `…+json`) as it reads it; the REST
+ * handler decodes its bodies strictly (`utf8Text`) whatever their declared type.
  */
 
 export class BodyTooLarge extends AppError {
@@ -51,6 +57,46 @@ export async function readBodyLimited(request: Request, maxBytes: number): Promi
   }
   return Buffer.concat(chunks, size);
 }
+
+/** Decodes a body that must be UTF-8 text (a leading byte order mark is dropped), else a 400 naming the first bad byte. */
+export function utf8Text(bytes: Uint8Array, what = "The request body"): string {
+  if (isUtf8(bytes)) return STRICT_UTF8.decode(bytes);
+  throw notUtf8(bytes, what);
+}
+
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+function notUtf8(bytes: Uint8Array, what: string): AppError {
+  const { at, truncated } = firstBadSequence(bytes);
+  const byte = `byte ${at} (0x${bytes[at]!.toString(16).toUpperCase().padStart(2, "0")})`;
+  const where = truncated ? `it ends in the middle of the UTF-8 character that ${byte} starts` : `${byte} does not start a well-formed UTF-8 character`;
+  return badInput(`${what} is not valid UTF-8, which JSON requires: ${where}.`);
+}
+
+/**
+ * Where the first ill-formed sequence starts (RFC 3629: no overlong forms, surrogates or code
+ * points past U+10FFFF), and whether it is a character the body ends in the middle of.
+ */
+function firstBadSequence(bytes: Uint8Array): { at: number; truncated: boolean } {
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!;
+    const length = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (!length) return { at: i, truncated: false };
+    // The second byte's range depends on the first.
+    const low = b === 0xe0 ? 0xa0 : b === 0xf0 ? 0x90 : 0x80;
+    const high = b === 0xed ? 0x9f : b === 0xf4 ? 0x8f : 0xbf;
+    for (let k = 1; k < length; k++) {
+      const c = bytes[i + k];
+      if (c === undefined) return { at: i, truncated: true };
+      if (c < (k === 1 ? low : 0x80) || c > (k === 1 ? high : 0xbf)) return { at: i, truncated: false };
+    }
+    i += length;
+  }
+  return { at: 0, truncated: false };
+}
+
+/** Media types whose bodies are JSON text: `application/json`, and `application/<anything>+json`. */
+const JSON_BODY = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 
 /** The body bound of a request: the upload bound on upload routes, MAX_BODY_BYTES elsewhere. */
 export function bodyLimits(config: Config, table: readonly RouteDef[]) {
@@ -104,7 +150,11 @@ export function withBodyLimit(
     };
     const onEnd = () => {
       stop();
-      if (size) (req as IncomingMessage & { body?: Buffer }).body = Buffer.concat(chunks, size);
+      if (size) {
+        const body = Buffer.concat(chunks, size);
+        if (JSON_BODY.test(req.headers["content-type"] ?? "") && !isUtf8(body)) return refuse(req, res, notUtf8(body, "The request body"), opts);
+        (req as IncomingMessage & { body?: Buffer }).body = body;
+      }
       proceed();
     };
     const onError = () => stop();

@@ -23,7 +23,7 @@ import { projectRestSchema } from "./project.js";
 import { shapeForRest } from "./shape.js";
 import { finishOpenAPI } from "./openapi.js";
 import { createInputValidator } from "./input.js";
-import { readBodyLimited } from "./body-limit.js";
+import { readBodyLimited, utf8Text } from "./body-limit.js";
 import { pickError, reportError, type ErrorBody } from "../core/error-report.js";
 import { RETRY_AFTER_SECONDS } from "../core/db-faults.js";
 import { badInput } from "../core/errors.js";
@@ -110,7 +110,7 @@ export function errorAnswer(err: unknown, bearer = true): Response {
 
 /** Reads a JSON request body once, at most `maxBytes` of it (else 413): malformed JSON or a non-object is a 400. */
 async function readBody(request: Request, maxBytes: number): Promise<{ nulls: Set<string>; json: Record<string, unknown> | null }> {
-  const text = (await readBodyLimited(request, maxBytes)).toString("utf8");
+  const text = utf8Text(await readBodyLimited(request, maxBytes));
   const nulls = new Set<string>();
   if (!text.trim()) return { nulls, json: null };
   let parsed: unknown;

@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { badInput } from "../core/errors.js";
-import { checkInputValue, textProblem } from "../core/validate.js";
+import { checkInputValue, queryEncodingProblem, textProblem } from "../core/validate.js";
 import type { RouteDef } from "./route.js";
 
 interface CompiledRoute {
@@ -130,6 +130,8 @@ export function createInputValidator(doc: any, table: RouteDef[], opts: { maxJso
       const problem = textProblem(value);
       if (problem) throw badInput(`${param} ${problem}.`);
     });
+    const encoding = queryEncodingProblem(url.search);
+    if (encoding) throw encoding;
     for (const [name, value] of searchParams) {
       const problem = textProblem(name) ?? textProblem(value);
       if (problem) throw badInput(`${textProblem(name) ? "A query parameter name" : name} ${problem}.`);

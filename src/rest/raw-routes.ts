@@ -1,7 +1,7 @@
 import type { Context, Services } from "../core/context.js";
 import { authenticateRequest } from "../core/auth.js";
 import { badInput } from "../core/errors.js";
-import { textProblem } from "../core/validate.js";
+import { queryEncodingProblem, textProblem } from "../core/validate.js";
 import { readBodyLimited } from "./body-limit.js";
 import { errorAnswer, methodNotAllowed } from "./handler.js";
 
@@ -125,6 +125,8 @@ function decodeSegment(name: string, raw: string): string {
 
 /** Query parameters are storable text too (they reach the database as ids and filters). */
 function checkQuery(url: URL): void {
+  const encoding = queryEncodingProblem(url.search);
+  if (encoding) throw encoding;
   for (const [name, value] of url.searchParams) {
     const problem = textProblem(name) ?? textProblem(value);
     if (problem) throw badInput(`${textProblem(name) ? "A query parameter name" : name} ${problem}.`);
