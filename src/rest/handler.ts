@@ -311,17 +311,18 @@ function createRouteOperations(schema: GraphQLSchema, sofa: { models: string[]; 
         const segments = url.pathname.split("/");
         const query = fromQuery && url.search.length > 1 ? qs.parse(url.search.slice(1)) : EMPTY;
         const values: Record<string, unknown> = {};
-        try {
-          for (const input of inputs) {
+        for (const input of inputs) {
+          try {
             // As sofa-api reads them: a path parameter (decoded), else the query's value unless empty, else the body's.
             const raw = input.segment >= 0 ? decodeURIComponent(segments[input.segment]!) : (query as Record<string, unknown>)[input.name] || body[input.name];
             if (raw === null || raw === undefined) continue;
             const value = input.read(raw);
             if (value !== undefined) values[input.name] = value;
+          } catch (err) {
+            // Named: `?limit=1&limit=2` is "limit: Int cannot represent non-integer value: [\"1\", \"2\"]".
+            const message = (err as Error)?.message || String(err);
+            throw new GraphQLError(`${input.name}: ${message}`, { extensions: { http: { status: 400 } } });
           }
-        } catch (err) {
-          const message = (err as Error)?.message || String(err);
-          throw new GraphQLError(message, { extensions: { http: { status: 400 } } });
         }
         return values;
       },

@@ -292,6 +292,12 @@ describe("bad input on every documented operation", () => {
     expect((await nul.json()).error.message).toContain("spaceId");
     const query = await fetch(`${t.url}/v1/orgs/${ids.organizationId}/spaces?limit=%00`, { headers: { authorization: `Bearer ${admin.token}` } });
     expect(query.status).toBe(400);
+    // A query parameter given twice, as a list or as an object: the message names it.
+    for (const search of ["limit=1&limit=2", "limit[]=3", "limit[a]=3", "page[]=x", "limit=99999999999999999999"]) {
+      const res = await fetch(`${t.url}/v1/orgs/${ids.organizationId}/spaces?${search}`, { headers: { authorization: `Bearer ${admin.token}` } });
+      expect(res.status, search).toBe(400);
+      expect((await res.json()).error.message, search).toMatch(/^(limit|page)\b/);
+    }
     // A trailing slash names the same operation; unknown paths are a JSON 404.
     const slash = await fetch(`${t.url}/v1/orgs/`, { headers: { authorization: `Bearer ${admin.token}` } });
     expect(slash.status).toBe(200);
