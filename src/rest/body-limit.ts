@@ -18,8 +18,9 @@ import type { RouteDef } from "./route.js";
  *
  * A JSON body must be UTF-8 (RFC 8259 8.1): bytes that are not are answered 400 naming where
  * they are, never decoded into replacement characters and stored as the client's text. The
- * server checks every body sent as JSON (`application/json`, `…+json`) as it reads it; the REST
- * handler decodes its bodies strictly (`utf8Text`) whatever their declared type.
+ * server checks every body sent as JSON (`application/json`, `…+json`) or as a GraphQL document
+ * (`application/graphql`) as it reads it; the REST handler decodes its bodies strictly
+ * (`utf8Text`) whatever their declared type.
  */
 
 export class BodyTooLarge extends AppError {
@@ -95,8 +96,8 @@ function firstBadSequence(bytes: Uint8Array): { at: number; truncated: boolean }
   return { at: 0, truncated: false };
 }
 
-/** Media types whose bodies are JSON text: `application/json`, and `application/<anything>+json`. */
-const JSON_BODY = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+/** Media types whose bodies are UTF-8 text: `application/json`, `application/<anything>+json`, and GraphQL documents (`application/graphql`). */
+const UTF8_BODY = /^application\/(([\w.-]+\+)?json|graphql)\s*(;|$)/i;
 
 /** The body bound of a request: the upload bound on upload routes, MAX_BODY_BYTES elsewhere. */
 export function bodyLimits(config: Config, table: readonly RouteDef[]) {
@@ -152,7 +153,7 @@ export function withBodyLimit(
       stop();
       if (size) {
         const body = Buffer.concat(chunks, size);
-        if (JSON_BODY.test(req.headers["content-type"] ?? "") && !isUtf8(body)) return refuse(req, res, notUtf8(body, "The request body"), opts);
+        if (UTF8_BODY.test(req.headers["content-type"] ?? "") && !isUtf8(body)) return refuse(req, res, notUtf8(body, "The request body"), opts);
         (req as IncomingMessage & { body?: Buffer }).body = body;
       }
       proceed();

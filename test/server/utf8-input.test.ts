@@ -58,6 +58,10 @@ describe("request bodies that are not UTF-8", () => {
     const res = await sendBytes("/graphql", JSON.stringify({ query }).slice(0, -2), Buffer.from([0xe9]), '\\") { id } }"}');
     expect(res.status).toBe(400);
     expect(res.text).toContain("not valid UTF-8");
+    // The same document sent as such (application/graphql).
+    const document = await sendBytes("/graphql", query, Buffer.from([0xe9]), '") { id } }', "application/graphql");
+    expect(document.status).toBe(400);
+    expect(document.text).toContain("not valid UTF-8");
     expect(await collections()).toBe(before);
   });
 
