@@ -143,7 +143,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     ...healthRoutes({ prisma: db.prisma, redis, stopping: () => stopping }),
     rawRoute({ methods: ["GET"], path: "/metrics", auth: "none", handler: (_services, _params, request) => metricsAnswer(metrics, config.metricsToken, request) }),
     ...rawRouteTable,
-    ...docsRoutes(() => rest.openAPIDocument()),
+    ...docsRoutes(rest.openAPIAnswer),
     ...homeRoutes(config),
     adminRoute,
   ];

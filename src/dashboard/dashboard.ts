@@ -3,6 +3,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { rawRoute, type RawRoute } from "../rest/raw-routes.js";
+import { fixedAnswer } from "../server/fixed-answers.js";
 
 /**
  * The live event dashboard: a plain HTML page and script (no build step) that read an
@@ -32,24 +33,17 @@ const FILES: Record<string, { file: string; type: string }> = {
   "/dashboard/uplot.css": { file: path.join(uplotDist, "uPlot.min.css"), type: "text/css; charset=utf-8" },
 };
 
-const cache = new Map<string, Buffer>();
-
-function serve(entry: { file: string; type: string }): Response {
-  let body = cache.get(entry.file);
-  if (!body) {
-    body = fs.readFileSync(entry.file);
-    cache.set(entry.file, body);
-  }
-  return new Response(new Uint8Array(body), {
-    headers: {
-      "content-type": entry.type,
-      "cache-control": "no-cache",
-      "x-content-type-options": "nosniff",
-      "content-security-policy": "default-src 'self'; connect-src 'self' ws: wss:; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
-    },
+/** Each file read and encoded once (server/fixed-answers.ts), with the page's own policy. */
+function serve(entry: { file: string; type: string }): (request: Request) => Promise<Response> {
+  return fixedAnswer(() => fs.readFileSync(entry.file), {
+    "content-type": entry.type,
+    "cache-control": "no-cache",
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "default-src 'self'; connect-src 'self' ws: wss:; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
   });
 }
 
-export const dashboardRoutes: RawRoute[] = Object.entries(FILES).map(([route, entry]) =>
-  rawRoute({ methods: ["GET"], path: route, auth: "none", handler: () => serve(entry) }),
-);
+export const dashboardRoutes: RawRoute[] = Object.entries(FILES).map(([route, entry]) => {
+  const answer = serve(entry);
+  return rawRoute({ methods: ["GET"], path: route, auth: "none", handler: (_services, _params, request) => answer(request) });
+});

@@ -3,30 +3,42 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { errorResponse } from "./handler.js";
 import { rawRoute, type RawRoute } from "./raw-routes.js";
+import { fixedAnswer } from "../server/fixed-answers.js";
 
 const swaggerDir = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
-const SWAGGER_ASSETS = new Set(["swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"]);
+
+/** Swagger UI's files, each read and encoded once (server/fixed-answers.ts). */
+const ASSETS = new Map(
+  ["swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"].map((name) => [
+    name,
+    fixedAnswer(() => fs.readFileSync(path.join(swaggerDir, name)), {
+      "content-type": name.endsWith(".css") ? "text/css" : "application/javascript",
+      "cache-control": "public, max-age=86400",
+    }),
+  ]),
+);
 
 /**
- * The API reference, raw routes without a token: `/openapi.json` (the document of /v1),
- * `/docs` (the page) and `/docs/assets/{name}` (Swagger UI's files, served from this server).
+ * The API reference, raw routes without a token: `/openapi.json` (the document of /v1, as
+ * `openAPIAnswer` answers it), `/docs` (the page) and `/docs/assets/{name}` (Swagger UI's files,
+ * served from this server).
  */
-export function docsRoutes(openAPIDocument: () => unknown): RawRoute[] {
+export function docsRoutes(openAPIAnswer: (request: Request) => Promise<Response>): RawRoute[] {
+  const page = fixedAnswer(docsPage, { "content-type": "text/html; charset=utf-8" });
   return [
-    rawRoute({ methods: ["GET"], path: "/openapi.json", auth: "none", handler: () => Response.json(openAPIDocument()) }),
-    rawRoute({ methods: ["GET"], path: "/docs", auth: "none", handler: () => docsPage() }),
-    rawRoute({ methods: ["GET"], path: "/docs/assets/{name}", auth: "none", handler: (_services, { name }) => serveAsset(name) }),
+    rawRoute({ methods: ["GET"], path: "/openapi.json", auth: "none", handler: (_services, _params, request) => openAPIAnswer(request) }),
+    rawRoute({ methods: ["GET"], path: "/docs", auth: "none", handler: (_services, _params, request) => page(request) }),
+    rawRoute({
+      methods: ["GET"],
+      path: "/docs/assets/{name}",
+      auth: "none",
+      handler: (_services, { name }, request) => ASSETS.get(name)?.(request) ?? errorResponse({ error: { code: 404, message: "Not found." } }),
+    }),
   ];
 }
 
-function serveAsset(name: string): Response {
-  if (!SWAGGER_ASSETS.has(name)) return errorResponse({ error: { code: 404, message: "Not found." } });
-  const type = name.endsWith(".css") ? "text/css" : "application/javascript";
-  return new Response(fs.readFileSync(path.join(swaggerDir, name)), { headers: { "content-type": type, "cache-control": "public, max-age=86400" } });
-}
-
 /** The browsable API reference: Swagger UI (served from this server) over /openapi.json. */
-export function docsPage(): Response {
+export function docsPage(): string {
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -42,5 +54,5 @@ export function docsPage(): Response {
   </script>
 </body>
 </html>`;
-  return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
+  return html;
 }

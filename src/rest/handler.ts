@@ -24,6 +24,7 @@ import { shapeForRest } from "./shape.js";
 import { finishOpenAPI } from "./openapi.js";
 import { createInputValidator } from "./input.js";
 import { readBodyLimited, utf8Text } from "./body-limit.js";
+import { fixedAnswer, noneMatch } from "../server/fixed-answers.js";
 import { pickError, reportError, type ErrorBody } from "../core/error-report.js";
 import { RETRY_AFTER_SECONDS } from "../core/db-faults.js";
 import { badInput } from "../core/errors.js";
@@ -164,6 +165,8 @@ export function createRestHandler(opts: RestOptions) {
   let openapi: any;
   const openAPIDocument = () =>
     (openapi ??= finishOpenAPI((router as any).openAPIDocument, restSchema, opts.table, opts.publicUrl));
+  /** The OpenAPI document as it is answered, encoded once (`/v1/openapi.json`, and `/openapi.json` in rest/docs-page.ts). */
+  const openAPIAnswer = fixedAnswer(() => JSON.stringify(openAPIDocument()), { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache" });
   let validator: ReturnType<typeof createInputValidator> | undefined;
 
   /**
@@ -179,7 +182,7 @@ export function createRestHandler(opts: RestOptions) {
       url.pathname = url.pathname.replace(/\/+$/, "");
     }
     const method = request.method === "HEAD" ? "GET" : request.method;
-    if (url.pathname === "/v1/openapi.json") return method === "GET" ? Response.json(openAPIDocument()) : methodNotAllowed(request.method, url.pathname, ["GET"]);
+    if (url.pathname === "/v1/openapi.json") return method === "GET" ? openAPIAnswer(request) : methodNotAllowed(request.method, url.pathname, ["GET"]);
     if (url.pathname.startsWith("/v1/webhook") || url.pathname.startsWith("/v1/__sofa")) {
       return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
     }
@@ -257,7 +260,7 @@ export function createRestHandler(opts: RestOptions) {
     return new Response(null, { status: 304, headers });
   }
 
-  return { handle, openAPIDocument, restSchema };
+  return { handle, openAPIDocument, openAPIAnswer, restSchema };
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -368,11 +371,3 @@ function etagOf(body: Buffer): string {
   return `"${crypto.hash("sha1", body, "base64url")}"`;
 }
 
-/** Whether an `If-None-Match` header names `etag` (weak comparison: `W/` is ignored; `*` names any). */
-function noneMatch(header: string | null, etag: string): boolean {
-  if (!header) return false;
-  return header.split(",").some((candidate) => {
-    const tag = candidate.trim().replace(/^W\//, "");
-    return tag === "*" || tag === etag;
-  });
-}

@@ -2,6 +2,7 @@ import type { Plugin } from "graphql-yoga";
 import type { Config } from "../config.js";
 import { errorResponse } from "./handler.js";
 import { rawRoute, type RawRoute } from "./raw-routes.js";
+import { fixedAnswer } from "../server/fixed-answers.js";
 
 /**
  * The front door of the server, raw routes without a token:
@@ -81,14 +82,10 @@ curl -H "Authorization: Bearer $TOKEN" ${escapeHtml(base)}/v1/orgs</pre>
 }
 
 export function homeRoutes(config: Config): RawRoute[] {
+  const icon = fixedAnswer(() => FAVICON, { "content-type": "image/x-icon", "cache-control": "public, max-age=86400" });
   return [
     rawRoute({ methods: ["GET"], path: "/", auth: "none", handler: (_services, _params, request) => landingPage(config, request) }),
-    rawRoute({
-      methods: ["GET"],
-      path: "/favicon.ico",
-      auth: "none",
-      handler: () => new Response(new Uint8Array(FAVICON), { headers: { "content-type": "image/x-icon", "cache-control": "public, max-age=86400" } }),
-    }),
+    rawRoute({ methods: ["GET"], path: "/favicon.ico", auth: "none", handler: (_services, _params, request) => icon(request) }),
   ];
 }
 

@@ -31,7 +31,7 @@ export const COMPRESS_FROM = 1024;
 
 const COMPRESSIBLE = /^(application\/(json|graphql-response\+json|javascript|yaml|x-yaml)|text\/(html|css|javascript|plain|yaml))\s*(;|$)/i;
 
-function compressible(type: ReturnType<ServerResponse["getHeader"]>): boolean {
+export function compressible(type: ReturnType<ServerResponse["getHeader"]>): boolean {
   return typeof type === "string" && COMPRESSIBLE.test(type);
 }
 
