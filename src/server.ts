@@ -150,6 +150,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const rawRoutes = createRawRouter(services, rawRouteList);
   const routing: Plugin = {
     async onRequest({ request, url, endResponse }) {
+      if (graphiql.wanted(request, url)) return endResponse(await graphiql.answer(request));
       const raw = await rawRoutes(request, url);
       if (raw) return endResponse(raw);
       if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return endResponse(await rest.handle(request, url));
@@ -174,8 +175,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
-    graphiql: graphiql.options,
-    renderGraphiQL: graphiql.renderGraphiQL,
+    // GraphiQL is answered by `routing` (graphql/graphiql.ts), rendered and encoded once.
+    graphiql: false,
     // Health is /healthz and /readyz (src/server/health.ts). Yoga's own check answers every URL
     // that ends with its endpoint; no URL it sees ends with a space.
     healthCheckEndpoint: " ",

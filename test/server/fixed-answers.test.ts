@@ -103,6 +103,23 @@ describe("fixed answers", () => {
     }
   });
 
+  it("include GraphiQL (GET /graphql for a browser): the same page, encoded once; GraphQL over GET unchanged", async () => {
+    const html = { accept: "text/html,application/xhtml+xml" };
+    const page = await request("/graphql", html);
+    expect(page.status).toBe(200);
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(page.body.toString("utf8")).toContain("Documentation API — GraphiQL");
+    expect(page.headers.etag).toBe(`"${crypto.createHash("sha1").update(page.body).digest("base64url")}"`);
+    expect((await request("/graphql", { ...html, "if-none-match": page.headers.etag! })).status).toBe(304);
+    const coded = await request("/graphql", { ...html, "accept-encoding": "br" });
+    expect(coded.headers["content-encoding"]).toBe("br");
+    expect(decoded(coded).equals(page.body)).toBe(true);
+    // Not a browser: GraphQL itself answers (here: no token).
+    const get = await request("/graphql?query=%7B__typename%7D", { accept: "application/json" });
+    expect(get.status).toBe(401);
+    expect(JSON.parse(get.body.toString()).errors[0].message).toMatch(/^Authentication required/);
+  });
+
   it("give clients asking at once for a coding not made yet the same bytes", async () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => request("/dashboard/uplot.css", { "accept-encoding": "gzip" })));
     const first = answers[0]!;
