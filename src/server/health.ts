@@ -11,7 +11,8 @@ import { rawRoute, type RawRoute } from "../rest/raw-routes.js";
  *   GET /healthz   200 while the process is up and serving HTTP.
  *   GET /readyz    200 when this process can answer: the database answers, every migration in
  *                  prisma/migrations is applied, Redis answers (when REDIS_URL is set); else 503
- *                  naming what failed. 503 too once the server is shutting down.
+ *                  naming what failed. 503 too once the server is shutting down. Probes that
+ *                  arrive while the checks run share their result.
  *
  * `/health` (the old undocumented check) redirects to `/healthz`.
  */
@@ -52,15 +53,51 @@ async function timed(run: () => Promise<string | undefined>, timeoutMs: number):
 export async function pendingMigrations(prisma: PrismaClient, dir = migrationsDir): Promise<string[]> {
   const rows = await prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM "_migrations"`);
   const applied = new Set(rows.map((r) => r.name));
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, "migration.sql")) && !applied.has(d.name))
-    .map((d) => d.name)
-    .sort();
+  return migrationsIn(dir).filter((name) => !applied.has(name));
+}
+
+/** The migrations a folder holds, read once per folder: they do not change while the process runs. */
+const onDisk = new Map<string, string[]>();
+function migrationsIn(dir: string): string[] {
+  let names = onDisk.get(dir);
+  if (!names) {
+    names = fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, "migration.sql")))
+      .map((d) => d.name)
+      .sort();
+    onDisk.set(dir, names);
+  }
+  return names;
 }
 
 export function healthRoutes(opts: HealthOptions): RawRoute[] {
   const timeoutMs = opts.timeoutMs ?? 2000;
+  let running: Promise<Record<string, Check>> | undefined;
+  async function runChecks(): Promise<Record<string, Check>> {
+    const [database, migrations, redis] = await Promise.all([
+      timed(async () => {
+        await opts.prisma.$queryRawUnsafe("SELECT 1");
+        return undefined;
+      }, timeoutMs),
+      timed(async () => {
+        const pending = await pendingMigrations(opts.prisma);
+        return pending.length ? `pending: ${pending.join(", ")}` : undefined;
+      }, timeoutMs),
+      opts.redis
+        ? timed(async () => {
+            const answer = await opts.redis!.ping();
+            return answer === "PONG" ? undefined : `PING answered ${answer}`;
+          }, timeoutMs)
+        : undefined,
+    ]);
+    const checks: Record<string, Check> = {
+      database,
+      migrations: migrations.ok || database.ok ? migrations : { ...migrations, error: "database unreachable" },
+    };
+    if (redis) checks.redis = redis;
+    return checks;
+  }
   const json = (status: number, body: unknown) =>
     new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
   return [
@@ -76,26 +113,9 @@ export function healthRoutes(opts: HealthOptions): RawRoute[] {
       path: "/readyz",
       auth: "none",
       async handler() {
-        const checks: Record<string, Check> = {};
-        const [database, migrations, redis] = await Promise.all([
-          timed(async () => {
-            await opts.prisma.$queryRawUnsafe("SELECT 1");
-            return undefined;
-          }, timeoutMs),
-          timed(async () => {
-            const pending = await pendingMigrations(opts.prisma);
-            return pending.length ? `pending: ${pending.join(", ")}` : undefined;
-          }, timeoutMs),
-          opts.redis
-            ? timed(async () => {
-                const answer = await opts.redis!.ping();
-                return answer === "PONG" ? undefined : `PING answered ${answer}`;
-              }, timeoutMs)
-            : undefined,
-        ]);
-        checks.database = database;
-        checks.migrations = migrations.ok || database.ok ? migrations : { ...migrations, error: "database unreachable" };
-        if (redis) checks.redis = redis;
+        // Probes that arrive while the checks run share them: a flood of probes (no token needed)
+        // costs one round of checks at a time, not one each.
+        const checks = await (running ??= runChecks().finally(() => (running = undefined)));
         const stopping = opts.stopping();
         const ready = !stopping && Object.values(checks).every((c) => c.ok);
         return json(ready ? 200 : 503, { status: stopping ? "stopping" : ready ? "ready" : "unavailable", checks });

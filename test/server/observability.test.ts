@@ -260,6 +260,26 @@ describe("health", () => {
     else expect(body.checks.redis).toBeUndefined();
   });
 
+  it("GET /readyz: probes that arrive while the checks run share them", async () => {
+    // Checks that take 100 ms, so that the probes overlap whatever the database's speed.
+    const prisma = t.gateway.db.prisma as any;
+    const original = prisma.$queryRawUnsafe.bind(prisma);
+    let calls = 0;
+    const spy = vi.spyOn(prisma, "$queryRawUnsafe").mockImplementation(async (...args: unknown[]) => {
+      calls++;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return original(...args);
+    });
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${t.url}/readyz`).then(async (r) => ({ status: r.status, body: await r.json() }))));
+      for (const answer of answers) expect(answer).toMatchObject({ status: 200, body: { status: "ready" } });
+      // A round is two statements (SELECT 1, the applied migrations): one round each would be 40.
+      expect(calls).toBeLessThanOrEqual(6);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it("answers 503 naming the check that failed", async () => {
     const prisma = t.gateway.db.prisma as any;
     const spy = vi.spyOn(prisma, "$queryRawUnsafe").mockRejectedValue(new Error("connection refused"));
