@@ -144,7 +144,21 @@ export async function metricsAnswer(metrics: Metrics, token: string | undefined,
   if (token && !sameSecret(/^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? null, token)) {
     return errorResponse({ error: { code: 401, message: "The metrics require 'Authorization: Bearer <METRICS_TOKEN>'." } }, { "www-authenticate": "Bearer" });
   }
-  return new Response(await metrics.registry.metrics(), { headers: { "content-type": metrics.registry.contentType, "cache-control": "no-store" } });
+  return new Response(await rendered(metrics), { headers: { "content-type": metrics.registry.contentType, "cache-control": "no-store" } });
+}
+
+/**
+ * The registry as text. Scrapes that arrive while it is being rendered (a few ms: every series of
+ * every histogram) share that rendering: a flood of scrapes costs one rendering at a time.
+ */
+const rendering = new WeakMap<Metrics, Promise<string>>();
+function rendered(metrics: Metrics): Promise<string> {
+  let text = rendering.get(metrics);
+  if (!text) {
+    text = metrics.registry.metrics().finally(() => rendering.delete(metrics));
+    rendering.set(metrics, text);
+  }
+  return text;
 }
 
 function sameSecret(given: string | null, expected: string): boolean {

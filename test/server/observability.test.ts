@@ -8,6 +8,7 @@ import { acmeDocs, createSpace, type Admin } from "../helpers/fixtures.js";
 import { collect, wsClient } from "../helpers/graphql-ws.js";
 import { createLogger, log } from "../../src/core/logger.js";
 import { pendingMigrations } from "../../src/server/health.js";
+import { Registry } from "prom-client";
 
 /** The request log lines the gateway writes, parsed. */
 const lines: any[] = [];
@@ -152,6 +153,24 @@ describe("GET /metrics", () => {
     const res = await fetch(`${t.url}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
     return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
   };
+
+  it("renders once for the scrapes that arrive while it renders", async () => {
+    const original = Registry.prototype.metrics;
+    let renderings = 0;
+    const spy = vi.spyOn(Registry.prototype, "metrics").mockImplementation(async function (this: Registry) {
+      renderings++;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return original.call(this);
+    });
+    try {
+      const scrapes = await Promise.all(Array.from({ length: 20 }, () => scrape()));
+      for (const s of scrapes) expect(s.status).toBe(200);
+      expect(new Set(scrapes.map((s) => s.text)).size).toBeLessThanOrEqual(renderings);
+      expect(renderings).toBeLessThanOrEqual(3);
+    } finally {
+      spy.mockRestore();
+    }
+  });
 
   it("serves Prometheus text: HTTP durations by route and status, GraphQL operations, SQL statements, sockets, backlog", async () => {
     await admin.get("/v1/orgs");
