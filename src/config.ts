@@ -64,6 +64,11 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Largest request body accepted on any route but file uploads (bytes, MAX_BODY_BYTES): past it, 413 before parsing or authentication. */
   maxBodyBytes: number;
+  /**
+   * Most bytes of request bodies the process holds at once, all requests together (bytes,
+   * MAX_BUFFERED_BODY_BYTES): a body that would pass it is answered 503 with Retry-After.
+   */
+  maxBufferedBodyBytes: number;
   /** Largest uploaded file (bytes, MAX_FILE_BYTES); the upload route's body may be `uploadBodyBytes(config)` long. */
   maxFileBytes: number;
   /** Deepest nesting of free-form JSON values in request bodies (objects and arrays, MAX_JSON_DEPTH). */
@@ -148,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboundAllowedNetworks: parseAllowedNetworks(env.OUTBOUND_ALLOWED_NETWORKS),
     maxBodyBytes: Math.max(1024, intFrom(env.MAX_BODY_BYTES, 1024 * 1024, "MAX_BODY_BYTES")),
     maxFileBytes: Math.max(1, intFrom(env.MAX_FILE_BYTES, 10 * 1024 * 1024, "MAX_FILE_BYTES")),
+    maxBufferedBodyBytes: Math.max(1024, intFrom(env.MAX_BUFFERED_BODY_BYTES, 256 * 1024 * 1024, "MAX_BUFFERED_BODY_BYTES")),
     maxJsonDepth: Math.max(2, intFrom(env.MAX_JSON_DEPTH, 32, "MAX_JSON_DEPTH")),
     ...integrationDelivery(env),
     ...operations(env),

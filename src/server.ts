@@ -211,7 +211,12 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   });
 
   // Every body is read within its bound before the request goes on (rest/body-limit.ts).
-  const app = withBodyLimit(yoga, { limitFor: bodyLimits(config, routeTable), lingerBytes: config.maxBodyBytes, lingerMs: 2_000 });
+  const app = withBodyLimit(yoga, {
+    limitFor: bodyLimits(config, routeTable),
+    lingerBytes: config.maxBodyBytes,
+    lingerMs: 2_000,
+    maxBufferedBytes: config.maxBufferedBodyBytes,
+  });
   const front = createHttpFront({ app: withCompression(responseCache.track(app)), logger: opts.logger ?? log, metrics, trustProxy: config.trustProxy });
   const httpServer = http.createServer((req, res) => front.handle(req, res));
   // Clients (and proxies) reuse connections for longer than Node's 5 s default.

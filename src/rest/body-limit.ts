@@ -3,6 +3,7 @@ import { AsyncResource } from "node:async_hooks";
 import { isUtf8 } from "node:buffer";
 import { uploadBodyBytes, type Config } from "../config.js";
 import { AppError, badInput } from "../core/errors.js";
+import { RETRY_AFTER_SECONDS } from "../core/db-faults.js";
 import type { RouteDef } from "./route.js";
 
 /**
@@ -22,6 +23,13 @@ import type { RouteDef } from "./route.js";
  * (`application/graphql`) as it reads it; the REST handler decodes its bodies strictly
  * (`utf8Text`) whatever their declared type.
  */
+
+/** A body the server cannot hold now: the bodies under way already hold MAX_BUFFERED_BODY_BYTES. */
+export class ServerBusy extends AppError {
+  constructor() {
+    super(503, "The server is receiving too many request bodies at once (MAX_BUFFERED_BODY_BYTES); try again in a moment.");
+  }
+}
 
 export class BodyTooLarge extends AppError {
   constructor(readonly limit: number) {
@@ -122,8 +130,13 @@ const NO_BODY = new Set(["GET", "HEAD", "OPTIONS"]);
  */
 export function withBodyLimit(
   listener: (req: IncomingMessage, res: ServerResponse) => void,
-  opts: { limitFor: (method: string, pathname: string) => number; lingerBytes: number; lingerMs: number },
+  opts: { limitFor: (method: string, pathname: string) => number; lingerBytes: number; lingerMs: number; maxBufferedBytes?: number },
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  // Bytes of bodies held by requests under way, all together: each is read whole before anything
+  // else (authentication included), so without a budget many slow or large bodies at once
+  // (an upload's bound is 14 MB) could hold any amount of memory.
+  const budget = opts.maxBufferedBytes ?? Infinity;
+  let held = 0;
   return (req, res) => {
     const method = req.method ?? "GET";
     if (NO_BODY.has(method)) return listener(req, res);
@@ -140,13 +153,29 @@ export function withBodyLimit(
     if (declared !== undefined && Number(declared) > limit) return refuse(req, res, new BodyTooLarge(limit), opts);
     const chunks: Buffer[] = [];
     let size = 0;
+    // What this request holds of the budget, given back when its answer is done or its connection gone.
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      held -= size;
+    };
+    res.once("close", release);
     const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
+      if (size + chunk.length > limit) {
         stop();
+        release();
         chunks.length = 0;
         return refuse(req, res, new BodyTooLarge(limit), opts);
       }
+      if (held + chunk.length > budget) {
+        stop();
+        release();
+        chunks.length = 0;
+        return refuse(req, res, new ServerBusy(), opts);
+      }
+      size += chunk.length;
+      held += chunk.length;
       chunks.push(chunk);
     };
     const onEnd = () => {
@@ -191,7 +220,11 @@ function refuse(req: IncomingMessage, res: ServerResponse, err: AppError, opts: 
       if (dropped > opts.lingerBytes) req.pause();
     });
   }
-  res.writeHead(err.status, { "content-type": "application/json; charset=utf-8", ...(complete ? {} : { connection: "close" }) });
+  res.writeHead(err.status, {
+    "content-type": "application/json; charset=utf-8",
+    ...(err.status === 503 ? { "retry-after": String(RETRY_AFTER_SECONDS) } : {}),
+    ...(complete ? {} : { connection: "close" }),
+  });
   res.end(JSON.stringify({ error: { code: err.status, message: err.message } }));
   if (!complete) req.resume();
 }
