@@ -1,15 +1,11 @@
-import crypto from "node:crypto";
 import zlib from "node:zlib";
 import { promisify } from "node:util";
 import Negotiator from "negotiator";
-import { Response as ServerResponse } from "@whatwg-node/fetch";
 import { COMPRESS_FROM, compressible } from "./compression.js";
+import { Answer, etagOf, notModified } from "./answers.js";
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
-
-/** The server's own Response (as the REST handler's): written to the socket as it is, with its length. */
-const Answer = ServerResponse as unknown as typeof Response;
 
 /** The codings made ahead, in the compression middleware's order of preference. */
 const CODINGS = ["br", "gzip"] as const;
@@ -43,7 +39,8 @@ export function fixedAnswer(make: () => Buffer | string, headers: Record<string,
   return async (request) => {
     made ??= prepare(make());
     const common = { ...headers, etag: made.etag, vary: "Accept-Encoding" };
-    if (noneMatch(request.headers.get("if-none-match"), made.etag)) return new Answer(null, { status: 304, headers: common });
+    const unchanged = notModified(request, made.etag, common);
+    if (unchanged) return unchanged;
     const coding = codes && made.bytes.length >= COMPRESS_FROM ? negotiated(request) : undefined;
     if (!coding) return new Answer(made.bytes as BodyInit, { headers: common });
     const bytes = await (made.coded[coding] ??= encode(made.bytes, coding));
@@ -53,7 +50,7 @@ export function fixedAnswer(make: () => Buffer | string, headers: Record<string,
 
 function prepare(content: Buffer | string): Made {
   const bytes = typeof content === "string" ? Buffer.from(content) : content;
-  return { bytes, etag: `"${crypto.hash("sha1", bytes, "base64url")}"`, coded: {} };
+  return { bytes, etag: etagOf(bytes), coded: {} };
 }
 
 function encode(bytes: Buffer, coding: Coding): Promise<Buffer> {
@@ -70,13 +67,4 @@ function negotiated(request: Request): Coding | undefined {
   const negotiator = new Negotiator({ headers: { "accept-encoding": accept } }) as unknown as { encoding(available: string[], preferred: string[]): string | undefined };
   const chosen = negotiator.encoding(["br", "gzip", "deflate", "identity"], [...CODINGS]);
   return (CODINGS as readonly string[]).includes(chosen ?? "") ? (chosen as Coding) : undefined;
-}
-
-/** Whether an `If-None-Match` header names `etag` (weak comparison: `W/` is ignored; `*` names any). */
-export function noneMatch(header: string | null, etag: string): boolean {
-  if (!header) return false;
-  return header.split(",").some((candidate) => {
-    const tag = candidate.trim().replace(/^W\//, "");
-    return tag === "*" || tag === etag;
-  });
 }
