@@ -194,3 +194,14 @@ export function countsByKeys<K>(keys: readonly K[], rows: { key: K; count: numbe
   for (const row of rows) map.set(row.key, row.count);
   return keys.map((k) => map.get(k) ?? 0);
 }
+
+/**
+ * `run`, shared by the callers that arrive while it is under way: they all get that run's
+ * result (or error), and the next caller after it settled starts a new one. For work anybody may
+ * ask for at any rate and whose result is the same for all of them (health checks, the metrics
+ * text): a flood of callers costs one run at a time, not one each.
+ */
+export function sharedWhileRunning<T>(run: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | undefined;
+  return () => (running ??= run().finally(() => (running = undefined)));
+}

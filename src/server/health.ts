@@ -4,6 +4,7 @@ import type { Redis } from "ioredis";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import { migrationsDir } from "../core/migrate.js";
 import { rawRoute, type RawRoute } from "../rest/raw-routes.js";
+import { sharedWhileRunning } from "../core/loaders.js";
 
 /**
  * Health endpoints, JSON, no token (for load balancers and orchestrators):
@@ -73,8 +74,8 @@ function migrationsIn(dir: string): string[] {
 
 export function healthRoutes(opts: HealthOptions): RawRoute[] {
   const timeoutMs = opts.timeoutMs ?? 2000;
-  let running: Promise<Record<string, Check>> | undefined;
-  async function runChecks(): Promise<Record<string, Check>> {
+  // Probes that arrive while the checks run share them (no token needed to send any number).
+  const checksNow = sharedWhileRunning(async (): Promise<Record<string, Check>> => {
     const [database, migrations, redis] = await Promise.all([
       timed(async () => {
         await opts.prisma.$queryRawUnsafe("SELECT 1");
@@ -97,7 +98,7 @@ export function healthRoutes(opts: HealthOptions): RawRoute[] {
     };
     if (redis) checks.redis = redis;
     return checks;
-  }
+  });
   const json = (status: number, body: unknown) =>
     new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
   return [
@@ -113,9 +114,7 @@ export function healthRoutes(opts: HealthOptions): RawRoute[] {
       path: "/readyz",
       auth: "none",
       async handler() {
-        // Probes that arrive while the checks run share them: a flood of probes (no token needed)
-        // costs one round of checks at a time, not one each.
-        const checks = await (running ??= runChecks().finally(() => (running = undefined)));
+        const checks = await checksNow();
         const stopping = opts.stopping();
         const ready = !stopping && Object.values(checks).every((c) => c.ok);
         return json(ready ? 200 : 503, { status: stopping ? "stopping" : ready ? "ready" : "unavailable", checks });

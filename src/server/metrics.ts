@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import type { Plugin } from "graphql-yoga";
 import { errorResponse } from "../rest/handler.js";
+import { sharedWhileRunning } from "../core/loaders.js";
 
 /**
  * The gateway's Prometheus metrics, one registry per gateway (tests run several in one process),
@@ -27,6 +28,11 @@ import { errorResponse } from "../rest/handler.js";
  */
 export interface Metrics {
   registry: Registry;
+  /**
+   * The registry as Prometheus text. Scrapes that arrive while it renders (a few ms: every series
+   * of every histogram) share that rendering.
+   */
+  text(): Promise<string>;
   httpDuration: Histogram<"method" | "route" | "status">;
   dbStatements: Histogram<"outcome">;
   subscriptions: Gauge;
@@ -87,6 +93,7 @@ export function createMetrics(): Metrics {
 
   return {
     registry,
+    text: sharedWhileRunning(() => registry.metrics()),
     httpDuration,
     dbStatements,
     subscriptions,
@@ -144,21 +151,7 @@ export async function metricsAnswer(metrics: Metrics, token: string | undefined,
   if (token && !sameSecret(/^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? null, token)) {
     return errorResponse({ error: { code: 401, message: "The metrics require 'Authorization: Bearer <METRICS_TOKEN>'." } }, { "www-authenticate": "Bearer" });
   }
-  return new Response(await rendered(metrics), { headers: { "content-type": metrics.registry.contentType, "cache-control": "no-store" } });
-}
-
-/**
- * The registry as text. Scrapes that arrive while it is being rendered (a few ms: every series of
- * every histogram) share that rendering: a flood of scrapes costs one rendering at a time.
- */
-const rendering = new WeakMap<Metrics, Promise<string>>();
-function rendered(metrics: Metrics): Promise<string> {
-  let text = rendering.get(metrics);
-  if (!text) {
-    text = metrics.registry.metrics().finally(() => rendering.delete(metrics));
-    rendering.set(metrics, text);
-  }
-  return text;
+  return new Response(await metrics.text(), { headers: { "content-type": metrics.registry.contentType, "cache-control": "no-store" } });
 }
 
 function sameSecret(given: string | null, expected: string): boolean {
