@@ -13,6 +13,17 @@ export interface ErrorBody {
   error: { code: number; message: string };
 }
 
+/**
+ * The error body of an answer made before any operation runs (a refused body, the rate limit):
+ * the documented `{ error: { code, message } }`, and on the GraphQL endpoint the same message in
+ * `errors` as well, where GraphQL clients read it.
+ */
+export function errorBodyFor(pathname: string, code: number, message: string): ErrorBody & { errors?: { message: string; extensions: { code: number } }[] } {
+  const body: ErrorBody & { errors?: { message: string; extensions: { code: number } }[] } = { error: { code, message } };
+  if (pathname === "/graphql" || pathname === "/graphql/") body.errors = [{ message, extensions: { code } }];
+  return body;
+}
+
 /** A fault: logged in full on the server, shown to clients only as this message. */
 export const UNEXPECTED = "Unexpected error.";
 

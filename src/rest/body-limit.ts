@@ -4,6 +4,7 @@ import { isUtf8 } from "node:buffer";
 import { uploadBodyBytes, type Config } from "../config.js";
 import { AppError, badInput } from "../core/errors.js";
 import { RETRY_AFTER_SECONDS } from "../core/db-faults.js";
+import { errorBodyFor } from "../core/error-report.js";
 import type { RouteDef } from "./route.js";
 
 /**
@@ -142,12 +143,7 @@ export function withBodyLimit(
     if (NO_BODY.has(method)) return listener(req, res);
     // Go on in the caller's async context (request-scoped logging), not the socket's.
     const proceed = AsyncResource.bind(() => listener(req, res));
-    let pathname = "/";
-    try {
-      pathname = new URL(req.url ?? "/", "http://gateway").pathname;
-    } catch {
-      /* the listener answers a bad URL */
-    }
+    const pathname = pathOf(req);
     const limit = opts.limitFor(method, pathname);
     const declared = req.headers["content-length"];
     if (declared !== undefined && Number(declared) > limit) return refuse(req, res, new BodyTooLarge(limit), opts);
@@ -199,6 +195,15 @@ export function withBodyLimit(
   };
 }
 
+/** A request's path ("/" when its URL cannot be read: the listener answers a bad URL). */
+function pathOf(req: IncomingMessage): string {
+  try {
+    return new URL(req.url ?? "/", "http://gateway").pathname;
+  } catch {
+    return "/";
+  }
+}
+
 function refuse(req: IncomingMessage, res: ServerResponse, err: AppError, opts: { lingerBytes: number; lingerMs: number }): void {
   req.pause();
   const complete = req.complete;
@@ -225,6 +230,6 @@ function refuse(req: IncomingMessage, res: ServerResponse, err: AppError, opts: 
     ...(err.status === 503 ? { "retry-after": String(RETRY_AFTER_SECONDS) } : {}),
     ...(complete ? {} : { connection: "close" }),
   });
-  res.end(JSON.stringify({ error: { code: err.status, message: err.message } }));
+  res.end(JSON.stringify(errorBodyFor(pathOf(req), err.status, err.message)));
   if (!complete) req.resume();
 }

@@ -6,6 +6,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { log } from "../core/logger.js";
 import { notesOf } from "../core/request-notes.js";
 import { bearerToken } from "../core/auth.js";
+import { errorBodyFor } from "../core/error-report.js";
 
 /**
  * The API rate limit, as GitBook's API documents it. Every answer of /v1 and /graphql carries
@@ -77,11 +78,8 @@ export function useRateLimit(opts: RateLimitOptions): Plugin {
         opts.onLimited?.();
         const seconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
         const message = `API rate limit exceeded. Please try again in ${seconds} seconds`;
-        const body: Record<string, unknown> = { error: { code: 429, message } };
-        // GraphQL clients read `errors`.
-        if (path === "/graphql") body.errors = [{ message, extensions: { code: 429 } }];
         endResponse(
-          new Response(JSON.stringify(body), {
+          new Response(JSON.stringify(errorBodyFor(path, 429, message)), {
             status: 429,
             headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(seconds), ...headers(err) },
           }),

@@ -118,6 +118,9 @@ describe("request body bound", () => {
       expect(sent.status, `${path}: ${sent.text}`).toBe(413);
       expect(errorBody(sent).code).toBe(413);
       expect(sent.written, path).toBeLessThan(20 * MiB);
+      // GraphQL clients read `errors`: the same message is there on the GraphQL endpoint.
+      if (path === "/graphql") expect(JSON.parse(sent.text).errors).toEqual([{ message: errorBody(sent).message, extensions: { code: 413 } }]);
+      else expect(JSON.parse(sent.text).errors).toBeUndefined();
     }
   });
 

@@ -57,7 +57,9 @@ describe("request bodies that are not UTF-8", () => {
     const query = `mutation { collectionCreate(organizationId: "${org}", title: "caf`;
     const res = await sendBytes("/graphql", JSON.stringify({ query }).slice(0, -2), Buffer.from([0xe9]), '\\") { id } }"}');
     expect(res.status).toBe(400);
-    expect(res.text).toContain("not valid UTF-8");
+    // In the documented error shape, and in `errors` where GraphQL clients read it.
+    expect(res.json.error.message).toContain("not valid UTF-8");
+    expect(res.json.errors).toEqual([{ message: res.json.error.message, extensions: { code: 400 } }]);
     // The same document sent as such (application/graphql).
     const document = await sendBytes("/graphql", query, Buffer.from([0xe9]), '") { id } }', "application/graphql");
     expect(document.status).toBe(400);
