@@ -51,9 +51,14 @@ type Schema = {
 interface FuzzRequest {
   method: string;
   path: string;
-  /** A raw body (already JSON text, or deliberately malformed), or none. */
-  body?: string;
+  /** A raw body (already JSON text, or deliberately malformed, or bytes that are not UTF-8), or none. */
+  body?: string | Uint8Array;
+  /** Why the request must be refused (4xx) whatever else it holds: input the server may not read as text. */
+  mustRefuse?: string;
 }
+
+/** Bytes that are not UTF-8 on their own: Latin-1, lone continuation bytes, truncated and overlong sequences, an encoded surrogate. */
+const notUtf8 = fc.constantFrom([0xe9], [0x80], [0xc3], [0xe2, 0x82], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xff]).map((b) => Buffer.from(b));
 
 // ─── Values from the schema ──────────────────────────────────────────────────────────────────
 
@@ -149,13 +154,35 @@ function requestsOf(template: string, method: string, op: any): fc.Arbitrary<Fuz
       values.forEach((v, i) => {
         if (v !== null && v !== undefined) search.append(queryParams[i].name, String(v));
       });
-      return search.toString() ? `?${search.toString()}` : "";
+      return search.toString();
     });
+  // Now and then a value as sent raw, its percent-encoding possibly not UTF-8 (`%E9`, `%`, `%C0%AF`).
+  const rawQuery = fc.option(fc.tuple(fc.constantFrom(...queryParams.map((p: any) => p.name as string), "x"), hostileSegment), { freq: 4 });
+  const fullQuery = fc.tuple(query, rawQuery).map(([encoded, raw]) => {
+    const parts = [encoded, raw ? `${raw[0]}=${raw[1]}` : ""].filter(Boolean);
+    let undecodable = false;
+    try {
+      if (raw) decodeURIComponent(raw[1]);
+    } catch {
+      undecodable = true;
+    }
+    return { search: parts.length ? `?${parts.join("&")}` : "", undecodable };
+  });
   const schema = resolve(op.requestBody?.content?.["application/json"]?.schema);
-  const body: fc.Arbitrary<string | undefined> =
+  const body: fc.Arbitrary<string | Uint8Array | undefined> =
     verb === "GET" || verb === "DELETE"
       ? fc.constant(undefined)
       : fc.oneof(
+          // A body whose JSON holds bytes that are not UTF-8 inside a string.
+          {
+            weight: 1,
+            arbitrary: fc
+              .tuple((schema?.properties ? objectFromSchema(schema) : fc.constant({})).map((o) => JSON.stringify({ ...o, title: "@" })), notUtf8)
+              .map(([json, bytes]) => {
+                const at = json.indexOf('"@"') + 1;
+                return Buffer.concat([Buffer.from(json.slice(0, at)), bytes, Buffer.from(json.slice(at + 1))]);
+              }),
+          },
           { weight: 8, arbitrary: (schema?.properties ? objectFromSchema(schema) : fc.constant({})).map((o) => JSON.stringify(o)) },
           { weight: 1, arbitrary: hostileValue.map((v) => JSON.stringify(v) ?? "null") },
           {
@@ -178,7 +205,14 @@ function requestsOf(template: string, method: string, op: any): fc.Arbitrary<Fuz
             ),
           },
         );
-  return fc.record({ path, query, body }).map(({ path, query, body }) => ({ method: verb, path: path + query, body }));
+  // A GET is sent as HEAD too: the same route, its answer without the body.
+  const methods = verb === "GET" ? fc.constantFrom("GET", "GET", "GET", "HEAD") : fc.constant(verb);
+  return fc.record({ method: methods, path, query: fullQuery, body }).map(({ method, path, query, body }) => ({
+    method,
+    path: path + query.search,
+    body,
+    mustRefuse: body instanceof Uint8Array ? "a body that is not UTF-8" : query.undecodable ? "a query value whose percent-encoding is not UTF-8" : undefined,
+  }));
 }
 
 // ─── The property ────────────────────────────────────────────────────────────────────────────
@@ -210,14 +244,15 @@ describe("bad input on every documented operation", () => {
       const res = await fetch(t.url + r.path, {
         method: r.method,
         headers: { authorization: `Bearer ${admin.token}`, ...(r.body !== undefined ? { "content-type": "application/json" } : {}) },
-        body: r.body,
+        body: r.body as BodyInit | undefined,
       });
       const text = await res.text();
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-      const where = `${r.method} ${r.path.slice(0, 200)} ${r.body?.slice(0, 200) ?? ""}`;
+      const where = `${r.method} ${r.path.slice(0, 200)} ${typeof r.body === "string" ? r.body.slice(0, 200) : r.body ? `<${Buffer.from(r.body.subarray(0, 100)).toString("hex")}…>` : ""}`;
       if (res.status >= 500) return `${where} → ${res.status} ${text.slice(0, 300)}`;
-      // Node's HTTP parser answers these itself, before any handler: nothing to name there.
-      if (res.status === 431 || res.status === 414) return null;
+      if (r.mustRefuse && res.status < 400) return `${where} → ${res.status}: took ${r.mustRefuse}`;
+      // Node's HTTP parser answers these itself, before any handler: nothing to name there; a HEAD has no body.
+      if (res.status === 431 || res.status === 414 || r.method === "HEAD") return null;
       if (res.status >= 400) {
         let message: unknown;
         try {
