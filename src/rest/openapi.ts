@@ -8,6 +8,7 @@ const STATUS_NOTE: Record<number, string> = {
 
 /** Error statuses every operation may answer, and those only some routes declare (`errors`). */
 const EXTRA_ERROR_STATUSES: Record<string, string> = {
+  "413": "The request body is larger than this operation accepts (MAX_BODY_BYTES; the file upload route has its own, larger bound). Answered as soon as the count passes it, before authentication.",
   "502": "A service the operation calls did not answer, failed, or answered something invalid.",
 };
 
@@ -19,7 +20,7 @@ const ERROR_STATUSES: Record<string, string> = {
   "409": "Conflicts with the current state.",
   "429": "Rate limit exceeded (RATE_LIMIT_PER_MINUTE per token): `Retry-After` gives the seconds to wait.",
   "500": "Unexpected error: nothing about its cause is disclosed; the server logs it.",
-  "503": "The database could not be reached for a moment (a lost connection): `Retry-After` gives the seconds to wait before sending the request again.",
+  "503": "The database could not be reached for a moment (a lost connection), or the server already holds as many request bodies as it may (MAX_BUFFERED_BODY_BYTES): `Retry-After` gives the seconds to wait before sending the request again.",
 };
 
 function toOasPath(path: string): string {
@@ -55,11 +56,12 @@ export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[]
           headers: { ETag: { description: ETAG_NOTE, schema: { type: "string" } } },
         };
       }
-      for (const code of [...Object.keys(ERROR_STATUSES), ...(route.errors ?? []).map(String)]) {
+      const hasBody = route.method === "POST" || route.method === "PUT" || route.method === "PATCH";
+      // An operation that takes a body may be answered 413 by the body bound (rest/body-limit.ts).
+      for (const code of [...Object.keys(ERROR_STATUSES), ...(hasBody ? ["413"] : []), ...(route.errors ?? []).map(String)]) {
         responses[code] = { $ref: `#/components/responses/E${code}` };
       }
       const [, fieldName] = route.field.split(".");
-      const hasBody = route.method === "POST" || route.method === "PUT" || route.method === "PATCH";
       // sofa lists every argument as a query parameter and, on writes, in the body as well:
       // path placeholders stay parameters, a write's other arguments live in its JSON body.
       // sofa-api places an argument in the path when the path merely contains `:name` (so `page`

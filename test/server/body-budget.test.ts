@@ -52,6 +52,8 @@ describe("the budget of bodies held at once", () => {
     expect(refused?.status).toBe(503);
     expect(refused!.headers["retry-after"]).toBe("1");
     expect(JSON.parse(refused!.text).error.message).toContain("MAX_BUFFERED_BODY_BYTES");
+    // An answer the published document lists for the operation, in its error shape.
+    t.openapi.check("POST", `/v1/orgs/${admin.organization}/collections`, 503, JSON.parse(refused!.text), refused!.text);
     expect((await admin.get("/v1/orgs")).status).toBe(200);
 
     // The clients that held bodies leave: their bytes come back.
@@ -63,6 +65,19 @@ describe("the budget of bodies held at once", () => {
       else await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(accepted).toBe(400); // read and parsed: `padding` is not a field of the body
+  });
+
+  it("answers a body past its own bound 413, as the published document lists for every operation that takes a body", async () => {
+    const res = await post(JSON.stringify({ title: "T", padding: "x".repeat(70 * KiB) }));
+    const text = await res.text();
+    expect(res.status).toBe(413);
+    t.openapi.check("POST", `/v1/orgs/${admin.organization}/collections`, 413, JSON.parse(text), text);
+    const doc = await (await fetch(`${t.url}/openapi.json`)).json();
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        expect(Boolean(op.responses["413"]), `${method} ${path}`).toBe(["post", "put", "patch"].includes(method));
+      }
+    }
   });
 
   it("gives the budget back when answers finish: bodies one after another never run out", async () => {
