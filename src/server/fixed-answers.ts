@@ -43,7 +43,12 @@ export function fixedAnswer(make: () => Buffer | string, headers: Record<string,
     if (unchanged) return unchanged;
     const coding = codes && made.bytes.length >= COMPRESS_FROM ? negotiated(request) : undefined;
     if (!coding) return new Answer(made.bytes as BodyInit, { headers: common });
-    const bytes = await (made.coded[coding] ??= encode(made.bytes, coding));
+    const coded = made.coded;
+    // A coding that failed is not kept: the next request asking for it tries again.
+    const bytes = await (coded[coding] ??= encode(made.bytes, coding).catch((err) => {
+      delete coded[coding];
+      throw err;
+    }));
     return new Answer(bytes as BodyInit, { headers: { ...common, "content-encoding": coding } });
   };
 }
