@@ -146,6 +146,25 @@ describe("compressed answers", () => {
     expect(JSON.parse(decoded(doc)).paths).toBeTruthy();
   });
 
+  it("a client without Accept-Encoding gets the same Vary as one with it (the middleware is skipped for it, not its Vary)", async () => {
+    const space = await createSpace(admin, org, { title: "Varied" });
+    const paths = [`/v1/orgs/${org}/spaces?limit=50`, `/v1/spaces/${space.id}`, "/v1/spaces/spc_missing", "/openapi.json", "/docs", "/favicon.ico", "/healthz"];
+    for (const path of paths) {
+      const without = await raw(path, {});
+      const withIt = await raw(path, { "accept-encoding": "gzip" });
+      expect(without.headers["content-encoding"], path).toBeUndefined();
+      expect(without.headers.vary, path).toBe(withIt.headers.vary);
+    }
+    expect((await raw(`/v1/orgs/${org}/spaces?limit=50`, {})).headers.vary).toBe("Accept-Encoding");
+    // An answer that already varies keeps its own list, once.
+    const gql = await raw("/graphql", { "content-type": "application/json" }, "POST", JSON.stringify({ query: "{ organizations { count } }" }));
+    expect(gql.headers.vary?.toLowerCase().match(/accept-encoding/g)?.length ?? 0).toBeLessThanOrEqual(1);
+    // No body, nothing to vary: a 204.
+    const deleted = await raw(`/v1/spaces/${space.id}`, {}, "DELETE");
+    expect(deleted.status).toBe(204);
+    expect(deleted.headers.vary).toBeUndefined();
+  });
+
   it("never an event stream: its events arrive as they are sent", async () => {
     const space = await createSpace(admin, org, { title: "Streamed" });
     const subscription = "subscription S($id: String!) { spaceUpdated(spaceId: $id) { id title } }";
