@@ -5,6 +5,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/prisma/client.js";
 import { applyMigrations } from "./migrate.js";
+import { jsonRows, type QueryOptions } from "./pglite-rows.js";
 import { installCompilerHooks } from "./query-plans.js";
 import { acquireLock, type DataDirLock } from "./lock.js";
 import { log } from "./logger.js";
@@ -397,7 +398,6 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   };
 }
 
-type QueryOptions = { parsers?: object } & Record<string, unknown>;
 type Queryable = { query(sql: string, params?: unknown[], options?: QueryOptions): Promise<unknown> };
 
 /**
@@ -405,7 +405,8 @@ type Queryable = { query(sql: string, params?: unknown[], options?: QueryOptions
  * statement (timestamps and numerics as text, bytes as arrays), and PGlite merges them into its
  * table of every type it knows, several hundred entries, for each statement (0.1 to 0.3 ms of
  * work per statement here). The adapter's parsers are made PGlite's own on its first statement,
- * and its statements then run without them: the same rows, without the merge.
+ * and its statements then run without them: the same rows, without the merge. A statement that
+ * returns many rows has them carried as one JSON value (core/pglite-rows.ts).
  * (The rows of `driverQuery` are parsed the adapter's way too: timestamps and int8 as text.)
  */
 function adoptingParsers(pglite: PGlite): PGlite {
@@ -420,8 +421,10 @@ function adoptingParsers(pglite: PGlite): PGlite {
     const { parsers: _, ...rest } = given;
     return rest;
   };
+  const carried = jsonRows(() => pglite.parsers);
   const adopting = <T extends Queryable>(client: T): T => {
-    const query = (sql: string, params?: unknown[], given?: QueryOptions) => client.query(sql, params, options(given));
+    const read = carried((sql, params, given) => client.query(sql, params, given));
+    const query = (sql: string, params?: unknown[], given?: QueryOptions) => read(sql, params, options(given));
     const transaction = (callback: (tx: Queryable) => Promise<unknown>) => (client as unknown as PGlite).transaction((tx) => callback(adopting(tx as Queryable)));
     return new Proxy(client, {
       get(target, prop) {
