@@ -62,7 +62,7 @@ const LOCKING = /\bFOR\s+(?:NO\s+KEY\s+)?(?:UPDATE|SHARE|KEY\s+SHARE)\b/i;
 /**
  * Types whose cast to text is not their output function (PostgreSQL's pg_cast: "char", name, cidr,
  * inet, bpchar — which drops trailing spaces) or which are large and read one at a time (bytea).
- * A boolean's cast says 'true' where its output says 't': it is written out (BOOLEAN_TEXT).
+ * A boolean's cast says 'true' where its output says 't': `wrap` writes that text out.
  */
 const NOT_CARRIED = new Set([17, 1001, 18, 19, 650, 869, 1042, 1014]);
 const BOOLEAN = 16;
