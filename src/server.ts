@@ -8,7 +8,7 @@ import { GraphQLError, type ExecutionResult } from "graphql";
 import type { Config } from "./config.js";
 import { completeSchema, schema } from "./schema.js";
 import { rawRouteTable, routeTable } from "./rest/table.js";
-import { createRestHandler, errorResponse } from "./rest/handler.js";
+import { allowHeader, createRestHandler, errorResponse } from "./rest/handler.js";
 import { planStats } from "./core/query-plans.js";
 import { sharedReads, useWritesReadAlone } from "./core/loaders.js";
 import { openDatabase, type Database } from "./core/db.js";
@@ -47,6 +47,9 @@ import { createResponseCache, type ResponseCache } from "./server/response-cache
 
 /** How long a start waits for Redis before serving without it. */
 const REDIS_START_WAIT_MS = 5_000;
+
+/** Where GraphQL is served: over HTTP and, with graphql-ws, over WebSocket. */
+const GRAPHQL_PATH = "/graphql";
 
 export interface Gateway {
   config: Config;
@@ -155,6 +158,18 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       if (raw) return endResponse(raw);
       if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return endResponse(await rest.handle(request, url));
     },
+    // OPTIONS is answered for every path by yoga's CORS (a preflight or not); where routes are,
+    // its answer names their methods (RFC 9110 9.3.7), and a preflight allows only those.
+    onResponse({ request, response }) {
+      if (request.method !== "OPTIONS") return;
+      const { pathname } = new URL(request.url);
+      // GraphQL over HTTP: GET and POST, as yoga's own 405 says.
+      const methods = pathname === GRAPHQL_PATH ? null : pathname.startsWith("/v1/") ? rest.methodsOf(pathname) : [...(rawRoutes.methodsOf(pathname) ?? [])];
+      if (methods?.length === 0) return;
+      const allow = methods ? allowHeader(methods) : "GET, POST, OPTIONS";
+      response.headers.set("allow", allow);
+      if (response.headers.has("access-control-allow-methods")) response.headers.set("access-control-allow-methods", allow);
+    },
   };
 
   async function adminChannel(request: Request): Promise<Response> {
@@ -173,7 +188,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const subscriptionQuota = new SubscriptionQuota(config.liveSubscriptionsPerToken);
   const yoga = createYoga<{ connectionParams?: Record<string, unknown> }, Context>({
     schema,
-    graphqlEndpoint: "/graphql",
+    graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     // GraphiQL is answered by `routing` (graphql/graphiql.ts), rendered and encoded once.
     graphiql: false,
@@ -223,7 +238,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   httpServer.keepAliveTimeout = 65_000;
   httpServer.headersTimeout = 66_000;
   // No compression: live streams send each event's frames, encoded once, to every socket as they are (graphql/streams.ts).
-  const wsServer = new WebSocketServer({ server: httpServer, path: "/graphql", perMessageDeflate: false });
+  const wsServer = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, perMessageDeflate: false });
   wsServer.on("connection", (socket, req) => {
     boundCloseReasons(socket);
     front.webSocket(socket, req);

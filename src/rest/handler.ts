@@ -76,17 +76,22 @@ export function errorResponse(body: ErrorBody, headers: Record<string, string> =
 }
 
 /** HTTP methods in the order an `Allow` header lists them. */
-const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
+const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
 /**
- * The 405 of a path that other methods serve (RFC 9110 15.5.6): `allow` lists them, HEAD with
- * GET (a GET route serves HEAD too).
+ * The `allow` of a path whose routes serve `allowed` (RFC 9110 10.2.1): HEAD with GET (a GET route
+ * serves HEAD too), and OPTIONS, which every path answers.
  */
-export function methodNotAllowed(method: string, pathname: string, allowed: Iterable<string>): Response {
+export function allowHeader(allowed: Iterable<string>): string {
   const methods = new Set(allowed);
   if (methods.has("GET")) methods.add("HEAD");
-  const allow = METHOD_ORDER.filter((m) => methods.has(m)).join(", ");
-  return errorResponse({ error: { code: 405, message: `Method ${method} is not allowed on ${pathname}.` } }, { allow });
+  methods.add("OPTIONS");
+  return METHOD_ORDER.filter((m) => methods.has(m)).join(", ");
+}
+
+/** The 405 of a path that other methods serve (RFC 9110 15.5.6), with their `allow`. */
+export function methodNotAllowed(method: string, pathname: string, allowed: Iterable<string>): Response {
+  return errorResponse({ error: { code: 405, message: `Method ${method} is not allowed on ${pathname}.` } }, { allow: allowHeader(allowed) });
 }
 
 /**
@@ -158,6 +163,14 @@ export function createRestHandler(opts: RestOptions) {
   /** The OpenAPI document as it is answered, encoded once (`/v1/openapi.json`, and `/openapi.json` in rest/docs-page.ts). */
   const openAPIAnswer = fixedAnswer(() => JSON.stringify(openAPIDocument()), { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache" });
   let validator: ReturnType<typeof createInputValidator> | undefined;
+  const inputValidator = () => (validator ??= createInputValidator(openAPIDocument(), opts.table, { maxJsonDepth: opts.maxJsonDepth }));
+
+  /** The methods that /v1 routes serve on a path (none where no route is): its `allow`. */
+  function methodsOf(pathname: string): string[] {
+    const path = withoutTrailingSlash(pathname);
+    if (path === "/v1/openapi.json") return ["GET"];
+    return unrouted(path) ? [] : inputValidator().methodsOf(path);
+  }
 
   /**
    * Answers a /v1 request; `parsed` is its URL when the caller has already read it (it is not
@@ -166,23 +179,20 @@ export function createRestHandler(opts: RestOptions) {
    */
   async function handle(request: Request, parsed?: URL): Promise<Response> {
     let url = parsed ?? new URL(request.url);
-    // A trailing slash names the same operation: /v1/orgs/ is /v1/orgs.
-    if (url.pathname.length > 4 && url.pathname.endsWith("/")) {
+    if (url.pathname !== withoutTrailingSlash(url.pathname)) {
       url = new URL(url.href);
-      url.pathname = url.pathname.replace(/\/+$/, "");
+      url.pathname = withoutTrailingSlash(url.pathname);
     }
     const method = request.method === "HEAD" ? "GET" : request.method;
     if (url.pathname === "/v1/openapi.json") return method === "GET" ? openAPIAnswer(request) : methodNotAllowed(request.method, url.pathname, ["GET"]);
-    if (url.pathname.startsWith("/v1/webhook") || url.pathname.startsWith("/v1/__sofa")) {
-      return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
-    }
+    if (unrouted(url.pathname)) return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
     try {
       // A kept answer of this URL for these credentials (only 200s of valid requests are kept).
       const kept = method === "GET" ? await opts.cache?.lookupRest(request, url) : null;
       if (kept) return notModified(new Answer(kept.body as BodyInit, { status: 200, headers: kept.headers }), request);
       const { nulls, json } =
         method === "GET" || method === "DELETE" ? { nulls: new Set<string>(), json: null } : await readBody(request, opts.bodyLimit(request.method, url.pathname));
-      validator ??= createInputValidator(openAPIDocument(), opts.table, { maxJsonDepth: opts.maxJsonDepth });
+      const validator = inputValidator();
       const route = validator.route(method, url.pathname);
       if (!route) {
         const allowed = validator.methodsOf(url.pathname);
@@ -246,7 +256,17 @@ export function createRestHandler(opts: RestOptions) {
     return notModifiedAnswer(request, response.headers.get("etag"), response.headers) ?? response;
   }
 
-  return { handle, openAPIDocument, openAPIAnswer, restSchema };
+  return { handle, methodsOf, openAPIDocument, openAPIAnswer, restSchema };
+}
+
+/** A trailing slash names the same operation: /v1/orgs/ is /v1/orgs. */
+function withoutTrailingSlash(pathname: string): string {
+  return pathname.length > 4 && pathname.endsWith("/") ? pathname.replace(/\/+$/, "") : pathname;
+}
+
+/** Paths under /v1 that sofa-api would serve on its own, and the gateway does not. */
+function unrouted(pathname: string): boolean {
+  return pathname.startsWith("/v1/webhook") || pathname.startsWith("/v1/__sofa");
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";

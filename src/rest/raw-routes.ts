@@ -164,19 +164,31 @@ export function createRawRouter(services: Services, routes: readonly RawRoute[])
     }
   }
 
-  return async function routeRaw(request: Request, url: URL = new URL(request.url)): Promise<Response | undefined> {
+  async function routeRaw(request: Request, url: URL = new URL(request.url)): Promise<Response | undefined> {
     const method = request.method.toUpperCase();
-    let allowed: Set<string> | undefined;
+    let matched = false;
     for (const entry of table) {
       const match = entry.regex.exec(url.pathname);
       if (!match) continue;
       if (entry.methods === "*" || entry.methods.has(method)) return answer(entry, match, request, url);
+      matched = true;
+    }
+    return matched ? methodNotAllowed(request.method, url.pathname, methodsOf(url.pathname) ?? []) : undefined;
+  }
+
+  /** The methods the routes matching a path serve; undefined when none matches, or one serves every method. */
+  function methodsOf(pathname: string): Set<string> | undefined {
+    let allowed: Set<string> | undefined;
+    for (const entry of table) {
+      if (!entry.regex.test(pathname)) continue;
+      if (entry.methods === "*") return undefined;
       allowed ??= new Set();
       for (const m of entry.methods) allowed.add(m);
     }
-    if (!allowed) return undefined;
-    return methodNotAllowed(request.method, url.pathname, allowed);
-  };
+    return allowed;
+  }
+
+  return Object.assign(routeRaw, { methodsOf });
 }
 
 /**

@@ -8,7 +8,8 @@ import { routeTable } from "../../src/rest/table.js";
 /**
  * Methods on /v1 (RFC 9110 9.1, 9.3.2, 15.5.6): every GET route serves HEAD — the GET's status
  * and headers (ETag and length included), no body, from the response cache as well — and a path
- * that other methods serve answers 405 with `allow` naming exactly the methods that are served.
+ * that other methods serve answers 405 with `allow` naming exactly the methods that are served;
+ * OPTIONS names the same (RFC 9110 9.3.7), and a CORS preflight allows only those.
  */
 let t: TestGateway;
 let admin: Admin;
@@ -96,7 +97,7 @@ describe("405 on /v1", () => {
           expect(answer.status, `${method} ${template}`).toBe(401);
           continue;
         }
-        expect(answer.headers.get("allow"), `${method} ${template}`).toBe(served.join(", "));
+        expect(answer.headers.get("allow"), `${method} ${template}`).toBe([...served, "OPTIONS"].join(", "));
         if (method !== "HEAD") expect(JSON.parse(answer.text)).toEqual({ error: { code: 405, message: `Method ${method} is not allowed on ${path}.` } });
       }
     }
@@ -106,12 +107,47 @@ describe("405 on /v1", () => {
   it("answers 405 on the OpenAPI document's path for anything but GET and HEAD, and 404 where no route is", async () => {
     const post = await send("POST", "/v1/openapi.json");
     expect(post.status).toBe(405);
-    expect(post.headers.get("allow")).toBe("GET, HEAD");
+    expect(post.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     const head = await send("HEAD", "/v1/openapi.json");
     expect(head.status).toBe(200);
     expect(head.text).toBe("");
     const missing = await send("GET", "/v1/no-such-thing", { authorization: `Bearer ${admin.token}` });
     expect(missing.status).toBe(404);
     expect(missing.headers.get("allow")).toBeNull();
+  });
+});
+
+describe("OPTIONS", () => {
+  it("names the methods of every route's path, as its 405 does, and a preflight allows only those", async () => {
+    const templates = [...new Set(routeTable.map((r) => r.path))];
+    for (const template of templates) {
+      const path = pathOf(template);
+      const documented = new Set<string>(routeTable.filter((r) => r.path === template).map((r) => r.method));
+      if (documented.has("GET")) documented.add("HEAD");
+      const allow = [...METHODS.filter((m) => documented.has(m)), "OPTIONS"].join(", ");
+      // The same as the 405 of a method it does not serve.
+      const unserved = METHODS.find((m) => !documented.has(m));
+      if (unserved) expect((await send(unserved, path)).headers.get("allow"), template).toBe(allow);
+      const options = await send("OPTIONS", path);
+      expect(options.status, template).toBe(204);
+      expect(options.headers.get("allow"), template).toBe(allow);
+      expect(options.text).toBe("");
+      const preflight = await send("OPTIONS", path, { origin: "https://docs.example.test", "access-control-request-method": "PUT" });
+      expect(preflight.status, template).toBe(204);
+      expect(preflight.headers.get("access-control-allow-methods"), template).toBe(allow);
+      expect(preflight.headers.get("access-control-allow-origin"), template).toBe("https://docs.example.test");
+    }
+  });
+
+  it("names GraphQL's methods, a raw route's, and none where no route is", async () => {
+    expect((await send("OPTIONS", "/graphql")).headers.get("allow")).toBe("GET, POST, OPTIONS");
+    expect((await send("OPTIONS", "/readyz")).headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect((await send("OPTIONS", "/v1/openapi.json")).headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect((await send("OPTIONS", "/v1/orgs/")).headers.get("allow")).toBe((await send("OPTIONS", "/v1/orgs")).headers.get("allow"));
+    for (const path of ["/v1/no-such-thing", "/no-such-thing"]) {
+      const answer = await send("OPTIONS", path);
+      expect(answer.status).toBe(204);
+      expect(answer.headers.get("allow"), path).toBeNull();
+    }
   });
 });

@@ -90,13 +90,13 @@ describe("authentication of raw routes", () => {
 describe("methods", () => {
   it("answers 405 with allow for a method a known path does not take", async () => {
     const cases: [string, string, string][] = [
-      ["POST", "/dashboard", "GET, HEAD"],
-      ["DELETE", "/dashboard/app.js", "GET, HEAD"],
-      ["GET", "/sso/saml/saml_missing/acs", "POST"],
-      ["PUT", "/sso/saml/saml_missing/start", "GET, HEAD"],
-      ["POST", `/v1/spaces/${spaceId}/content/files/${fileId}/download`, "GET, HEAD"],
-      ["PATCH", "/integrations/shown/assets/icon", "GET, HEAD"],
-      ["POST", "/openapi.json", "GET, HEAD"],
+      ["POST", "/dashboard", "GET, HEAD, OPTIONS"],
+      ["DELETE", "/dashboard/app.js", "GET, HEAD, OPTIONS"],
+      ["GET", "/sso/saml/saml_missing/acs", "POST, OPTIONS"],
+      ["PUT", "/sso/saml/saml_missing/start", "GET, HEAD, OPTIONS"],
+      ["POST", `/v1/spaces/${spaceId}/content/files/${fileId}/download`, "GET, HEAD, OPTIONS"],
+      ["PATCH", "/integrations/shown/assets/icon", "GET, HEAD, OPTIONS"],
+      ["POST", "/openapi.json", "GET, HEAD, OPTIONS"],
     ];
     for (const [method, path, allow] of cases) {
       const res = await get(path, { method, ...bearer(admin.token) });
@@ -202,7 +202,7 @@ describe("matching by first segment", () => {
     expect(await call("GET", "/a/b")).toEqual({ status: 200, text: "a-get" });
     expect(await call("POST", "/a/b")).toEqual({ status: 200, text: "tenant-b" });
     expect(await call("PUT", "/a/b/")).toEqual({ status: 200, text: "a-b-put" });
-    expect(await call("DELETE", "/a/b")).toEqual({ status: 405, text: "GET, HEAD, POST, PUT" });
+    expect(await call("DELETE", "/a/b")).toEqual({ status: 405, text: "GET, HEAD, POST, PUT, OPTIONS" });
     expect(await call("POST", "/zzz/b")).toEqual({ status: 200, text: "tenant-b" });
     expect(await call("GET", "/")).toEqual({ status: 200, text: "home" });
     expect(await call("GET", "/pre-7")).toEqual({ status: 200, text: "pre" });
