@@ -38,6 +38,16 @@ export interface HttpFront {
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const QUIET_ROUTES = new Set(["/healthz", "/readyz", "/metrics"]);
 
+/** Characters of a request's path a log line keeps (a path may be as long as the header bound: 16 KB). */
+const LOGGED_PATH_CHARS = 512;
+
+/** The path of a request target, without its query, cut to LOGGED_PATH_CHARS with the length it had. */
+function loggedPath(target: string): string {
+  const query = target.indexOf("?");
+  const path = query < 0 ? target : target.slice(0, query);
+  return path.length <= LOGGED_PATH_CHARS ? path : `${path.slice(0, LOGGED_PATH_CHARS)}… (${path.length} characters)`;
+}
+
 export function createHttpFront(opts: {
   app: (req: IncomingMessage, res: ServerResponse) => unknown;
   logger: Logger;
@@ -55,7 +65,7 @@ export function createHttpFront(opts: {
     return {
       method: req.method,
       route: notes.route,
-      path: (req.url ?? "").split("?")[0],
+      path: loggedPath(req.url ?? ""),
       status: res.statusCode,
       durationMs: Math.round((performance.now() - notes.start) * 10) / 10,
       ...(notes.viewer ? { viewer: notes.viewer } : {}),

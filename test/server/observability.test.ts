@@ -92,6 +92,18 @@ describe("request logs", () => {
     expect(await lineOf("req-404")).toMatchObject({ route: "*", status: 404 });
   });
 
+  it("keeps the first 512 characters of a long path, and says how long it was", async () => {
+    const id = "s".repeat(10_000);
+    const res = await fetch(`${t.url}/v1/spaces/${id}?q=${"x".repeat(100)}`, { headers: { authorization: `Bearer ${admin.token}`, "x-request-id": "req-long" } });
+    expect(res.status).toBe(404);
+    const line = await lineOf("req-long");
+    expect(line).toMatchObject({ route: "/v1/spaces/{spaceId}", status: 404 });
+    expect(line.path).toBe(`/v1/spaces/${id.slice(0, 512 - "/v1/spaces/".length)}… (${"/v1/spaces/".length + id.length} characters)`);
+    const short = await fetch(`${t.url}/v1/spaces/short?q=1`, { headers: { authorization: `Bearer ${admin.token}`, "x-request-id": "req-short" } });
+    expect(short.status).toBe(404);
+    expect((await lineOf("req-short")).path).toBe("/v1/spaces/short");
+  });
+
   it("reports an unexpected error with the id of the request it happened in", async () => {
     const prisma = t.gateway.db.prisma as any;
     const spy = vi.spyOn(prisma.organization, "findMany").mockRejectedValue(new Error("database went away"));
