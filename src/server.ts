@@ -27,7 +27,8 @@ import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
 import { useCompiledExecution } from "./graphql/jit.js";
 import { loadTrustedDocuments, useTrustedDocuments } from "./graphql/trusted-documents.js";
 import { docsRoutes } from "./rest/docs-page.js";
-import { homeRoutes, useJsonNotFound } from "./rest/home.js";
+import { homeRoutes, noRoute, useJsonNotFound } from "./rest/home.js";
+import { GRAPHQL_PATH, isGraphQLPath } from "./graphql/endpoint.js";
 import { createRawRouter, rawRoute, type RawRoute } from "./rest/raw-routes.js";
 import { bodyLimits, withBodyLimit } from "./rest/body-limit.js";
 import { runAdminCommand } from "./cli/commands.js";
@@ -47,9 +48,6 @@ import { createResponseCache, type ResponseCache } from "./server/response-cache
 
 /** How long a start waits for Redis before serving without it. */
 const REDIS_START_WAIT_MS = 5_000;
-
-/** Where GraphQL is served: over HTTP and, with graphql-ws, over WebSocket. */
-const GRAPHQL_PATH = "/graphql";
 
 export interface Gateway {
   config: Config;
@@ -157,6 +155,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       const raw = await rawRoutes(request, url);
       if (raw) return endResponse(raw);
       if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return endResponse(await rest.handle(request, url));
+      // yoga would run GraphQL at any URL that ends with its endpoint (`/x/graphql`, `/?a=/graphql`),
+      // outside the rate limit and the route names: it runs at the endpoint alone.
+      if (!isGraphQLPath(url.pathname)) return endResponse(noRoute(request.method, url.pathname));
     },
     // OPTIONS is answered for every path by yoga's CORS (a preflight or not); where routes are,
     // its answer names their methods (RFC 9110 9.3.7), and a preflight allows only those.
@@ -164,7 +165,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       if (request.method !== "OPTIONS") return;
       const { pathname } = new URL(request.url);
       // GraphQL over HTTP: GET and POST, as yoga's own 405 says.
-      const methods = pathname === GRAPHQL_PATH ? null : pathname.startsWith("/v1/") ? rest.methodsOf(pathname) : [...(rawRoutes.methodsOf(pathname) ?? [])];
+      const methods = isGraphQLPath(pathname) ? null : pathname.startsWith("/v1/") ? rest.methodsOf(pathname) : [...(rawRoutes.methodsOf(pathname) ?? [])];
       if (methods?.length === 0) return;
       const allow = methods ? allowHeader(methods) : "GET, POST, OPTIONS";
       response.headers.set("allow", allow);

@@ -3,6 +3,7 @@ import { maskError as yogaMaskError } from "graphql-yoga";
 import { appErrorOf } from "./errors.js";
 import { log as logger } from "./logger.js";
 import { DATABASE_UNAVAILABLE, REFERENCE_GONE, RETRY_AFTER_SECONDS, ROW_GONE, isDatabaseUnavailable, isReferenceGone, isRowGone } from "./db-faults.js";
+import { isGraphQLPath } from "../graphql/endpoint.js";
 
 /** Logs a fault in full (with the request id of the request it happened in). */
 function logUnexpected(err: unknown): void {
@@ -20,7 +21,7 @@ export interface ErrorBody {
  */
 export function errorBodyFor(pathname: string, code: number, message: string): ErrorBody & { errors?: { message: string; extensions: { code: number } }[] } {
   const body: ErrorBody & { errors?: { message: string; extensions: { code: number } }[] } = { error: { code, message } };
-  if (pathname === "/graphql" || pathname === "/graphql/") body.errors = [{ message, extensions: { code } }];
+  if (isGraphQLPath(pathname)) body.errors = [{ message, extensions: { code } }];
   return body;
 }
 

@@ -1,6 +1,7 @@
 import { shouldRenderGraphiQL, type GraphiQLOptions } from "graphql-yoga";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { fixedAnswer } from "../server/fixed-answers.js";
+import { isGraphQLPath } from "./endpoint.js";
 
 /**
  * The query GraphiQL opens with: the product's hierarchy, from the caller's first organization
@@ -57,6 +58,6 @@ const options = {
  * anonymous request cost about 150 ms of CPU with compression.
  */
 export const graphiql = {
-  wanted: (request: Request, url: URL) => (url.pathname === "/graphql" || url.pathname === "/graphql/") && shouldRenderGraphiQL(request),
+  wanted: (request: Request, url: URL) => isGraphQLPath(url.pathname) && shouldRenderGraphiQL(request),
   answer: fixedAnswer(() => renderGraphiQL(options), { "content-type": "text/html; charset=utf-8" }),
 };

@@ -97,12 +97,12 @@ export function useJsonNotFound(): Plugin {
   return {
     onResponse({ request, response, setResponse }) {
       if (response.status !== 404 || response.headers.get("content-type")) return;
-      const { pathname } = new URL(request.url);
-      setResponse(
-        errorResponse({
-          error: { code: 404, message: `No route ${request.method} ${pathname}: see / for what this server serves (the REST API is under /v1).` },
-        }),
-      );
+      setResponse(noRoute(request.method, new URL(request.url).pathname));
     },
   };
+}
+
+/** The 404 of a path that no route answers. */
+export function noRoute(method: string, pathname: string): Response {
+  return errorResponse({ error: { code: 404, message: `No route ${method} ${pathname}: see / for what this server serves (the REST API is under /v1).` } });
 }

@@ -4,6 +4,7 @@ import { getOperationAST, type DocumentNode } from "graphql";
 import { compileRawRoute, type RawRoute } from "../rest/raw-routes.js";
 import { notesOf, notesOfFetchRequest, notesOfNodeRequest } from "../core/request-notes.js";
 import type { RouteDef } from "../rest/route.js";
+import { GRAPHQL_PATH, isGraphQLPath } from "../graphql/endpoint.js";
 
 /**
  * Names the route pattern of a request from the gateway's routes: raw routes (their own
@@ -21,7 +22,7 @@ export function createRouteNamer(raw: readonly RawRoute[], rest: readonly RouteD
     field: def.field,
   }));
   return (method, pathname) => {
-    if (pathname === "/graphql") return { route: "/graphql" };
+    if (isGraphQLPath(pathname)) return { route: GRAPHQL_PATH };
     if (pathname === "/v1" || pathname.startsWith("/v1/")) {
       const m = method === "HEAD" ? "GET" : method;
       const def = v1.find((r) => r.method === m && r.regex.test(pathname));

@@ -170,7 +170,7 @@ interface RawRequest {
 }
 
 const rawRequest: fc.Arbitrary<RawRequest> = fc.record({
-  target: fc.constantFrom("/v1/orgs", `/v1/spaces/SPACE`, "/graphql", "/graphql?query=%7B__typename%7D", "/openapi.json", "/v1/spaces/SPACE/content", "/health", "/metrics"),
+  target: fc.constantFrom("/v1/orgs", `/v1/spaces/SPACE`, "/graphql", "/graphql/", "/x/graphql", "/graphql?query=%7B__typename%7D", "/openapi.json", "/v1/spaces/SPACE/content", "/health", "/metrics"),
   method: fc.constantFrom("GET", "POST", "PATCH", "OPTIONS", "HEAD"),
   headers: fc.array(
     fc.tuple(

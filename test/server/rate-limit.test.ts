@@ -77,6 +77,25 @@ describe("rate limits (X-RateLimit-*, 429)", () => {
     expect(headersOf(anonymous)).toMatchObject({ limit: LIMIT, remaining: LIMIT - 1 });
   });
 
+  it("counts /graphql/ as /graphql, and runs GraphQL nowhere else (yoga took any URL ending in /graphql)", async () => {
+    const post = (target: string) =>
+      fetch(t.url + target, {
+        method: "POST",
+        headers: { authorization: `Bearer ${other.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ query: "{ organizations { count } }" }),
+      });
+    const slash = await post("/graphql/");
+    expect(slash.status).toBe(200);
+    expect(headersOf(slash).remaining).toBe(LIMIT - 2);
+    for (const target of ["/x/graphql", "/nothing?a=/graphql", "/v2/graphql"]) {
+      const res = await post(target);
+      expect(res.status, target).toBe(404);
+      expect(await res.json(), target).toEqual({ error: { code: 404, message: `No route POST ${target.split("?")[0]}: see / for what this server serves (the REST API is under /v1).` } });
+    }
+    // Nothing of it was drawn from the allowance.
+    expect(headersOf(await other.get("/v1/orgs")).remaining).toBe(LIMIT - 3);
+  });
+
   it("leaves the other paths alone", async () => {
     for (const p of ["/healthz", "/openapi.json", "/"]) {
       const res = await fetch(t.url + p);
