@@ -16,11 +16,7 @@ export const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta
 export async function applyMigrations(exec: ExecScript, query: QueryRows, dir = migrationsDir): Promise<string[]> {
   await exec(`CREATE TABLE IF NOT EXISTS "_migrations" (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
   const applied = new Set((await query(`SELECT name FROM "_migrations"`)).map((r) => String(r.name)));
-  const names = fs
-    .readdirSync(dir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, "migration.sql")))
-    .map((d) => d.name)
-    .sort();
+  const names = migrationsOnDisk(dir);
   const done: string[] = [];
   for (const name of names) {
     if (applied.has(name)) continue;
@@ -33,4 +29,13 @@ export async function applyMigrations(exec: ExecScript, query: QueryRows, dir = 
     done.push(name);
   }
   return done;
+}
+
+/** The migrations a folder holds (each a folder with a migration.sql), in name order. */
+export function migrationsOnDisk(dir = migrationsDir): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, "migration.sql")))
+    .map((d) => d.name)
+    .sort();
 }

@@ -1,8 +1,6 @@
-import fs from "node:fs";
-import path from "node:path";
 import type { Redis } from "ioredis";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { migrationsDir } from "../core/migrate.js";
+import { migrationsDir, migrationsOnDisk } from "../core/migrate.js";
 import { rawRoute, type RawRoute } from "../rest/raw-routes.js";
 import { sharedWhileRunning } from "../core/loaders.js";
 
@@ -61,14 +59,7 @@ export async function pendingMigrations(prisma: PrismaClient, dir = migrationsDi
 const onDisk = new Map<string, string[]>();
 function migrationsIn(dir: string): string[] {
   let names = onDisk.get(dir);
-  if (!names) {
-    names = fs
-      .readdirSync(dir, { withFileTypes: true })
-      .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, "migration.sql")))
-      .map((d) => d.name)
-      .sort();
-    onDisk.set(dir, names);
-  }
+  if (!names) onDisk.set(dir, (names = migrationsOnDisk(dir)));
   return names;
 }
 
