@@ -205,8 +205,9 @@ function requestsOf(template: string, method: string, op: any): fc.Arbitrary<Fuz
             ),
           },
         );
-  // A GET is sent as HEAD too: the same route, its answer without the body.
-  const methods = verb === "GET" ? fc.constantFrom("GET", "GET", "GET", "HEAD") : fc.constant(verb);
+  // A GET is sent as HEAD too: the same route, its answer without the body; and as OPTIONS, which
+  // names the path's methods (answered before the request is read: a 204 whatever it holds).
+  const methods = verb === "GET" ? fc.constantFrom("GET", "GET", "GET", "HEAD", "OPTIONS") : fc.constant(verb);
   return fc.record({ method: methods, path, query: fullQuery, body }).map(({ method, path, query, body }) => ({
     method,
     path: path + query.search,
@@ -250,6 +251,10 @@ describe("bad input on every documented operation", () => {
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
       const where = `${r.method} ${r.path.slice(0, 200)} ${typeof r.body === "string" ? r.body.slice(0, 200) : r.body ? `<${Buffer.from(r.body.subarray(0, 100)).toString("hex")}…>` : ""}`;
       if (res.status >= 500) return `${where} → ${res.status} ${text.slice(0, 300)}`;
+      if (r.method === "OPTIONS") {
+        const allow = res.headers.get("allow");
+        return res.status === 204 && text === "" && (allow === null || /^(GET|HEAD|POST|PUT|PATCH|DELETE)(, (HEAD|POST|PUT|PATCH|DELETE))*, OPTIONS$/.test(allow)) ? null : `${where} → ${res.status} allow ${allow}`;
+      }
       if (r.mustRefuse && res.status < 400) return `${where} → ${res.status}: took ${r.mustRefuse}`;
       // Node's HTTP parser answers these itself, before any handler: nothing to name there; a HEAD has no body.
       if (res.status === 431 || res.status === 414 || r.method === "HEAD") return null;
