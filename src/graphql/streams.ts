@@ -101,16 +101,26 @@ function tcpOf(socket: WebSocket): Writable | undefined {
   return (socket as unknown as { _socket?: Writable })._socket;
 }
 
-/** A socket's TCP stream, when ws sends a frame as plain bytes on it (no extensions: no compression), which ws then holds none of. */
+/**
+ * A socket's TCP stream, when ws sends a frame as plain bytes on it (no extensions: no
+ * compression), which ws then holds none of. Extensions are settled by the handshake: a member
+ * asks once (ws's `extensions` getter builds a string at every call).
+ */
 function rawSocket(socket: WebSocket): Writable | undefined {
   return socket.extensions === "" ? tcpOf(socket) : undefined;
 }
 
-/** Bytes a socket has been given and not yet handed to the network. */
-function pendingBytes(socket: WebSocket): number {
-  const raw = rawSocket(socket);
-  return raw ? raw.writableLength : socket.bufferedAmount;
+/** Bytes a member's socket has been given and not yet handed to the network. */
+function pendingBytes(m: Member): number {
+  return m.raw ? m.raw.writableLength : m.socket.bufferedAmount;
 }
+
+/**
+ * The key of a stretch of a group's log (positions `from` to `end`) among the frames encoded in a
+ * pass: a stretch is at most MAX_QUEUED events long, so the number is unique while positions stay
+ * below 2^39.
+ */
+const stretchKey = (from: number, end: number) => from * (2 * MAX_QUEUED) + (end - from);
 
 type Subscribe = (args: ExecutionArgs) => unknown;
 
@@ -295,6 +305,8 @@ export interface StreamOptions {
 interface Member {
   id: string;
   socket: WebSocket;
+  /** The socket's TCP stream when frames are written to it directly (see rawSocket). */
+  raw: Writable | undefined;
   tokenId: string;
   /** The subscriber's own context (its viewer: access is checked again with it). */
   ctx: Context;
@@ -414,6 +426,7 @@ export class LiveStreams {
     const member: Member = {
       id: op.id,
       socket: op.socket,
+      raw: rawSocket(op.socket),
       tokenId: op.args.contextValue.viewer.tokenId,
       ctx: op.args.contextValue,
       prefix: `{"id":${JSON.stringify(op.id)},"type":"next","payload":`,
@@ -593,12 +606,13 @@ export class LiveStreams {
       for (const m of members) m.finish(revoked);
     });
     const max = this.opts.maxBufferedBytes;
-    // The frames of a stretch of the log, encoded once for the sockets whose clients number their operations alike.
-    const frames = new Map<string, Buffer[]>();
+    // The frames of a stretch of the log, encoded once for the sockets whose clients number their operations alike: by operation id, then stretch.
+    const frames = new Map<string, Map<number, Buffer[]>>();
     await this.opts.quiet?.(DEFER_MS);
     let sliceStart = performance.now();
     let served = 0;
-    for (const m of members) {
+    for (let i = 0; i < members.length; i++) {
+      const m = members[i]!;
       if (m.ended) continue;
       const end = group.logStart + group.log.length;
       if (m.cursor >= end) continue;
@@ -608,19 +622,19 @@ export class LiveStreams {
         m.cursor = end;
         continue;
       }
-      const pending = pendingBytes(socket);
+      const pending = pendingBytes(m);
       if (pending > 0) {
         // Not yet sent to it: what its socket holds, and the events it has not been given.
         if (pending + this.bytesAt(group, end) - this.bytesAt(group, from) > max) this.dropSlow(m, end);
         continue;
       }
       m.cursor = end;
-      const key = `${from}\u0000${end}\u0000${m.id}`;
-      let list = frames.get(key);
-      if (!list) frames.set(key, (list = this.frames(m.prefix, group.log.slice(from - group.logStart, end - group.logStart))));
+      let stretches = frames.get(m.id);
+      if (!stretches) frames.set(m.id, (stretches = new Map()));
+      let list = stretches.get(stretchKey(from, end));
+      if (!list) stretches.set(stretchKey(from, end), (list = this.frames(m.prefix, group.log.slice(from - group.logStart, end - group.logStart))));
       // One write to the network for all of them.
-      const raw = rawSocket(socket);
-      if (raw) raw.write(list[0]!);
+      if (m.raw) m.raw.write(list[0]!);
       else {
         const corked = tcpOf(socket);
         corked?.cork();
@@ -638,9 +652,9 @@ export class LiveStreams {
     if (group.closed) return { behind: "none", blocked: [] };
     const end = group.logStart + group.log.length;
     const blocked: Member[] = [];
-    for (const m of only ?? group.members) {
+    for (const m of only ?? [...group.members]) {
       if (m.ended || m.cursor >= end) continue;
-      if (m.socket.readyState !== m.socket.OPEN || pendingBytes(m.socket) === 0) return { behind: "behind", blocked: [] };
+      if (m.socket.readyState !== m.socket.OPEN || pendingBytes(m) === 0) return { behind: "behind", blocked: [] };
       blocked.push(m);
     }
     if (!only || blocked.length === 0) this.trim(group, group.members);
@@ -662,7 +676,7 @@ export class LiveStreams {
   private dropStalled(group: Group): void {
     const end = group.logStart + group.log.length;
     for (const m of group.members) {
-      if (!m.ended && m.cursor <= group.logStart && m.socket.readyState === m.socket.OPEN && pendingBytes(m.socket) > 0) this.dropSlow(m, end);
+      if (!m.ended && m.cursor <= group.logStart && m.socket.readyState === m.socket.OPEN && pendingBytes(m) > 0) this.dropSlow(m, end);
     }
     this.trim(group, group.members);
   }
@@ -674,9 +688,12 @@ export class LiveStreams {
   }
 
   /** Drops the payloads every subscriber has received. */
-  private trim(group: Group, members: Iterable<Member>): void {
+  private trim(group: Group, members: Member[] | Set<Member>): void {
     let low = group.logStart + group.log.length;
-    for (const m of members) if (!m.ended && m.cursor < low) low = m.cursor;
+    // forEach: no iterator result a member, in a loop run at every pass over thousands of them.
+    members.forEach((m) => {
+      if (!m.ended && m.cursor < low) low = m.cursor;
+    });
     if (low <= group.logStart) return;
     const count = low - group.logStart;
     group.startBytes = group.logEnds[count - 1]!;
