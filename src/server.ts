@@ -8,7 +8,7 @@ import { GraphQLError, type ExecutionResult } from "graphql";
 import type { Config } from "./config.js";
 import { completeSchema, schema } from "./schema.js";
 import { rawRouteTable, routeTable } from "./rest/table.js";
-import { allowHeader, createRestHandler, errorResponse } from "./rest/handler.js";
+import { allowHeader, createRestHandler, errorResponse, noOperation } from "./rest/handler.js";
 import { planStats } from "./core/query-plans.js";
 import { sharedReads, useWritesReadAlone } from "./core/loaders.js";
 import { openDatabase, type Database } from "./core/db.js";
@@ -159,14 +159,15 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       // outside the rate limit and the route names: it runs at the endpoint alone.
       if (!isGraphQLPath(url.pathname)) return endResponse(noRoute(request.method, url.pathname));
     },
-    // OPTIONS is answered for every path by yoga's CORS (a preflight or not); where routes are,
-    // its answer names their methods (RFC 9110 9.3.7), and a preflight allows only those.
-    onResponse({ request, response }) {
+    // OPTIONS is answered for every path by yoga's CORS (a preflight or not) before routing; where
+    // routes are, its answer names their methods (RFC 9110 9.3.7) and a preflight allows only
+    // those; where none is, it is the 404 any other method gets there.
+    onResponse({ request, response, setResponse }) {
       if (request.method !== "OPTIONS") return;
       const { pathname } = new URL(request.url);
       // GraphQL over HTTP: GET and POST, as yoga's own 405 says.
       const methods = isGraphQLPath(pathname) ? null : pathname.startsWith("/v1/") ? rest.methodsOf(pathname) : [...(rawRoutes.methodsOf(pathname) ?? [])];
-      if (methods?.length === 0) return;
+      if (methods?.length === 0) return setResponse(pathname.startsWith("/v1/") ? noOperation(request.method, pathname) : noRoute(request.method, pathname));
       const allow = methods ? allowHeader(methods) : "GET, POST, OPTIONS";
       response.headers.set("allow", allow);
       if (response.headers.has("access-control-allow-methods")) response.headers.set("access-control-allow-methods", allow);

@@ -185,7 +185,7 @@ export function createRestHandler(opts: RestOptions) {
     }
     const method = request.method === "HEAD" ? "GET" : request.method;
     if (url.pathname === "/v1/openapi.json") return method === "GET" ? openAPIAnswer(request) : methodNotAllowed(request.method, url.pathname, ["GET"]);
-    if (unrouted(url.pathname)) return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
+    if (unrouted(url.pathname)) return noOperation(request.method, url.pathname);
     try {
       // A kept answer of this URL for these credentials (only 200s of valid requests are kept).
       const kept = method === "GET" ? await opts.cache?.lookupRest(request, url) : null;
@@ -197,7 +197,7 @@ export function createRestHandler(opts: RestOptions) {
       if (!route) {
         const allowed = validator.methodsOf(url.pathname);
         if (allowed.length) return methodNotAllowed(request.method, url.pathname, allowed);
-        return errorResponse({ error: { code: 404, message: `No operation ${request.method} ${url.pathname}.` } });
+        return noOperation(request.method, url.pathname);
       }
       const context = await opts.context(request, nulls, route.auth === "optional");
       context.rest = true;
@@ -257,6 +257,11 @@ export function createRestHandler(opts: RestOptions) {
   }
 
   return { handle, methodsOf, openAPIDocument, openAPIAnswer, restSchema };
+}
+
+/** The 404 of a path under /v1 that no operation serves. */
+export function noOperation(method: string, pathname: string): Response {
+  return errorResponse({ error: { code: 404, message: `No operation ${method} ${pathname}.` } });
 }
 
 /** A trailing slash names the same operation: /v1/orgs/ is /v1/orgs. */

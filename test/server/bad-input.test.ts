@@ -206,7 +206,8 @@ function requestsOf(template: string, method: string, op: any): fc.Arbitrary<Fuz
           },
         );
   // A GET is sent as HEAD too: the same route, its answer without the body; and as OPTIONS, which
-  // names the path's methods (answered before the request is read: a 204 whatever it holds).
+  // names the path's methods (answered before the request is read: a 204 whatever it holds), or
+  // is the 404 of a path no route serves.
   const methods = verb === "GET" ? fc.constantFrom("GET", "GET", "GET", "HEAD", "OPTIONS") : fc.constant(verb);
   return fc.record({ method: methods, path, query: fullQuery, body }).map(({ method, path, query, body }) => ({
     method,
@@ -253,7 +254,14 @@ describe("bad input on every documented operation", () => {
       if (res.status >= 500) return `${where} → ${res.status} ${text.slice(0, 300)}`;
       if (r.method === "OPTIONS") {
         const allow = res.headers.get("allow");
-        return res.status === 204 && text === "" && (allow === null || /^(GET|HEAD|POST|PUT|PATCH|DELETE)(, (HEAD|POST|PUT|PATCH|DELETE))*, OPTIONS$/.test(allow)) ? null : `${where} → ${res.status} allow ${allow}`;
+        if (res.status === 204 && text === "" && allow !== null && /^(GET|HEAD|POST|PUT|PATCH|DELETE)(, (HEAD|POST|PUT|PATCH|DELETE))*, OPTIONS$/.test(allow)) return null;
+        let notFound = false;
+        try {
+          notFound = res.status === 404 && allow === null && JSON.parse(text).error.code === 404;
+        } catch {
+          /* not the error body */
+        }
+        return notFound ? null : `${where} → ${res.status} allow ${allow} ${text.slice(0, 200)}`;
       }
       if (r.mustRefuse && res.status < 400) return `${where} → ${res.status}: took ${r.mustRefuse}`;
       // Node's HTTP parser answers these itself, before any handler: nothing to name there; a HEAD has no body.

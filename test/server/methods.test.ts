@@ -139,15 +139,22 @@ describe("OPTIONS", () => {
     }
   });
 
-  it("names GraphQL's methods, a raw route's, and none where no route is", async () => {
+  it("names GraphQL's methods and a raw route's, and answers 404 where no route is, a preflight too", async () => {
     expect((await send("OPTIONS", "/graphql")).headers.get("allow")).toBe("GET, POST, OPTIONS");
     expect((await send("OPTIONS", "/readyz")).headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     expect((await send("OPTIONS", "/v1/openapi.json")).headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     expect((await send("OPTIONS", "/v1/orgs/")).headers.get("allow")).toBe((await send("OPTIONS", "/v1/orgs")).headers.get("allow"));
-    for (const path of ["/v1/no-such-thing", "/no-such-thing"]) {
-      const answer = await send("OPTIONS", path);
-      expect(answer.status).toBe(204);
-      expect(answer.headers.get("allow"), path).toBeNull();
+    for (const path of ["/v1/no-such-thing", "/no-such-thing", "/v1/spaces/x/no-such-thing"]) {
+      for (const headers of [{}, { origin: "https://docs.example.test", "access-control-request-method": "GET" }] as Record<string, string>[]) {
+        const answer = await send("OPTIONS", path, headers);
+        expect(answer.status, path).toBe(404);
+        expect(answer.headers.get("allow"), path).toBeNull();
+        expect(answer.headers.get("access-control-allow-methods"), path).toBeNull();
+        // The 404 that GET gets there.
+        const get = await send("GET", path, { authorization: `Bearer ${admin.token}` });
+        expect(get.status, path).toBe(404);
+        expect(JSON.parse(answer.text), path).toEqual(JSON.parse(get.text.replace("GET", "OPTIONS")));
+      }
     }
   });
 });
