@@ -165,9 +165,10 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     onResponse({ request, response, setResponse }) {
       if (request.method !== "OPTIONS") return;
       const { pathname } = new URL(request.url);
+      const v1 = pathname === "/v1" || pathname.startsWith("/v1/");
       // GraphQL over HTTP: GET and POST, as yoga's own 405 says.
-      const methods = isGraphQLPath(pathname) ? null : pathname.startsWith("/v1/") ? rest.methodsOf(pathname) : [...(rawRoutes.methodsOf(pathname) ?? [])];
-      if (methods?.length === 0) return setResponse(pathname.startsWith("/v1/") ? noOperation(request.method, pathname) : noRoute(request.method, pathname));
+      const methods = isGraphQLPath(pathname) ? null : v1 ? rest.methodsOf(pathname) : [...(rawRoutes.methodsOf(pathname) ?? [])];
+      if (methods?.length === 0) return setResponse(v1 ? noOperation(request.method, pathname) : noRoute(request.method, pathname));
       const allow = methods ? allowHeader(methods) : "GET, POST, OPTIONS";
       response.headers.set("allow", allow);
       if (response.headers.has("access-control-allow-methods")) response.headers.set("access-control-allow-methods", allow);

@@ -144,7 +144,7 @@ describe("OPTIONS", () => {
     expect((await send("OPTIONS", "/readyz")).headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     expect((await send("OPTIONS", "/v1/openapi.json")).headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     expect((await send("OPTIONS", "/v1/orgs/")).headers.get("allow")).toBe((await send("OPTIONS", "/v1/orgs")).headers.get("allow"));
-    for (const path of ["/v1/no-such-thing", "/no-such-thing", "/v1/spaces/x/no-such-thing"]) {
+    for (const path of ["/v1/no-such-thing", "/no-such-thing", "/v1/spaces/x/no-such-thing", "/v1", "/v1/"]) {
       for (const headers of [{}, { origin: "https://docs.example.test", "access-control-request-method": "GET" }] as Record<string, string>[]) {
         const answer = await send("OPTIONS", path, headers);
         expect(answer.status, path).toBe(404);
