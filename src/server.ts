@@ -29,6 +29,7 @@ import { loadTrustedDocuments, useTrustedDocuments } from "./graphql/trusted-doc
 import { docsRoutes } from "./rest/docs-page.js";
 import { homeRoutes, noRoute, useJsonNotFound } from "./rest/home.js";
 import { GRAPHQL_PATH, isGraphQLPath } from "./graphql/endpoint.js";
+import { isRestPath } from "./rest/prefix.js";
 import { createRawRouter, rawRoute, type RawRoute } from "./rest/raw-routes.js";
 import { bodyLimits, withBodyLimit } from "./rest/body-limit.js";
 import { runAdminCommand } from "./cli/commands.js";
@@ -154,7 +155,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       if (graphiql.wanted(request, url)) return endResponse(await graphiql.answer(request));
       const raw = await rawRoutes(request, url);
       if (raw) return endResponse(raw);
-      if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) return endResponse(await rest.handle(request, url));
+      if (isRestPath(url.pathname)) return endResponse(await rest.handle(request, url));
       // yoga would run GraphQL at any URL that ends with its endpoint (`/x/graphql`, `/?a=/graphql`),
       // outside the rate limit and the route names: it runs at the endpoint alone.
       if (!isGraphQLPath(url.pathname)) return endResponse(noRoute(request.method, url.pathname));
@@ -165,7 +166,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     onResponse({ request, response, setResponse }) {
       if (request.method !== "OPTIONS") return;
       const { pathname } = new URL(request.url);
-      const v1 = pathname === "/v1" || pathname.startsWith("/v1/");
+      const v1 = isRestPath(pathname);
       // GraphQL over HTTP: GET and POST, as yoga's own 405 says.
       const methods = isGraphQLPath(pathname) ? null : v1 ? rest.methodsOf(pathname) : [...(rawRoutes.methodsOf(pathname) ?? [])];
       if (methods?.length === 0) return setResponse(v1 ? noOperation(request.method, pathname) : noRoute(request.method, pathname));

@@ -8,6 +8,7 @@ import { notesOf } from "../core/request-notes.js";
 import { bearerToken } from "../core/auth.js";
 import { errorBodyFor } from "../core/error-report.js";
 import { isGraphQLPath } from "../graphql/endpoint.js";
+import { isRestPath } from "../rest/prefix.js";
 
 /**
  * The API rate limit, as GitBook's API documents it. Every answer of /v1 and /graphql carries
@@ -65,7 +66,7 @@ export function useRateLimit(opts: RateLimitOptions): Plugin {
     async onRequest({ request, url, endResponse, serverContext }) {
       if (points <= 0 || request.method === "OPTIONS") return;
       const path = url.pathname;
-      if (!(isGraphQLPath(path) || path === "/v1" || path.startsWith("/v1/"))) return;
+      if (!(isGraphQLPath(path) || isRestPath(path))) return;
       const key = keyOf(request, serverContext as { req?: IncomingMessage } | undefined);
       try {
         const res = await limiter.consume(key, 1);

@@ -5,6 +5,7 @@ import { compileRawRoute, type RawRoute } from "../rest/raw-routes.js";
 import { notesOf, notesOfFetchRequest, notesOfNodeRequest } from "../core/request-notes.js";
 import type { RouteDef } from "../rest/route.js";
 import { GRAPHQL_PATH, isGraphQLPath } from "../graphql/endpoint.js";
+import { isRestPath } from "../rest/prefix.js";
 
 /**
  * Names the route pattern of a request from the gateway's routes: raw routes (their own
@@ -23,7 +24,7 @@ export function createRouteNamer(raw: readonly RawRoute[], rest: readonly RouteD
   }));
   return (method, pathname) => {
     if (isGraphQLPath(pathname)) return { route: GRAPHQL_PATH };
-    if (pathname === "/v1" || pathname.startsWith("/v1/")) {
+    if (isRestPath(pathname)) {
       const m = method === "HEAD" ? "GET" : method;
       const def = v1.find((r) => r.method === m && r.regex.test(pathname));
       if (def) return { route: def.name, operation: def.field };
