@@ -176,6 +176,11 @@ function startFlags(): string[] {
   return start.split(/\s+/).filter((word) => word.startsWith("--"));
 }
 
+/** Node options for the subscriber processes (BENCH_CLIENT_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). */
+function clientArgs(): string[] {
+  return (process.env.BENCH_CLIENT_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+}
+
 async function startGatewayProcess(env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => Promise<unknown> }> {
   const port = await freePort();
   // BENCH_GATEWAY_NODE_ARGS: node options for the gateway processes alone, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof";
@@ -540,6 +545,7 @@ async function streamPhase(group: SubscriberGroup, options: Options, phase: Phas
   const latencies: number[] = [];
   for (const r of reports) for (const l of r.latencies as Float64Array) if (!Number.isNaN(l)) latencies.push(l);
   latencies.sort((a, b) => a - b);
+  if (process.env.BENCH_STREAM_DETAIL) console.log(perWrite(reports.map((r) => r.latencies as Float64Array), phase.keys.length, writes.durations));
   await group.all({ cmd: "unsubscribe" }, "unsubscribed");
   await group.quiet(1000, 30_000);
   // A server still sending what was not delivered in time would slow the next phase down.
@@ -566,6 +572,22 @@ async function streamPhase(group: SubscriberGroup, options: Options, phase: Phas
   };
 }
 
+/**
+ * BENCH_STREAM_DETAIL: each write's arrival p50 and slowest arrival, and the PATCH's own time, in
+ * ms (whether a phase's p99 is every write's or a few writes').
+ */
+function perWrite(latencies: Float64Array[], writes: number, durations: number[]): string {
+  const cells = Array.from({ length: writes }, (_, j) => {
+    const at: number[] = [];
+    for (const l of latencies) for (let i = j; i < l.length; i += writes) if (!Number.isNaN(l[i]!)) at.push(l[i]!);
+    at.sort((a, b) => a - b);
+    return `${j}: ${Math.round(percentile(at, 50))}/${Math.round(at.at(-1) ?? NaN)} (${Math.round(durations[j] ?? NaN)})`;
+  });
+  const rows = [];
+  for (let i = 0; i < cells.length; i += 8) rows.push(`      ${cells.slice(i, i + 8).join("  ")}`);
+  return `    write: arrival p50/max (PATCH ms)\n${rows.join("\n")}`;
+}
+
 /** Child processes holding the subscribers' sockets, spread over the target's server processes. */
 class SubscriberGroup {
   private constructor(
@@ -576,7 +598,7 @@ class SubscriberGroup {
 
   static async start(target: Target, sockets: number, processes: number): Promise<SubscriberGroup> {
     const children = Array.from({ length: processes }, () =>
-      fork(path.join(root, "bench/streams-subscribers.mjs"), { execArgv: [], stdio: "inherit", serialization: "advanced" }),
+      fork(path.join(root, "bench/streams-subscribers.mjs"), { execArgv: clientArgs(), stdio: "inherit", serialization: "advanced" }),
     );
     await Promise.all(children.map((c) => nextMessage(c, "ready")));
     const started = now();
