@@ -24,7 +24,7 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  * Shared graphql-ws subscription streams: an event is executed once per group of subscriptions
  * that would answer it alike, and the serialized result is sent to every socket of the group.
  *
- * - A group is (document text, operation name, variables, access): see `streamGroupKey`. When the
+ * - A group is (document text, operation name, variables, access): see `groupKey`. When the
  *   subscription field declares how access to it is graded (`extensions.streamAccess`, e.g. the
  *   viewer's role on the space) and nothing the selection asks for can depend on who is asking
  *   (every field below the root reads only its parent and arguments), viewers with the same
@@ -127,7 +127,7 @@ type Subscribe = (args: ExecutionArgs) => unknown;
 /** A graphql-ws subscription operation that may share a stream. */
 export interface StreamOperation {
   args: ExecutionArgs & { contextValue: Context; rootValue: { subscribe: Subscribe } };
-  /** The group key (see streamGroupKey). */
+  /** The group key (see LiveStreams.groupKey). */
   key: string;
   socket: WebSocket;
   id: string;
@@ -135,25 +135,6 @@ export interface StreamOperation {
 
 /** How a subscription field grades access to it: subscribers with equal grades (and selections that cannot tell viewers apart) share a stream. Throws when refused. */
 export type StreamAccess = (args: Record<string, unknown>, ctx: Context) => Promise<string>;
-
-/**
- * The key of the group a subscription belongs to: its document, operation, variables and either
- * the grade of the viewer's access (see StreamAccess; only when nothing selected can depend on
- * the viewer) or the viewer (user and SSO provider).
- */
-export async function streamGroupKey(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  query: string,
-  operationName: string | null | undefined,
-  variables: Record<string, unknown> | null | undefined,
-  ctx: Context,
-): Promise<string> {
-  const base = [query, operationName ?? null, variables ?? null];
-  const sso = ctx.viewer.ssoProvider ?? null;
-  const grade = await accessGrade(schema, document, operationName, variables ?? {}, ctx).catch(() => null);
-  return JSON.stringify(grade === null ? [...base, "viewer", ctx.viewer.userId, sso] : [...base, "access", grade, sso]);
-}
 
 /** The subscription field's access grade, or null when the selection may depend on the viewer (or the field grades nothing). */
 async function accessGrade(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown>, ctx: Context): Promise<string | null> {
@@ -351,9 +332,49 @@ const viewerOf = (ctx: Context) => `${ctx.viewer.userId}\u0000${ctx.viewer.ssoPr
 
 export class LiveStreams {
   private readonly groups = new Map<string, Group>();
-  /** For the metrics: events executed (once per group), deliveries (once per socket and event), network writes (once per socket and pass: every event it was behind), slow consumers closed. */
-  readonly stats = { executions: 0, deliveries: 0, writes: 0, slowConsumers: 0 };
+  /**
+   * For the metrics: events executed (once per group), deliveries (once per socket and event),
+   * network writes (once per socket and pass: every event it was behind), slow consumers closed,
+   * access grades computed (see groupKey).
+   */
+  readonly stats = { executions: 0, deliveries: 0, writes: 0, slowConsumers: 0, accessGrades: 0 };
+  /** Access grades being computed, by everything they depend on (see groupKey). */
+  private readonly grading = new Map<string, Promise<string | null>>();
   constructor(private readonly opts: StreamOptions) {}
+
+  /**
+   * The key of the group a subscription belongs to: its document, operation, variables and either
+   * the grade of the viewer's access (see StreamAccess; only when nothing selected can depend on
+   * the viewer) or the viewer (user and SSO provider).
+   *
+   * The grade depends on the subscription and the viewer alone, so the subscriptions of one viewer
+   * that arrive while it is being computed (a dashboard's sockets reconnecting together after a
+   * restart) wait for that computation instead of each running the field's access checks with a
+   * request's worth of loaders: nothing is kept once it settles, and each later subscription
+   * computes its own, as fresh as the access it reads.
+   */
+  async groupKey(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    query: string,
+    operationName: string | null | undefined,
+    variables: Record<string, unknown> | null | undefined,
+    ctx: Context,
+  ): Promise<string> {
+    const base = [query, operationName ?? null, variables ?? null];
+    const sso = ctx.viewer.ssoProvider ?? null;
+    const asked = JSON.stringify([...base, ctx.viewer.userId, sso]);
+    let grade = this.grading.get(asked);
+    if (!grade) {
+      this.stats.accessGrades++;
+      grade = accessGrade(schema, document, operationName, variables ?? {}, ctx)
+        .catch(() => null)
+        .finally(() => this.grading.delete(asked));
+      this.grading.set(asked, grade);
+    }
+    const graded = await grade;
+    return JSON.stringify(graded === null ? [...base, "viewer", ctx.viewer.userId, sso] : [...base, "access", graded, sso]);
+  }
 
   /** Groups open and subscriptions in them. */
   size(): { groups: number; subscriptions: number } {

@@ -3,7 +3,7 @@ import type { ServerOptions } from "graphql-ws";
 import type { YogaServerInstance } from "graphql-yoga";
 import { UNEXPECTED } from "../core/error-report.js";
 import { trustedQuery, type TrustedDocuments } from "./trusted-documents.js";
-import { streamGroupKey, type LiveStreams, type StreamOperation } from "./streams.js";
+import type { LiveStreams, StreamOperation } from "./streams.js";
 
 type Enveloped = ReturnType<YogaServerInstance<any, any>["getEnveloped"]>;
 type Operation = ExecutionArgs & {
@@ -99,8 +99,8 @@ export function graphqlWsOperations(
           contextValue,
           rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
         };
-        if (getOperationAST(document, params.operationName)?.operation === "subscription") {
-          const key = await streamGroupKey(enveloped.schema, document, query, params.operationName, params.variables, contextValue as any);
+        if (streams && getOperationAST(document, params.operationName)?.operation === "subscription") {
+          const key = await streams.groupKey(enveloped.schema, document, query, params.operationName, params.variables, contextValue as any);
           args.stream = { key, socket: (ctx.extra as any).socket, id };
         }
         return args;

@@ -147,6 +147,46 @@ describe("groups per access grade", () => {
     for (const s of subs) expect(s.results.at(-1).data.spaceUpdated.permissions).toMatchObject({ admin: false, edit: false, view: true });
   });
 
+  it("grades the access of one viewer's subscriptions that arrive together once, and another viewer's apart", async () => {
+    // Two sockets speaking the protocol by hand, each sending its 20 subscriptions at once (a dashboard reconnecting).
+    const url = t.url.replace(/^http/, "ws") + "/graphql";
+    const open = async (token: string) => {
+      const socket = new WebSocket(url, "graphql-transport-ws");
+      const titles = new Map<string, string>();
+      const acked = new Promise((resolve) =>
+        socket.on("message", (data) => {
+          const message = JSON.parse(String(data));
+          if (message.type === "connection_ack") resolve(undefined);
+          if (message.type === "next") titles.set(message.id, message.payload.data?.spaceUpdated?.title ?? JSON.stringify(message.payload.errors));
+        }),
+      );
+      await new Promise((resolve) => socket.on("open", resolve));
+      socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${token}` } }));
+      await acked;
+      return { socket, titles };
+    };
+    const sockets = [await open(admin.token), await open(reader.token)];
+    const grades = await metric("live_stream_access_grades_total");
+    const subscriptions = await metric("live_stream_subscriptions");
+    for (const { socket } of sockets) {
+      for (let i = 0; i < 20; i++) socket.send(JSON.stringify({ id: `s${i}`, type: "subscribe", payload: { query: SPACE_DATA, variables: { id: spaceId } } }));
+    }
+    await until(async () => (await metric("live_stream_subscriptions")) >= subscriptions + 40);
+    expect(await metric("live_stream_subscriptions")).toBe(subscriptions + 40);
+    // One grade per viewer (one more each should a subscription arrive after theirs settled), not one per subscription.
+    const graded = (await metric("live_stream_access_grades_total")) - grades;
+    expect(graded).toBeGreaterThanOrEqual(2);
+    expect(graded).toBeLessThanOrEqual(4);
+    // The two viewers, of different roles, stay in two groups: one execution each, every subscription answered.
+    const executions = await metric("live_stream_executions_total");
+    await admin.patch(`/v1/spaces/${spaceId}`, { title: "Graded together" });
+    await until(() => sockets.every(({ titles }) => titles.size === 20 && [...titles.values()].every((title) => title === "Graded together")));
+    for (const { titles } of sockets) expect([...titles.values()]).toEqual(new Array(20).fill("Graded together"));
+    expect((await metric("live_stream_executions_total")) - executions).toBe(2);
+    for (const { socket } of sockets) socket.close();
+    await until(async () => (await metric("live_stream_subscriptions")) === subscriptions);
+  });
+
   it("ends the subscriptions of a viewer of a shared group whose role was removed; the other viewer goes on", async () => {
     const kept = await t.member(admin.organization, "kira@acme.test", "admin");
     const gone = await t.member(admin.organization, "gina@acme.test", "admin");
