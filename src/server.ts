@@ -16,7 +16,7 @@ import { awaitedPublisher, createPubSubFor, pubsubFailures } from "./core/pubsub
 import { makeUrls } from "./core/urls.js";
 import { authenticateRequest, authenticationFailure, bearerToken, viewerFromToken } from "./core/auth.js";
 import { makeContext, type Context, type Services } from "./core/context.js";
-import { UNEXPECTED, maskGraphQLError } from "./core/error-report.js";
+import { UNEXPECTED, maskGraphQLError, useBoundedEchoes } from "./core/error-report.js";
 import { AccessCache, accessScope } from "./core/access-cache.js";
 import { useGraphLimits } from "./graphql/limits.js";
 import { useInputChecks } from "./graphql/input.js";
@@ -219,6 +219,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       useJsonNotFound(),
       useNotAcceptableExplained(),
       useInputChecks(config.maxJsonDepth),
+      useBoundedEchoes(),
       useGraphLimits(),
       useDeferStream(),
       ...(trusted ? [useTrustedDocuments(trusted)] : []),

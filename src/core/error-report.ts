@@ -1,6 +1,6 @@
 import { GraphQLError } from "graphql";
-import { maskError as yogaMaskError } from "graphql-yoga";
-import { appErrorOf } from "./errors.js";
+import { maskError as yogaMaskError, type Plugin } from "graphql-yoga";
+import { appErrorOf, boundEchoes } from "./errors.js";
 import { log as logger } from "./logger.js";
 import { DATABASE_UNAVAILABLE, REFERENCE_GONE, RETRY_AFTER_SECONDS, ROW_GONE, isDatabaseUnavailable, isReferenceGone, isRowGone } from "./db-faults.js";
 import { isGraphQLPath } from "../graphql/endpoint.js";
@@ -20,6 +20,7 @@ export interface ErrorBody {
  * `errors` as well, where GraphQL clients read it.
  */
 export function errorBodyFor(pathname: string, code: number, message: string): ErrorBody & { errors?: { message: string; extensions: { code: number } }[] } {
+  message = boundEchoes(message);
   const body: ErrorBody & { errors?: { message: string; extensions: { code: number } }[] } = { error: { code, message } };
   if (isGraphQLPath(pathname)) body.errors = [{ message, extensions: { code } }];
   return body;
@@ -41,12 +42,13 @@ export function reportError(error: unknown, log: (err: unknown) => void = logUne
   if (unmasked !== undefined) return reportError(unmasked, log);
   const app = appErrorOf(error);
   if (app) return { error: { code: app.status, message: app.message } };
+  // The messages of graphql (a variable's value) and of yoga echo what the client sent: cut as an AppError's are.
   if (error instanceof GraphQLError && !error.path) {
-    return { error: { code: 400, message: error.message.replace(/^Variable "\$(\w+)"/, 'Parameter "$1"') } };
+    return { error: { code: 400, message: boundEchoes(error.message.replace(/^Variable "\$(\w+)"/, 'Parameter "$1"')) } };
   }
   const http = (error as any)?.extensions?.http?.status;
   if (typeof http === "number" && http >= 400 && http < 500) {
-    return { error: { code: http, message: (error as Error).message } };
+    return { error: { code: http, message: boundEchoes((error as Error).message) } };
   }
   if (isDatabaseUnavailable(error)) {
     logger.warn({ err: error }, "database unavailable");
@@ -94,7 +96,39 @@ export function maskGraphQLError(error: unknown, message: string, isDev?: boolea
     return maskedAs(gone, error);
   }
   const masked = yogaMaskError(error, message, isDev);
-  return masked !== error ? maskedAs(masked, error) : masked;
+  if (masked !== error) return maskedAs(masked, error);
+  // A client error shown as it is: the client's input it echoes is cut (core/errors.ts, boundEchoes).
+  const bounded = masked instanceof GraphQLError ? boundedError(masked) : masked;
+  return bounded !== masked ? maskedAs(bounded, error) : masked;
+}
+
+/** `error` with its message's echoes cut (core/errors.ts, boundEchoes), or itself when nothing is cut. */
+function boundedError(error: GraphQLError): GraphQLError {
+  const message = boundEchoes(error.message);
+  if (message === error.message) return error;
+  const { nodes, source, positions, path, originalError, extensions } = error;
+  return new GraphQLError(message, { nodes, source, positions, path, originalError, extensions });
+}
+
+/**
+ * Cuts the echoes in the messages of the GraphQL errors that error masking does not see: a
+ * document's syntax errors (a token as sent) and its validation errors (a variable's value, which
+ * the cost estimate coerces while validating).
+ */
+export function useBoundedEchoes(): Plugin {
+  return {
+    onParse:
+      () =>
+      ({ result, replaceParseResult }) => {
+        if (result instanceof GraphQLError && boundedError(result) !== result) replaceParseResult(boundedError(result));
+      },
+    onValidate:
+      () =>
+      ({ result, setResult }) => {
+        const bound = (e: Error) => (e instanceof GraphQLError ? boundedError(e) : e);
+        if (result.some((e) => bound(e) !== e)) setResult(result.map(bound) as GraphQLError[]);
+      },
+  };
 }
 
 /** `masked`, remembering the error it stands for (a /v1 answer is decided from that one). */

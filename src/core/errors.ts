@@ -5,12 +5,37 @@ import { GraphQLError } from "graphql";
  * and becomes `{ "error": { "code", "message" } }` on REST. Anything that is not an AppError is
  * a fault and reaches clients only as "Unexpected error.".
  */
+/**
+ * Characters of one word of an error message a client is shown as they are. A longer word is the
+ * client's own input echoed back (an id of a path, a key or a value of a body, a query parameter;
+ * an id the server makes is about 25 characters long): the message keeps its start and says how
+ * long it was, so a 16 KB path segment or a 20 KB key is not sent back, nor logged, in full.
+ */
+export const MAX_ECHOED_WORD = 200;
+/** Characters kept of a word cut by `boundEchoes`. */
+const ECHO_KEPT = 64;
+const LONG_WORD = new RegExp(`[^\\s"]{${MAX_ECHOED_WORD + 1},}`, "g");
+
+/**
+ * `message` with every word (a run of characters other than white space and double quotes, so a
+ * quoted id is cut inside its quotes) longer than MAX_ECHOED_WORD cut to its first characters and
+ * its length: `Space "xxxx…(5000 characters)" not found.`
+ */
+export function boundEchoes(message: string): string {
+  if (message.length <= MAX_ECHOED_WORD) return message;
+  return message.replace(LONG_WORD, (word) => {
+    // Never half of a surrogate pair.
+    const end = /[\ud800-\udbff]/.test(word[ECHO_KEPT - 1]!) ? ECHO_KEPT - 1 : ECHO_KEPT;
+    return `${word.slice(0, end)}…(${word.length} characters)`;
+  });
+}
+
 export class AppError extends GraphQLError {
   constructor(
     public readonly status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 502 | 503 | 504,
     message: string,
   ) {
-    super(message, { extensions: { code: status } });
+    super(boundEchoes(message), { extensions: { code: status } });
     this.name = "AppError";
   }
 }

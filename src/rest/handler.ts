@@ -26,7 +26,7 @@ import { fixedAnswer } from "../server/fixed-answers.js";
 import { Answer, etagOf, notModified as notModifiedAnswer } from "../server/answers.js";
 import { pickError, reportError, type ErrorBody } from "../core/error-report.js";
 import { RETRY_AFTER_SECONDS } from "../core/db-faults.js";
-import { badInput } from "../core/errors.js";
+import { badInput, boundEchoes } from "../core/errors.js";
 import type { Context } from "../core/context.js";
 
 const INTERNAL_DOC = "/__sofa/openapi.json";
@@ -67,6 +67,8 @@ export interface KeptAnswer {
 type PromiseOrValue<T> = T | Promise<T>;
 
 export function errorResponse(body: ErrorBody, headers: Record<string, string> = {}): Response {
+  // A message that quotes a path or a value as sent quotes it cut (core/errors.ts, boundEchoes).
+  body = { ...body, error: { ...body.error, message: boundEchoes(body.error.message) } };
   // A 503 (the database out of reach for a moment) tells when to try again.
   const retry: Record<string, string> = body.error.code === 503 && !Object.keys(headers).some((h) => h.toLowerCase() === "retry-after") ? { "retry-after": String(RETRY_AFTER_SECONDS) } : {};
   return new Answer(JSON.stringify(body), {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, created, type Admin } from "../helpers/fixtures.js";
 import { fuzzTargets, hostileSegment, hostileString, hostileValue } from "../helpers/hostile.js";
+import { firstOutcome, wsClient } from "../helpers/graphql-ws.js";
 
 vi.setConfig({ testTimeout: 600_000, hookTimeout: 120_000 });
 
@@ -21,6 +22,8 @@ vi.setConfig({ testTimeout: 600_000, hookTimeout: 120_000 });
 const RUNS = Number(process.env.FUZZ_RUNS || 5_008);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 const BATCH = 16; // requests sent concurrently by one property run
+/** Longest error message an answer may carry: a few cut echoes (core/errors.ts, boundEchoes) and the words around them. */
+const MAX_MESSAGE = 2_000;
 
 let t: TestGateway;
 let admin: Admin;
@@ -275,6 +278,8 @@ describe("bad input on every documented operation", () => {
           /* not the error body */
         }
         if (typeof message !== "string" || !message) return `${where} → ${res.status} without the error body: ${text.slice(0, 300)}`;
+        // What the client sent is echoed cut (core/errors.ts, boundEchoes), never a 3,000-character id or a 200,000-character value whole.
+        if (message.length > MAX_MESSAGE) return `${where} → ${res.status} with a message of ${message.length} characters: ${message.slice(0, 200)}`;
       }
       return null;
     };
@@ -320,6 +325,42 @@ describe("bad input on every documented operation", () => {
     // The fixture space's content reads on both faces.
     const fixture = await fetch(`${t.url}/v1/spaces/${ids.spaceId}/content/pages`, { headers: { authorization: `Bearer ${admin.token}` } });
     expect(fixture.status).toBeLessThan(500);
+  });
+
+  it("echoes a long id, key or value cut to its start and its length, on both faces", async () => {
+    const long = "x".repeat(5000);
+    const auth = { authorization: `Bearer ${admin.token}`, "content-type": "application/json" };
+    const answers: [string, Response][] = [
+      ["REST path id", await fetch(`${t.url}/v1/spaces/${long}`, { headers: auth })],
+      ["REST body key", await fetch(`${t.url}/v1/orgs/${ids.organizationId}/spaces`, { method: "POST", headers: auth, body: JSON.stringify({ title: "a", [long]: 1 }) })],
+      ["REST query parameter", await fetch(`${t.url}/v1/orgs/${ids.organizationId}/spaces?limit=${long}`, { headers: auth })],
+      ["GraphQL argument", await fetch(`${t.url}/graphql`, { method: "POST", headers: auth, body: JSON.stringify({ query: `{ space(spaceId: "${long}") { id } }` }) })],
+      ["GraphQL variable", await fetch(`${t.url}/graphql`, { method: "POST", headers: auth, body: JSON.stringify({ query: "query($n: Int!) { __typename }", variables: { n: long } }) })],
+      ["GraphQL field", await fetch(`${t.url}/graphql`, { method: "POST", headers: auth, body: JSON.stringify({ query: `{ ${long} }` }) })],
+    ];
+    for (const [what, res] of answers) {
+      const body = await res.json();
+      const messages: string[] = body.error ? [body.error.message] : body.errors.map((e: { message: string }) => e.message);
+      // A GraphQL field error (the space not found) is answered 200 with `errors`, as GraphQL answers it.
+      if (what.startsWith("REST")) expect(res.status, what).toBeGreaterThanOrEqual(400);
+      expect(res.status, what).toBeLessThan(500);
+      expect(messages.join("\n"), what).toContain(`${"x".repeat(64)}…(5000 characters)`);
+      for (const message of messages) expect(message.length, `${what}: ${message.slice(0, 200)}`).toBeLessThan(400);
+    }
+    // graphql-ws: a subscription refused for an unknown space, and one whose variable is refused.
+    const client = wsClient(t.url, admin.token);
+    try {
+      for (const [query, variables] of [
+        ["subscription($id: String!) { spaceUpdated(spaceId: $id) { id } }", { id: long }],
+        ["subscription($id: Int!) { spaceUpdated(spaceId: \"s\") { id } }", { id: long }],
+      ] as const) {
+        const outcome = JSON.stringify(await firstOutcome(client, query, variables));
+        expect(outcome).toContain(`${"x".repeat(64)}…(5000 characters)`);
+        expect(outcome.length, outcome.slice(0, 300)).toBeLessThan(1000);
+      }
+    } finally {
+      await client.dispose();
+    }
   });
 
   it("names the field on the classes the property mixes in", async () => {
