@@ -1,15 +1,10 @@
 import { GraphQLError } from "graphql";
 
 /**
- * An error a caller can act on. Its HTTP status travels in `extensions.code` (GraphQL clients)
- * and becomes `{ "error": { "code", "message" } }` on REST. Anything that is not an AppError is
- * a fault and reaches clients only as "Unexpected error.".
- */
-/**
  * Characters of one word of an error message a client is shown as they are. A longer word is the
  * client's own input echoed back (an id of a path, a key or a value of a body, a query parameter;
  * an id the server makes is about 25 characters long): the message keeps its start and says how
- * long it was, so a 16 KB path segment or a 20 KB key is not sent back, nor logged, in full.
+ * long it was, so a 16 KB path segment or a 20 KB key is not sent back in full.
  */
 export const MAX_ECHOED_WORD = 200;
 /** Characters kept of a word cut by `boundEchoes`. */
@@ -30,6 +25,11 @@ export function boundEchoes(message: string): string {
   });
 }
 
+/**
+ * An error a caller can act on. Its HTTP status travels in `extensions.code` (GraphQL clients)
+ * and becomes `{ "error": { "code", "message" } }` on REST. Anything that is not an AppError is
+ * a fault and reaches clients only as "Unexpected error.".
+ */
 export class AppError extends GraphQLError {
   constructor(
     public readonly status: 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 502 | 503 | 504,
