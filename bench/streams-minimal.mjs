@@ -96,4 +96,10 @@ wss.on("connection", (socket) => {
 });
 
 server.listen(0, "127.0.0.1", () => process.send({ kind: "listening", port: server.address().port }));
+process.on("message", (cmd) => {
+  if (cmd?.cmd !== "cpu") return;
+  // CPU seconds (user and system) this process has used so far.
+  const { user, system } = process.cpuUsage();
+  process.send({ kind: "cpu", seconds: (user + system) / 1e6 });
+});
 process.on("disconnect", () => process.exit(0));

@@ -149,6 +149,12 @@ process.on("message", async (cmd) => {
       process.send({ kind: "subscribed" });
       break;
     }
+    case "cpu": {
+      // CPU seconds (user and system) this process has used so far.
+      const { user, system } = process.cpuUsage();
+      process.send({ kind: "cpu", seconds: (user + system) / 1e6 });
+      break;
+    }
     case "status": {
       // How many sockets saw `key` (or anything, without one) and when the last message came.
       const seen = cmd.key && sub ? sub.seen.get(cmd.key) : undefined;

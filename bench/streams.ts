@@ -91,6 +91,8 @@ interface Target {
   warmPage: SpacePage;
   /** Space and page of page edit k. */
   pages: SpacePage[];
+  /** CPU seconds (user and system) the server's processes have used so far. */
+  cpuSeconds(): Promise<number>;
   stop(): Promise<unknown>;
 }
 
@@ -112,6 +114,7 @@ async function startMinimal(): Promise<Target> {
     titleSpace: "spc_title",
     warmPage: { space: "spc_warm", page: "pg_warm" },
     pages,
+    cpuSeconds: async () => (await request(child, { cmd: "cpu" }, "cpu")).seconds,
     stop: () => stopChild(child),
   };
 }
@@ -166,6 +169,15 @@ async function startGateways(shared: boolean, receiverUrl: string, spaces: numbe
     titleSpace,
     warmPage: made[0]!,
     pages: made.slice(1),
+    // prom-client's process_cpu_seconds_total of each gateway (its /metrics).
+    cpuSeconds: async () => {
+      let total = 0;
+      for (const s of servers) {
+        const text = await fetch(`${s.url}/metrics`).then((r) => (r.ok ? r.text() : ""), () => "");
+        total += Number(/^process_cpu_seconds_total ([\d.e+-]+)$/m.exec(text)?.[1] ?? NaN);
+      }
+      return total;
+    },
     stop: () => Promise.all(servers.map((s) => s.stop())),
   };
 }
@@ -293,6 +305,51 @@ interface StreamResult {
   /** The written gateway's event loop and collections during the writes, with the subscribers and with none. */
   processWith?: ProcessFigures;
   processNone?: ProcessFigures;
+  /** Cores used during the writes with the subscribers: see CpuShares. */
+  cpu?: CpuShares;
+}
+
+/**
+ * Cores in use during a stretch of writes (CPU seconds over its wall time): the whole machine's
+ * (of `cores`), the server's processes', the subscriber processes'. The rest is the database,
+ * Redis, this process (the writer, the integration's receiver) and anything else running.
+ */
+interface CpuShares {
+  cores: number;
+  machine: number;
+  servers: number;
+  subscribers: number;
+}
+
+/**
+ * The machine's busy CPU seconds so far, all cores: on Linux from /proc/stat, with the time spent
+ * in soft interrupts (the network's receive and send work, much of a fan-out's), which os.cpus()
+ * leaves out; elsewhere from os.cpus().
+ */
+function machineBusySeconds(): number {
+  try {
+    const [user, nice, system, , , irq, softirq] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return (user! + nice! + system! + irq! + softirq!) / 100; // USER_HZ
+  } catch {
+    return os.cpus().reduce((sum, c) => sum + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0) / 1000;
+  }
+}
+
+/** CPU seconds so far: the machine's busy time (all cores), the target's processes, the subscriber processes. */
+async function cpuTotals(group: SubscriberGroup, target: Target) {
+  const busy = machineBusySeconds();
+  const [servers, subscribers] = await Promise.all([target.cpuSeconds(), group.all({ cmd: "cpu" }, "cpu").then((all) => sum(all, "seconds"))]);
+  return { at: now(), busy, servers, subscribers };
+}
+
+function cpuShares(before: Awaited<ReturnType<typeof cpuTotals>>, after: Awaited<ReturnType<typeof cpuTotals>>): CpuShares {
+  const seconds = (after.at - before.at) / 1000;
+  return {
+    cores: os.cpus().length,
+    machine: (after.busy - before.busy) / seconds,
+    servers: (after.servers - before.servers) / seconds,
+    subscribers: (after.subscribers - before.subscribers) / seconds,
+  };
 }
 
 interface TargetResult {
@@ -371,9 +428,19 @@ function line(r: StreamResult): string {
     `PATCH p50/p90/p99 ${spread([...r.patchWithTypical, r.patchWith])} (none: ${spread([...r.patchNoneTypical, r.patchNone])})` +
     (r.sent?.frames ? `; ${r.sent.frames} results sent in ${r.sent.writes} network writes (warm-up included)` : "") +
     (r.processWith && r.processNone ? `\n      during the writes, with subscribers (none): ${processLine(r.processWith, r.processNone)}` : "") +
+    (r.cpu ? `\n      ${cpuLine(r.cpu)}` : "") +
     (r.failedWrites ? `; ${r.failedWrites} writes failed` : "") +
     (r.errors ? `; ${r.errors} subscriber errors` : "") +
     (r.firstError ? `; first error: ${r.firstError}` : "")
+  );
+}
+
+/** The cores in use during the writes with the subscribers. */
+function cpuLine(c: CpuShares): string {
+  const cores = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : "—");
+  return (
+    `cores in use during the writes: ${cores(c.machine)} of ${c.cores} — the server's processes ${cores(c.servers)}, ` +
+    `the subscriber processes ${cores(c.subscribers)}, the rest (database, Redis, this process) ${cores(c.machine - c.servers - c.subscribers)}`
   );
 }
 
@@ -523,7 +590,9 @@ async function streamPhase(group: SubscriberGroup, options: Options, phase: Phas
   }
   await group.quiet(1000, 60_000);
 
+  const cpuBefore = await cpuTotals(group, phase.target);
   const writes = await paced(options, phase.write, phase.target);
+  const cpu = cpuShares(cpuBefore, await cpuTotals(group, phase.target));
   const expected = group.connected * phase.keys.length;
   const lastStart = Math.max(...writes.starts);
   let received = 0;
@@ -566,6 +635,7 @@ async function streamPhase(group: SubscriberGroup, options: Options, phase: Phas
     patchWithTypical: [percentile(withSorted, 50), percentile(withSorted, 90)],
     processWith: writes.process,
     processNone: phase.none.process,
+    cpu,
     failedWrites: writes.failed + phase.none.failed,
     errors: sum(statuses, "errors"),
     firstError: statuses.map((s) => s.firstError).find(Boolean) || writes.firstError || phase.none.firstError || "",
