@@ -23,6 +23,9 @@ export const hostileString = fc.oneof(
   fc.string({ maxLength: 30, unit: "binary" }),
 );
 
+/** Longest error message an answer may carry: a few cut echoes of the client's input (core/errors.ts, boundEchoes) and the words around them. */
+export const MAX_ERROR_MESSAGE = 2_000;
+
 export const hugeNumber = fc.constantFrom(1e308, -1e308, 2 ** 53 + 1, -(2 ** 63), 1e21, 0.1, -0, Number.MAX_SAFE_INTEGER);
 
 /** Nested `depth` levels of arrays or objects. */

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, created, type Admin } from "../helpers/fixtures.js";
-import { fuzzTargets, hostileSegment, hostileString, hostileValue } from "../helpers/hostile.js";
+import { MAX_ERROR_MESSAGE, fuzzTargets, hostileSegment, hostileString, hostileValue } from "../helpers/hostile.js";
 import { firstOutcome, wsClient } from "../helpers/graphql-ws.js";
 
 vi.setConfig({ testTimeout: 600_000, hookTimeout: 120_000 });
@@ -22,8 +22,6 @@ vi.setConfig({ testTimeout: 600_000, hookTimeout: 120_000 });
 const RUNS = Number(process.env.FUZZ_RUNS || 5_008);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 const BATCH = 16; // requests sent concurrently by one property run
-/** Longest error message an answer may carry: a few cut echoes (core/errors.ts, boundEchoes) and the words around them. */
-const MAX_MESSAGE = 2_000;
 
 let t: TestGateway;
 let admin: Admin;
@@ -279,7 +277,7 @@ describe("bad input on every documented operation", () => {
         }
         if (typeof message !== "string" || !message) return `${where} → ${res.status} without the error body: ${text.slice(0, 300)}`;
         // What the client sent is echoed cut (core/errors.ts, boundEchoes), never a 3,000-character id or a 200,000-character value whole.
-        if (message.length > MAX_MESSAGE) return `${where} → ${res.status} with a message of ${message.length} characters: ${message.slice(0, 200)}`;
+        if (message.length > MAX_ERROR_MESSAGE) return `${where} → ${res.status} with a message of ${message.length} characters: ${message.slice(0, 200)}`;
       }
       return null;
     };

@@ -19,7 +19,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, type Admin } from "../helpers/fixtures.js";
-import { PROTOTYPE_NAMES, deep, fuzzTargets, hostileString, hostileValue, hugeNumber } from "../helpers/hostile.js";
+import { MAX_ERROR_MESSAGE, PROTOTYPE_NAMES, deep, fuzzTargets, hostileString, hostileValue, hugeNumber } from "../helpers/hostile.js";
 import { wsClient, collect } from "../helpers/graphql-ws.js";
 
 vi.setConfig({ testTimeout: 600_000, hookTimeout: 120_000 });
@@ -306,16 +306,19 @@ async function runGraphql(call: HttpCall, what: string): Promise<string | null> 
   const outcome = `${res.status}${/"data":\{"\w+":[{\["\dtf]/.test(text) ? " data" : ""}${text.includes('"errors"') ? " errors" : ""}`;
   outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
   if (res.status >= 500 || text.includes(UNEXPECTED)) return `${what} → ${res.status} ${text.slice(0, 300)}`;
+  let messages: unknown[] = [];
+  try {
+    const body = JSON.parse(text);
+    messages = body.errors?.map((e: { message?: unknown }) => e.message) ?? (body.error ? [body.error.message] : []);
+  } catch {
+    /* not JSON */
+  }
   if (res.status >= 400 && res.status !== 413 && res.status !== 431 && res.status !== 414) {
-    let messages: unknown[] = [];
-    try {
-      const body = JSON.parse(text);
-      messages = body.errors?.map((e: { message?: unknown }) => e.message) ?? [body.error?.message];
-    } catch {
-      /* not JSON */
-    }
     if (!messages.length || messages.some((m) => typeof m !== "string" || !m)) return `${what} → ${res.status} without error messages: ${text.slice(0, 300)}`;
   }
+  // What the client sent is echoed cut (core/errors.ts, boundEchoes), in a 200 with errors as in a 400.
+  const long = messages.find((m) => typeof m === "string" && m.length > MAX_ERROR_MESSAGE) as string | undefined;
+  if (long) return `${what} → ${res.status} with a message of ${long.length} characters: ${long.slice(0, 200)}`;
   return null;
 }
 
