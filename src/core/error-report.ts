@@ -42,13 +42,12 @@ export function reportError(error: unknown, log: (err: unknown) => void = logUne
   if (unmasked !== undefined) return reportError(unmasked, log);
   const app = appErrorOf(error);
   if (app) return { error: { code: app.status, message: app.message } };
-  // The messages of graphql (a variable's value) and of yoga echo what the client sent: cut as an AppError's are.
   if (error instanceof GraphQLError && !error.path) {
-    return { error: { code: 400, message: boundEchoes(error.message.replace(/^Variable "\$(\w+)"/, 'Parameter "$1"')) } };
+    return { error: { code: 400, message: error.message.replace(/^Variable "\$(\w+)"/, 'Parameter "$1"') } };
   }
   const http = (error as any)?.extensions?.http?.status;
   if (typeof http === "number" && http >= 400 && http < 500) {
-    return { error: { code: http, message: boundEchoes((error as Error).message) } };
+    return { error: { code: http, message: (error as Error).message } };
   }
   if (isDatabaseUnavailable(error)) {
     logger.warn({ err: error }, "database unavailable");
@@ -116,20 +115,22 @@ function boundedError(error: GraphQLError): GraphQLError {
  * the cost estimate coerces while validating).
  */
 export function useBoundedEchoes(): Plugin {
-  return {
-    onParse:
-      () =>
-      ({ result, replaceParseResult }) => {
-        if (result instanceof GraphQLError && boundedError(result) !== result) replaceParseResult(boundedError(result));
-      },
-    onValidate:
-      () =>
-      ({ result, setResult }) => {
-        const bound = (e: Error) => (e instanceof GraphQLError ? boundedError(e) : e);
-        if (result.some((e) => bound(e) !== e)) setResult(result.map(bound) as GraphQLError[]);
-      },
+  // The after-hooks are made once: every request parses and validates (or finds both cached).
+  const afterParse: AfterParse = ({ result, replaceParseResult }) => {
+    if (!(result instanceof GraphQLError)) return;
+    const bounded = boundedError(result);
+    if (bounded !== result) replaceParseResult(bounded);
   };
+  const afterValidate: AfterValidate = ({ result, setResult }) => {
+    if (!result.length) return;
+    const bounded = result.map((e) => (e instanceof GraphQLError ? boundedError(e) : e));
+    if (bounded.some((e, i) => e !== result[i])) setResult(bounded as GraphQLError[]);
+  };
+  return { onParse: () => afterParse, onValidate: () => afterValidate };
 }
+
+type AfterParse = Exclude<ReturnType<NonNullable<Plugin["onParse"]>>, void | Promise<unknown>>;
+type AfterValidate = Exclude<ReturnType<NonNullable<Plugin["onValidate"]>>, void | Promise<unknown>>;
 
 /** `masked`, remembering the error it stands for (a /v1 answer is decided from that one). */
 function maskedAs(masked: Error, error: unknown): Error {

@@ -6,7 +6,7 @@ import { GraphQLError } from "graphql";
  * an id the server makes is about 25 characters long): the message keeps its start and says how
  * long it was, so a 16 KB path segment or a 20 KB key is not sent back in full.
  */
-export const MAX_ECHOED_WORD = 200;
+const MAX_ECHOED_WORD = 200;
 /** Characters kept of a word cut by `boundEchoes`. */
 const ECHO_KEPT = 64;
 const LONG_WORD = new RegExp(`[^\\s"]{${MAX_ECHOED_WORD + 1},}`, "g");

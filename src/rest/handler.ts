@@ -67,7 +67,8 @@ export interface KeptAnswer {
 type PromiseOrValue<T> = T | Promise<T>;
 
 export function errorResponse(body: ErrorBody, headers: Record<string, string> = {}): Response {
-  // A message that quotes a path or a value as sent quotes it cut (core/errors.ts, boundEchoes).
+  // Every REST error body is made here: a message that quotes a path or a value as sent (graphql's,
+  // yoga's, the 404 and 405 of unknown paths) quotes it cut (core/errors.ts, boundEchoes).
   body = { ...body, error: { ...body.error, message: boundEchoes(body.error.message) } };
   // A 503 (the database out of reach for a moment) tells when to try again.
   const retry: Record<string, string> = body.error.code === 503 && !Object.keys(headers).some((h) => h.toLowerCase() === "retry-after") ? { "retry-after": String(RETRY_AFTER_SECONDS) } : {};

@@ -345,6 +345,12 @@ describe("bad input on every documented operation", () => {
       expect(messages.join("\n"), what).toContain(`${"x".repeat(64)}…(5000 characters)`);
       for (const message of messages) expect(message.length, `${what}: ${message.slice(0, 200)}`).toBeLessThan(400);
     }
+    // A cut never splits a surrogate pair: the 64th character of "x💩💩…" is the first half of one.
+    const emoji = await fetch(`${t.url}/v1/spaces/${encodeURIComponent(`x${"💩".repeat(1000)}`)}`, { headers: auth });
+    const emojiMessage: string = (await emoji.json()).error.message;
+    expect(emoji.status).toBe(404);
+    expect(emojiMessage).toContain(`x${"💩".repeat(31)}…(2001 characters)`);
+    expect(emojiMessage).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
     // graphql-ws: a subscription refused for an unknown space, and one whose variable is refused.
     const client = wsClient(t.url, admin.token);
     try {
