@@ -361,19 +361,20 @@ export class LiveStreams {
     variables: Record<string, unknown> | null | undefined,
     ctx: Context,
   ): Promise<string> {
-    const base = [query, operationName ?? null, variables ?? null];
+    // The subscription as JSON, written once; JSON holds no raw NUL, so "\u0000" parts the key unambiguously.
+    const base = JSON.stringify([query, operationName ?? null, variables ?? null]);
     const sso = ctx.viewer.ssoProvider ?? null;
-    const asked = JSON.stringify([...base, ctx.viewer.userId, sso]);
-    let grade = this.grading.get(asked);
+    const viewer = `${base}\u0000${JSON.stringify(["viewer", ctx.viewer.userId, sso])}`;
+    let grade = this.grading.get(viewer);
     if (!grade) {
       this.stats.accessGrades++;
       grade = accessGrade(schema, document, operationName, variables ?? {}, ctx)
         .catch(() => null)
-        .finally(() => this.grading.delete(asked));
-      this.grading.set(asked, grade);
+        .finally(() => this.grading.delete(viewer));
+      this.grading.set(viewer, grade);
     }
     const graded = await grade;
-    return JSON.stringify(graded === null ? [...base, "viewer", ctx.viewer.userId, sso] : [...base, "access", graded, sso]);
+    return graded === null ? viewer : `${base}\u0000${JSON.stringify(["access", graded, sso])}`;
   }
 
   /** Groups open and subscriptions in them. */
