@@ -16,7 +16,7 @@ import { awaitedPublisher, createPubSubFor, pubsubFailures } from "./core/pubsub
 import { makeUrls } from "./core/urls.js";
 import { authenticateRequest, authenticationFailure, bearerToken, viewerFromToken } from "./core/auth.js";
 import { makeContext, type Context, type Services } from "./core/context.js";
-import { UNEXPECTED, maskGraphQLError, useBoundedEchoes } from "./core/error-report.js";
+import { UNEXPECTED, maskGraphQLError, useBoundedEchoes, yogaLogger } from "./core/error-report.js";
 import { AccessCache, accessScope } from "./core/access-cache.js";
 import { useGraphLimits } from "./graphql/limits.js";
 import { useInputChecks } from "./graphql/input.js";
@@ -341,16 +341,6 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       await db.close();
     },
   };
-}
-
-/** Yoga's own messages go to the process's logger (warnings and errors; its debug chatter is dropped). */
-function yogaLogger() {
-  const write = (level: "warn" | "error") => (...args: unknown[]) => {
-    const err = args.find((a) => a instanceof Error);
-    const text = args.filter((a) => typeof a === "string").join(" ") || (err as Error | undefined)?.message || "graphql-yoga";
-    log[level](err ? { err } : {}, text);
-  };
-  return { debug: () => undefined, info: () => undefined, warn: write("warn"), error: write("error") };
 }
 
 /** Compares a presented secret with the expected one in constant time. */

@@ -5,9 +5,25 @@ import { log as logger } from "./logger.js";
 import { DATABASE_UNAVAILABLE, REFERENCE_GONE, RETRY_AFTER_SECONDS, ROW_GONE, isDatabaseUnavailable, isReferenceGone, isRowGone } from "./db-faults.js";
 import { isGraphQLPath } from "../graphql/endpoint.js";
 
-/** Logs a fault in full (with the request id of the request it happened in). */
+/** Errors already logged: a /v1 fault is seen by yoga's masking and by the REST answer, and logged once. */
+const logged = new WeakSet<object>();
+
+function logOnce(err: unknown, write: () => void): void {
+  if (err !== null && typeof err === "object") {
+    if (logged.has(err)) return;
+    logged.add(err);
+  }
+  write();
+}
+
+/** Logs a fault in full (with the request id of the request it happened in), once. */
 function logUnexpected(err: unknown): void {
-  logger.error({ err }, "unexpected error");
+  logOnce(err, () => logger.error({ err }, "unexpected error"));
+}
+
+/** A lost database connection: a warning (the client is told to retry), once. */
+function logUnavailable(err: unknown): void {
+  logOnce(err, () => logger.warn({ err }, "database unavailable"));
 }
 
 export interface ErrorBody {
@@ -37,26 +53,49 @@ export const UNEXPECTED = "Unexpected error.";
  * anything else is a masked 500.
  */
 export function reportError(error: unknown, log: (err: unknown) => void = logUnexpected): ErrorBody {
-  // /v1 operations run through yoga's envelop too: what its masking hid is reported as it was.
+  const original = originalOf(error);
+  const known = knownError(original);
+  if (!known) {
+    log(original);
+    return { error: { code: 500, message: UNEXPECTED } };
+  }
+  if (known.unavailable) logUnavailable(original);
+  return { error: { code: known.code, message: known.message } };
+}
+
+/** What yoga's masking hid (/v1 operations run through yoga's envelop too), or the error itself. */
+function originalOf(error: unknown): unknown {
   const unmasked = (error as { [MASKED]?: unknown } | null)?.[MASKED];
-  if (unmasked !== undefined) return reportError(unmasked, log);
+  return unmasked === undefined ? error : originalOf(unmasked);
+}
+
+/** What a client is told of an error that is not a fault (undefined for a fault); reports nothing. */
+function knownError(error: unknown): (ErrorBody["error"] & { unavailable?: true }) | undefined {
   const app = appErrorOf(error);
-  if (app) return { error: { code: app.status, message: app.message } };
+  if (app) return { code: app.status, message: app.message };
   if (error instanceof GraphQLError && !error.path) {
-    return { error: { code: 400, message: error.message.replace(/^Variable "\$(\w+)"/, 'Parameter "$1"') } };
+    return { code: 400, message: error.message.replace(/^Variable "\$(\w+)"/, 'Parameter "$1"') };
   }
   const http = (error as any)?.extensions?.http?.status;
-  if (typeof http === "number" && http >= 400 && http < 500) {
-    return { error: { code: http, message: (error as Error).message } };
-  }
-  if (isDatabaseUnavailable(error)) {
-    logger.warn({ err: error }, "database unavailable");
-    return { error: { code: 503, message: DATABASE_UNAVAILABLE } };
-  }
-  const race = raceOf(error);
-  if (race) return { error: race };
-  log(error);
-  return { error: { code: 500, message: UNEXPECTED } };
+  if (typeof http === "number" && http >= 400 && http < 500) return { code: http, message: (error as Error).message };
+  if (isDatabaseUnavailable(error)) return { code: 503, message: DATABASE_UNAVAILABLE, unavailable: true };
+  return raceOf(error);
+}
+
+/**
+ * yoga's logger: its warnings go to the process's logger, its debug chatter is dropped, and what it
+ * reports as an error (the original of an error its masking replaced, or what it cannot read as a
+ * GraphQL error) is reported as `reportError` decides — a fault logged once, a lost database
+ * connection warned once, and a client's mistake or a lost race not logged as an error at all.
+ */
+export function yogaLogger() {
+  const report = (level: "warn" | "error") => (...args: unknown[]) => {
+    const err = args.find((a) => a instanceof Error);
+    if (level === "error" && err) return void reportError(err);
+    const text = args.filter((a) => typeof a === "string").join(" ") || (err as Error | undefined)?.message || "graphql-yoga";
+    logger[level](err ? { err } : {}, text);
+  };
+  return { debug: () => undefined, info: () => undefined, warn: report("warn"), error: report("error") };
 }
 
 /** A write that lost a race with a concurrent delete: what it refers to (409) or its own row (404) is gone. */
@@ -79,7 +118,7 @@ export function pickError(errors: readonly unknown[], log?: (err: unknown) => vo
  */
 export function maskGraphQLError(error: unknown, message: string, isDev?: boolean): Error {
   if (!appErrorOf(error) && isDatabaseUnavailable(error)) {
-    logger.warn({ err: error }, "database unavailable");
+    logUnavailable(error);
     const original = error instanceof GraphQLError ? error : undefined;
     const unavailable = new GraphQLError(DATABASE_UNAVAILABLE, {
       nodes: original?.nodes,

@@ -1,4 +1,6 @@
 import fc from "fast-check";
+import { vi } from "vitest";
+import { log } from "../../src/core/logger.js";
 import { created, type Admin } from "./fixtures.js";
 
 /**
@@ -25,6 +27,19 @@ export const hostileString = fc.oneof(
 
 /** Longest error message an answer may carry: a few cut echoes of the client's input (core/errors.ts, boundEchoes) and the words around them. */
 export const MAX_ERROR_MESSAGE = 2_000;
+
+/**
+ * What the process logs as an error (its message and its error's, cut to 300 characters) until
+ * `stop` is called: while it answers a fuzz with no 5xx, nothing is — a client's mistake is not a fault.
+ */
+export function errorsLogged(): { lines: string[]; stop: () => void } {
+  const lines: string[] = [];
+  const spy = vi.spyOn(log, "error").mockImplementation(((fields: unknown, msg?: unknown) => {
+    const err = typeof fields === "object" ? (fields as { err?: Error } | null)?.err : undefined;
+    lines.push(`${typeof fields === "string" ? fields : (msg ?? "")}: ${err?.message ?? ""}`.slice(0, 300));
+  }) as never);
+  return { lines, stop: () => spy.mockRestore() };
+}
 
 export const hugeNumber = fc.constantFrom(1e308, -1e308, 2 ** 53 + 1, -(2 ** 63), 1e21, 0.1, -0, Number.MAX_SAFE_INTEGER);
 

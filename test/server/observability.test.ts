@@ -120,6 +120,43 @@ describe("request logs", () => {
     }
   });
 
+  it("logs a fault once, at error level, and a client's mistake never as an error (a long value it sent included)", async () => {
+    const headers = { authorization: `Bearer ${admin.token}`, "content-type": "application/json" };
+    const long = "x".repeat(5_000);
+    const reported = vi.spyOn(log, "error").mockImplementation(() => undefined as any);
+    try {
+      // Mistakes: an unknown enum value, long enough that its echo is cut, on both faces; a list where one value goes.
+      const rest = await fetch(`${t.url}/v1/orgs/${org}/members?order=${long}`, { headers });
+      expect(rest.status).toBe(400);
+      expect((await rest.json()).error.message).toContain("…(5000 characters)");
+      const twice = await fetch(`${t.url}/v1/orgs/${org}/members?order=asc&order=${long}`, { headers });
+      expect(twice.status).toBe(400);
+      const graph = await fetch(`${t.url}/graphql`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ query: `query($o: Order) { organizationMembers(organizationId: "${org}", order: $o) { count } }`, variables: { o: long } }),
+      });
+      expect((await graph.json()).errors[0].message).toContain("…(5000 characters)");
+      expect(reported).not.toHaveBeenCalled();
+
+      // A fault: reported once per request, on each face.
+      const prisma = t.gateway.db.prisma as any;
+      const spy = vi.spyOn(prisma.organization, "findMany").mockRejectedValue(new Error("database went away"));
+      try {
+        expect((await fetch(`${t.url}/v1/orgs`, { headers })).status).toBe(500);
+        expect(reported).toHaveBeenCalledTimes(1);
+        const answer = await fetch(`${t.url}/graphql`, { method: "POST", headers, body: JSON.stringify({ query: "{ organizations { items { id } } }" }) });
+        expect((await answer.json()).errors[0].message).toBe("Unexpected error.");
+        expect(reported).toHaveBeenCalledTimes(2);
+        for (const [fields] of reported.mock.calls) expect(fields).toMatchObject({ err: expect.objectContaining({ message: "database went away" }) });
+      } finally {
+        spy.mockRestore();
+      }
+    } finally {
+      reported.mockRestore();
+    }
+  });
+
   it("puts the request id on every line logged while the request is handled", async () => {
     const captured: any[] = [];
     const logger = createLogger({
