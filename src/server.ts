@@ -14,7 +14,7 @@ import { sharedReads, useWritesReadAlone } from "./core/loaders.js";
 import { openDatabase, type Database } from "./core/db.js";
 import { awaitedPublisher, createPubSubFor, pubsubFailures } from "./core/pubsub.js";
 import { makeUrls } from "./core/urls.js";
-import { authenticateRequest, authenticationFailure, bearerToken, viewerFromToken } from "./core/auth.js";
+import { authenticateRequest, authenticationFailure, bearerToken, needsTokenLookup, viewerFromToken } from "./core/auth.js";
 import { makeContext, type Context, type Services } from "./core/context.js";
 import { UNEXPECTED, maskGraphQLError, useBoundedEchoes, yogaLogger } from "./core/error-report.js";
 import { AccessCache, accessScope } from "./core/access-cache.js";
@@ -44,7 +44,8 @@ import { withCompression } from "./server/compression.js";
 import { createMetrics, metricsAnswer } from "./server/metrics.js";
 import { healthRoutes } from "./server/health.js";
 import { createRouteNamer, useRequestNotes } from "./server/requests.js";
-import { useRateLimit } from "./server/rate-limit.js";
+import { notesOfNodeRequest } from "./core/request-notes.js";
+import { createRateLimit } from "./server/rate-limit.js";
 import { createResponseCache, type ResponseCache } from "./server/response-cache.js";
 
 /** How long a start waits for Redis before serving without it. */
@@ -190,6 +191,14 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
 
   // Live subscriptions per API token (graphql-ws and SSE), LIVE_SUBSCRIPTIONS_PER_TOKEN.
   const subscriptionQuota = new SubscriptionQuota(config.liveSubscriptionsPerToken);
+  // RATE_LIMIT_PER_MINUTE per token, and per client address for requests without one and for tokens that fail.
+  const rateLimit = createRateLimit({
+    perMinute: config.rateLimitPerMinute,
+    redis,
+    scope: accessScope(config),
+    onLimited: () => metrics.rateLimited.inc(),
+    needsLookup: (token) => needsTokenLookup(services, token),
+  });
   const yoga = createYoga<{ connectionParams?: Record<string, unknown> }, Context>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -211,7 +220,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     maxRequestBodySize: false,
     plugins: [
       useRequestNotes(createRouteNamer(rawRouteList, routeTable)),
-      useRateLimit({ perMinute: config.rateLimitPerMinute, redis, scope: accessScope(config), onLimited: () => metrics.rateLimited.inc() }),
+      rateLimit.plugin,
       ...metrics.plugins(),
       routing,
       useLiveToken(subscriptionQuota),
@@ -264,9 +273,20 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       ...graphqlWsOperations(yoga, trusted, streams),
       onConnect: async (ctx) => {
         const header = (ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization);
-        const viewer = await viewerFromToken(services, bearerToken(header));
+        const token = bearerToken(header);
+        // An address whose tokens failed too often has its next ones refused unread, as over HTTP (4429).
+        const address = notesOfNodeRequest(ctx.extra.request)?.clientAddress ?? "local";
+        const wait = token && needsTokenLookup(services, token) ? await rateLimit.lookupWait(address) : 0;
+        if (wait > 0) {
+          ctx.extra.socket.close(4429, `API rate limit exceeded. Please try again in ${wait} seconds`);
+          return false;
+        }
+        const viewer = await viewerFromToken(services, token);
         // Refused with 4403 and the same message as HTTP (the first close wins over graphql-ws's own).
-        if (!viewer) ctx.extra.socket.close(4403, authenticationFailure(header).message);
+        if (!viewer) {
+          if (token) rateLimit.tokenRefused(address);
+          ctx.extra.socket.close(4403, authenticationFailure(header).message);
+        }
         return viewer !== null;
       },
     },

@@ -221,6 +221,11 @@ export class AccessCache {
     return row;
   }
 
+  /** Whether the live token with this hash is held (authenticating it reads nothing). */
+  holdsToken(hash: string): boolean {
+    return this.fresh(this.tokens, hash) !== undefined;
+  }
+
   /**
    * Whether the token `tokenId` is live (exists, not revoked); `read` answers on a miss (live
    * answers are kept, a revoked token is read again). Live streams ask it before each delivery.

@@ -120,6 +120,7 @@ export function createHttpFront(opts: {
     },
     webSocket(socket, req) {
       const notes = notesFor(req);
+      attachNotes(req, notes);
       const path = (req.url ?? "").split("?")[0];
       socket.once("close", (code) => {
         const durationMs = Math.round(performance.now() - notes.start);

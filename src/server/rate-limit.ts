@@ -23,6 +23,13 @@ import { isRestPath } from "../rest/prefix.js";
  * A request is counted against its API token (the SHA-256 of the bearer token, whether or not it
  * is valid), or against the client address when it has none. Every request costs one, REST or
  * GraphQL alike: a GraphQL document's size is bounded apart (depth, aliases, tokens, cost).
+ *
+ * Tokens that do not authenticate are also counted against the client address that sent them (a
+ * 401 to a request with a token, a graphql-ws connection refused for its token). Past the same
+ * limit in a minute, that address's tokens are no longer looked up: a request whose token the
+ * access cache does not hold as live is answered 429 at once (a graphql-ws connection is closed
+ * with 4429), so made-up tokens — each with an allowance of its own — cannot make the database
+ * read one token after another. Live tokens the gateway already knows go on as before.
  * Counters live in Redis when REDIS_URL is set, so every gateway process shares them (while Redis
  * is unreachable each process counts in memory instead), else in this process's memory.
  */
@@ -36,38 +43,72 @@ export interface RateLimitOptions {
   scope?: string;
   /** Called for each request refused. */
   onLimited?: () => void;
+  /** Whether authenticating a bearer token would read the database (core/auth.ts `needsTokenLookup`). */
+  needsLookup?: (token: string) => boolean;
+}
+
+export interface RateLimit {
+  /** Counts the /v1 and /graphql requests and refuses them past the limit (the headers, the 429). */
+  plugin: Plugin;
+  /** Seconds before a token sent from `address` may be looked up (0: at once): its tokens failed too often. */
+  lookupWait(address: string): Promise<number>;
+  /** A token sent from `address` did not authenticate. */
+  tokenRefused(address: string): void;
 }
 
 const WINDOW_SECONDS = 60;
 
-export function useRateLimit(opts: RateLimitOptions): Plugin {
+export function createRateLimit(opts: RateLimitOptions): RateLimit {
   const points = opts.perMinute;
-  const memory = new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix: "rl" });
-  const limiter: RateLimiterAbstract = opts.redis
-    ? new RateLimiterRedis({
-        storeClient: opts.redis,
-        // Counters of one limit are shared by the processes of one deployment (changing the limit starts afresh).
-        keyPrefix: `docs-api:rate-limit:${opts.scope ?? "default"}:${points}`,
-        points,
-        duration: WINDOW_SECONDS,
-        rejectIfRedisNotReady: true,
-        insuranceLimiter: memory,
-      })
-    : memory;
+  const limiter = counters(opts, "rate-limit");
+  // Tokens that did not authenticate, by client address.
+  const refusals = counters(opts, "refused-tokens");
   const headersOf = new WeakMap<Request, Record<string, string>>();
+  // The client address of each request that sent a token: a 401 to it is counted there.
+  const tokenSentFrom = new WeakMap<Request, string>();
 
   const headers = (res: RateLimiterRes): Record<string, string> => ({
     "x-ratelimit-limit": String(points),
     "x-ratelimit-remaining": String(Math.max(0, points - res.consumedPoints)),
     "x-ratelimit-reset": String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)),
   });
+  const secondsOf = (res: RateLimiterRes) => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  const refusal = (path: string, res: RateLimiterRes): Response => {
+    opts.onLimited?.();
+    const seconds = secondsOf(res);
+    const message = `API rate limit exceeded. Please try again in ${seconds} seconds`;
+    return new Response(JSON.stringify(errorBodyFor(path, 429, message)), {
+      status: 429,
+      headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(seconds), ...headers(res) },
+    });
+  };
+  /** The counter of `address`'s refused tokens, when it is past the limit. */
+  const spent = async (address: string): Promise<RateLimiterRes | null> => {
+    if (points <= 0) return null;
+    try {
+      const res = await refusals.get(`address:${address}`);
+      return res && res.consumedPoints >= points ? res : null;
+    } catch {
+      return null; // the store failed: the token is looked up, as without the counter
+    }
+  };
+  const tokenRefused = (address: string) => {
+    if (points > 0) refusals.consume(`address:${address}`, 1).catch(() => undefined);
+  };
 
-  return {
+  const plugin: Plugin = {
     async onRequest({ request, url, endResponse, serverContext }) {
       if (points <= 0 || request.method === "OPTIONS") return;
       const path = url.pathname;
       if (!(isGraphQLPath(path) || isRestPath(path))) return;
-      const key = keyOf(request, serverContext as { req?: IncomingMessage } | undefined);
+      const address = addressOf(request, serverContext as { req?: IncomingMessage } | undefined);
+      const token = bearerToken(request.headers.get("authorization"));
+      if (token) {
+        tokenSentFrom.set(request, address);
+        const over = opts.needsLookup?.(token) ? await spent(address) : null;
+        if (over) return endResponse(refusal(path, over));
+      }
+      const key = token ? `token:${crypto.createHash("sha256").update(token).digest("hex").slice(0, 32)}` : `address:${address}`;
       try {
         const res = await limiter.consume(key, 1);
         headersOf.set(request, headers(res));
@@ -77,18 +118,12 @@ export function useRateLimit(opts: RateLimitOptions): Plugin {
           log.warn({ err }, "rate limit: counter unavailable, request not counted");
           return;
         }
-        opts.onLimited?.();
-        const seconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-        const message = `API rate limit exceeded. Please try again in ${seconds} seconds`;
-        endResponse(
-          new Response(JSON.stringify(errorBodyFor(path, 429, message)), {
-            status: 429,
-            headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(seconds), ...headers(err) },
-          }),
-        );
+        endResponse(refusal(path, err));
       }
     },
     onResponse({ request, response }) {
+      const from = tokenSentFrom.get(request);
+      if (from !== undefined && response.status === 401) tokenRefused(from);
       const extra = headersOf.get(request);
       if (!extra) return;
       for (const [name, value] of Object.entries(extra)) {
@@ -100,11 +135,34 @@ export function useRateLimit(opts: RateLimitOptions): Plugin {
       }
     },
   };
+
+  return {
+    plugin,
+    lookupWait: async (address) => {
+      const over = await spent(address);
+      return over ? secondsOf(over) : 0;
+    },
+    tokenRefused,
+  };
 }
 
-function keyOf(request: Request, serverContext: { req?: IncomingMessage } | undefined): string {
-  const token = bearerToken(request.headers.get("authorization"));
-  if (token) return `token:${crypto.createHash("sha256").update(token).digest("hex").slice(0, 32)}`;
-  const address = notesOf(request)?.clientAddress ?? serverContext?.req?.socket?.remoteAddress ?? "local";
-  return `address:${address}`;
+function addressOf(request: Request, serverContext: { req?: IncomingMessage } | undefined): string {
+  return notesOf(request)?.clientAddress ?? serverContext?.req?.socket?.remoteAddress ?? "local";
+}
+
+/** Counters of `perMinute` a minute by key: in Redis with REDIS_URL (in memory while it is unreachable), else in memory. */
+function counters(opts: RateLimitOptions, name: string): RateLimiterAbstract {
+  const points = opts.perMinute;
+  const memory = new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix: name });
+  return opts.redis
+    ? new RateLimiterRedis({
+        storeClient: opts.redis,
+        // Counters of one limit are shared by the processes of one deployment (changing the limit starts afresh).
+        keyPrefix: `docs-api:${name}:${opts.scope ?? "default"}:${points}`,
+        points,
+        duration: WINDOW_SECONDS,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: memory,
+      })
+    : memory;
 }

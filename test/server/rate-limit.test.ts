@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, type Admin } from "../helpers/fixtures.js";
@@ -94,6 +95,64 @@ describe("rate limits (X-RateLimit-*, 429)", () => {
     }
     // Nothing of it was drawn from the allowance.
     expect(headersOf(await other.get("/v1/orgs")).remaining).toBe(LIMIT - 3);
+  });
+
+  it("counts tokens that fail against their client address: past the limit, its tokens are refused unread (REST, GraphQL, graphql-ws); live ones go on", async () => {
+    // A gateway of its own: this file's other tests keep their address allowance.
+    const g = await startGateway({ rateLimitPerMinute: LIMIT });
+    try {
+      const live = await g.bootstrap("live@acme.test", "Live");
+      expect((await live.get("/v1/orgs")).status).toBe(200); // known to the gateway from now on
+      // Made-up tokens of the form of real ones, a new one each time: each has an allowance of its own.
+      let n = 0;
+      const madeUp = () => ({ authorization: `Bearer dapi_${"x".repeat(36)}${n++}`, "content-type": "application/json" });
+      for (let i = 0; i < LIMIT; i++) expect((await fetch(`${g.url}/v1/orgs`, { headers: madeUp() })).status).toBe(401);
+
+      const before = g.gateway.db.stats.statements;
+      const refused = await fetch(`${g.url}/v1/orgs`, { headers: madeUp() });
+      expect(refused.status).toBe(429);
+      const wait = Number(refused.headers.get("retry-after"));
+      expect(wait).toBeGreaterThanOrEqual(1);
+      expect(wait).toBeLessThanOrEqual(60);
+      expect(await refused.json()).toEqual({ error: { code: 429, message: `API rate limit exceeded. Please try again in ${wait} seconds` } });
+      const graph = await fetch(`${g.url}/graphql`, { method: "POST", headers: madeUp(), body: JSON.stringify({ query: "{ organizations { count } }" }) });
+      expect(graph.status).toBe(429);
+      expect((await graph.json()).errors[0].message).toMatch(/^API rate limit exceeded\. Please try again in \d+ seconds$/);
+      const socket = new WebSocket(`${g.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
+      const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+      await new Promise((resolve) => socket.once("open", resolve));
+      socket.send(JSON.stringify({ type: "connection_init", payload: madeUp() }));
+      expect(await closed).toEqual({ code: 4429, reason: expect.stringMatching(/^API rate limit exceeded\. Please try again in \d+ seconds$/) });
+      // None of them made the database look a token up.
+      expect(g.gateway.db.stats.statements).toBe(before);
+
+      // A live token goes on, on every face, with its own allowance; so do requests without a token.
+      const again = await live.get("/v1/orgs");
+      expect(again.status).toBe(200);
+      expect(headersOf(again).remaining).toBe(LIMIT - 2);
+      expect((await live.graphql("{ organizations { count } }")).data).toEqual({ organizations: { count: 1 } });
+      expect((await fetch(`${g.url}/v1/orgs`)).status).toBe(401);
+    } finally {
+      await g.close();
+    }
+  });
+
+  it("counts graphql-ws connections refused for their token against the address too", async () => {
+    const g = await startGateway({ rateLimitPerMinute: LIMIT });
+    try {
+      const closeOf = async (token: string) => {
+        const socket = new WebSocket(`${g.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
+        const closed = new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)));
+        await new Promise((resolve) => socket.once("open", resolve));
+        socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${token}` } }));
+        return closed;
+      };
+      for (let i = 0; i < LIMIT; i++) expect(await closeOf(`dapi_${"y".repeat(36)}${i}`)).toBe(4403);
+      expect(await closeOf(`dapi_${"y".repeat(36)}last`)).toBe(4429);
+      expect((await fetch(`${g.url}/v1/orgs`, { headers: { authorization: `Bearer dapi_${"y".repeat(40)}` } })).status).toBe(429);
+    } finally {
+      await g.close();
+    }
   });
 
   it("leaves the other paths alone", async () => {
