@@ -198,6 +198,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     scope: accessScope(config),
     onLimited: () => metrics.rateLimited.inc(),
     needsLookup: (token) => needsTokenLookup(services, token),
+    routes: new Set(rawRouteList.filter((route) => route.rateLimited).map((route) => route.path)),
   });
   const yoga = createYoga<{ connectionParams?: Record<string, unknown> }, Context>({
     schema,

@@ -47,6 +47,11 @@ interface RawRouteBase<P extends string> {
   /** The methods served (GET serves HEAD too), or "*" for every method. */
   methods: readonly RawMethod[] | "*";
   path: P;
+  /**
+   * Counted by the API rate limit (server/rate-limit.ts) like /v1 and /graphql: a route outside
+   * them that reads the database or does real work for any caller (routes under /v1 always are).
+   */
+  rateLimited?: true;
 }
 
 export type RawRoute<P extends string = string> =

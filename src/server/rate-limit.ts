@@ -11,7 +11,8 @@ import { isGraphQLPath } from "../graphql/endpoint.js";
 import { isRestPath } from "../rest/prefix.js";
 
 /**
- * The API rate limit, as GitBook's API documents it. Every answer of /v1 and /graphql carries
+ * The API rate limit, as GitBook's API documents it. Every answer of /v1 and /graphql (and of
+ * the routes beside them that do work for any caller: raw routes marked `rateLimited`) carries
  *
  *   X-RateLimit-Limit      requests allowed per window (RATE_LIMIT_PER_MINUTE, one minute)
  *   X-RateLimit-Remaining  requests left in the current window
@@ -45,6 +46,8 @@ export interface RateLimitOptions {
   onLimited?: () => void;
   /** Whether authenticating a bearer token would read the database (core/auth.ts `needsTokenLookup`). */
   needsLookup?: (token: string) => boolean;
+  /** The route patterns outside /v1 and /graphql that are counted too (raw routes marked `rateLimited`). */
+  routes?: ReadonlySet<string>;
 }
 
 export interface RateLimit {
@@ -100,7 +103,7 @@ export function createRateLimit(opts: RateLimitOptions): RateLimit {
     async onRequest({ request, url, endResponse, serverContext }) {
       if (points <= 0 || request.method === "OPTIONS") return;
       const path = url.pathname;
-      if (!(isGraphQLPath(path) || isRestPath(path))) return;
+      if (!(isGraphQLPath(path) || isRestPath(path) || opts.routes?.has(notesOf(request)?.route ?? ""))) return;
       const address = addressOf(request, serverContext as { req?: IncomingMessage } | undefined);
       const token = bearerToken(request.headers.get("authorization"));
       if (token) {

@@ -155,6 +155,31 @@ describe("rate limits (X-RateLimit-*, 429)", () => {
     }
   });
 
+  it("counts the routes beside the API that read the database for any caller (integration images, SAML sign-in), not an integration's public endpoints", async () => {
+    const g = await startGateway({ rateLimitPerMinute: LIMIT });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < LIMIT; i++) {
+        const res = await fetch(`${g.url}/integrations/nothing-${i}/assets/icon`);
+        statuses.push(res.status);
+        expect(headersOf(res)).toMatchObject({ limit: LIMIT, remaining: LIMIT - 1 - i });
+      }
+      expect(statuses).toEqual(Array(LIMIT).fill(404));
+      // The client address's allowance is spent, on these routes as on /v1.
+      for (const target of ["/integrations/nothing/assets/preview-0", "/sso/saml/nothing/metadata", "/sso/saml/nothing/start", "/v1/orgs"]) {
+        const res = await fetch(g.url + target);
+        expect(res.status, target).toBe(429);
+        expect((await res.json()).error.code, target).toBe(429);
+      }
+      expect((await fetch(`${g.url}/sso/saml/nothing/acs`, { method: "POST", body: "SAMLResponse=x", headers: { "content-type": "application/x-www-form-urlencoded" } })).status).toBe(429);
+      // Third parties call an integration's public endpoints (webhooks): they are the integration's to limit.
+      expect((await fetch(`${g.url}/integrations/nothing/public/hook`, { method: "POST" })).status).not.toBe(429);
+      expect((await fetch(`${g.url}/`)).status).toBe(200);
+    } finally {
+      await g.close();
+    }
+  });
+
   it("leaves the other paths alone", async () => {
     for (const p of ["/healthz", "/openapi.json", "/"]) {
       const res = await fetch(t.url + p);

@@ -43,6 +43,7 @@ export const samlRoutes: RawRoute[] = [
     methods: ["GET"],
     path: "/sso/saml/{providerId}/start",
     auth: "none",
+    rateLimited: true,
     async handler(services, { providerId }, _request, url) {
       const provider = await activeProvider(services, providerId);
       const location = await authorizeUrl(provider, services.config, url.searchParams.get("RelayState"));
@@ -53,6 +54,7 @@ export const samlRoutes: RawRoute[] = [
     methods: ["POST"],
     path: "/sso/saml/{providerId}/acs",
     auth: "none",
+    rateLimited: true,
     async handler(services, { providerId }, request) {
       const provider = await activeProvider(services, providerId);
       const identity = await verifySamlResponse(provider, services.config, await readSamlResponse(services, request));
@@ -64,6 +66,7 @@ export const samlRoutes: RawRoute[] = [
     methods: ["GET"],
     path: "/sso/saml/{providerId}/metadata",
     auth: "none",
+    rateLimited: true,
     async handler(services, { providerId }) {
       const provider = await activeProvider(services, providerId);
       return new Response(serviceMetadata(provider, services.config), { headers: { "content-type": "application/samlmetadata+xml; charset=utf-8" } });
