@@ -58,8 +58,12 @@ export interface Config {
   metricsToken?: string;
   /** Requests per minute per API token, or per client address without a token, on /v1 and /graphql (RATE_LIMIT_PER_MINUTE); 0 turns the limit off. */
   rateLimitPerMinute: number;
-  /** Take the client address from the first X-Forwarded-For entry (TRUST_PROXY=1, behind a reverse proxy). */
-  trustProxy: boolean;
+  /**
+   * Reverse proxies in front of the gateway (TRUST_PROXY: a number of hops, `1`/`true` for one; 0,
+   * off): the client address is the X-Forwarded-For entry the outermost of them wrote (see
+   * server/http.ts `clientAddressOf`); with none, the connection's address.
+   */
+  trustProxy: number;
   /** On SIGTERM, how long requests under way may take to finish before their connections are closed (ms). */
   shutdownTimeoutMs: number;
   /** Largest request body accepted on any route but file uploads (bytes, MAX_BODY_BYTES): past it, 413 before parsing or authentication. */
@@ -172,7 +176,7 @@ export function operations(env: NodeJS.ProcessEnv) {
     logSql: flag(env.LOG_SQL),
     metricsToken: env.METRICS_TOKEN || undefined,
     rateLimitPerMinute: intFrom(env.RATE_LIMIT_PER_MINUTE, 1000, "RATE_LIMIT_PER_MINUTE"),
-    trustProxy: flag(env.TRUST_PROXY),
+    trustProxy: proxyHops(env.TRUST_PROXY),
     shutdownTimeoutMs: intFrom(env.SHUTDOWN_TIMEOUT_MS, 10_000, "SHUTDOWN_TIMEOUT_MS"),
     accessCacheTtlMs: intFrom(env.ACCESS_CACHE_TTL_MS, 30_000, "ACCESS_CACHE_TTL_MS"),
     wsMaxBufferedBytes: Math.max(1024, intFrom(env.WS_MAX_BUFFERED_BYTES, 1024 * 1024, "WS_MAX_BUFFERED_BYTES")),
@@ -198,6 +202,14 @@ function responseCacheSetting(value: string | undefined): "on" | "off" | "auto" 
   if (/^(1|true|yes|on)$/.test(v)) return "on";
   if (/^(0|false|no|off)$/.test(v)) return "off";
   throw new Error(`RESPONSE_CACHE must be on, off or auto, got "${value}"`);
+}
+
+/** TRUST_PROXY: a number of proxy hops; true/yes/on is one, false/no/off or unset none. */
+function proxyHops(value: string | undefined): number {
+  const text = value?.trim() ?? "";
+  if (/^(true|yes|on)$/i.test(text)) return 1;
+  if (text === "" || /^(false|no|off)$/i.test(text)) return 0;
+  return intFrom(text, 0, "TRUST_PROXY");
 }
 
 function flag(value: string | undefined): boolean {

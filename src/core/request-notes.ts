@@ -10,7 +10,7 @@ export interface RequestNotes {
   id: string;
   /** The route pattern that served it (`/v1/spaces/{spaceId}`, `/graphql`), `*` when none did. */
   route: string;
-  /** The client address: the connection's, or the first X-Forwarded-For entry with TRUST_PROXY=1. */
+  /** The client address: the connection's, or behind TRUST_PROXY proxies the X-Forwarded-For entry the outermost one wrote (server/http.ts clientAddressOf). */
   clientAddress: string;
   /** The authenticated user, when there was one (never the token). */
   viewer?: string;

@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import net from "node:net";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { requestScope, type Logger } from "../core/logger.js";
 import { attachNotes, notesOfNodeRequest, type RequestNotes } from "../core/request-notes.js";
@@ -48,11 +49,34 @@ function loggedPath(target: string): string {
   return path.length <= LOGGED_PATH_CHARS ? path : `${path.slice(0, LOGGED_PATH_CHARS)}… (${path.length} characters)`;
 }
 
+/**
+ * Who is calling, for rate limits and logs: the connection's address, or behind `hops` trusted
+ * reverse proxies the X-Forwarded-For entry the outermost of them wrote — `hops` from the right,
+ * each proxy appending the address it was called from. Entries further left are whatever the
+ * client sent, and never used (one made up per request would have its own allowance). An entry
+ * that is not an address (a proxy that writes something else) leaves the connection's address.
+ */
+export function clientAddressOf(socketAddress: string | undefined, forwardedFor: string | string[] | undefined, hops: number): string {
+  if (hops > 0 && forwardedFor !== undefined) {
+    const entries = String(forwardedFor).split(",").map((entry) => entry.trim()).filter(Boolean);
+    const written = entries.length ? addressOf(entries[Math.max(0, entries.length - hops)]!) : null;
+    if (written) return written;
+  }
+  return socketAddress || "unknown";
+}
+
+/** The IP address of an X-Forwarded-For entry (a port or IPv6 brackets around it dropped), or null. */
+function addressOf(entry: string): string | null {
+  const address = /^\[([^\]]+)\](?::\d+)?$/.exec(entry)?.[1] ?? /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(entry)?.[1] ?? entry;
+  return net.isIP(address) ? address : null;
+}
+
 export function createHttpFront(opts: {
   app: (req: IncomingMessage, res: ServerResponse) => unknown;
   logger: Logger;
   metrics: Metrics;
-  trustProxy: boolean;
+  /** Trusted reverse proxies in front of the gateway (config `trustProxy`). */
+  trustProxy: number;
 }): HttpFront {
   const { metrics } = opts;
   const running = new Set<ServerResponse>();
@@ -103,8 +127,7 @@ export function createHttpFront(opts: {
   const notesFor = (req: IncomingMessage): RequestNotes => {
     const sent = req.headers["x-request-id"];
     const id = typeof sent === "string" && REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
-    const forwarded = opts.trustProxy ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0]!.trim() : "";
-    return { id, route: "*", clientAddress: forwarded || req.socket.remoteAddress || "unknown", start: performance.now() };
+    return { id, route: "*", clientAddress: clientAddressOf(req.socket.remoteAddress, req.headers["x-forwarded-for"], opts.trustProxy), start: performance.now() };
   };
 
   return {

@@ -28,7 +28,7 @@ afterAll(async () => {
 
 /** An HTTP front (src/server/http.ts) over `app`, listening on a free port. */
 async function listenFront(app: (req: http.IncomingMessage, res: http.ServerResponse) => unknown) {
-  const front = createHttpFront({ app, logger: createLogger({ level: "silent", format: "json" }), metrics: createMetrics(), trustProxy: false });
+  const front = createHttpFront({ app, logger: createLogger({ level: "silent", format: "json" }), metrics: createMetrics(), trustProxy: 0 });
   const server = http.createServer((req, res) => front.handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { front, server, port: (server.address() as net.AddressInfo).port };

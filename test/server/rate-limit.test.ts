@@ -4,6 +4,7 @@ import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, type Admin } from "../helpers/fixtures.js";
+import { clientAddressOf } from "../../src/server/http.js";
 
 const LIMIT = 5;
 const root = path.resolve(import.meta.dirname, "../..");
@@ -178,6 +179,37 @@ describe("rate limits (X-RateLimit-*, 429)", () => {
     } finally {
       await g.close();
     }
+  });
+
+  it("behind TRUST_PROXY proxies, takes the client address the outermost one wrote: made-up X-Forwarded-For entries share its allowance", async () => {
+    const g = await startGateway({ rateLimitPerMinute: LIMIT, trustProxy: 1 });
+    try {
+      // What a proxy that appends (nginx's $proxy_add_x_forwarded_for) passes on from a client that sent its own header.
+      const from = (client: string, madeUp: string) => fetch(`${g.url}/v1/orgs`, { headers: { "x-forwarded-for": `${madeUp}, ${client}` } });
+      for (let i = 0; i < LIMIT; i++) expect((await from("203.0.113.9", `10.0.0.${i}`)).status).toBe(401);
+      expect((await from("203.0.113.9", "10.9.9.9")).status).toBe(429);
+      // Another client behind the same proxy keeps its own allowance.
+      const other = await from("203.0.113.10", "203.0.113.9");
+      expect(other.status).toBe(401);
+      expect(headersOf(other).remaining).toBe(LIMIT - 1);
+    } finally {
+      await g.close();
+    }
+  });
+
+  it("reads X-Forwarded-For from the right, as many entries as there are trusted proxies", () => {
+    expect(clientAddressOf("127.0.0.1", "1.1.1.1, 2.2.2.2", 0)).toBe("127.0.0.1");
+    expect(clientAddressOf("127.0.0.1", "1.1.1.1, 2.2.2.2", 1)).toBe("2.2.2.2");
+    expect(clientAddressOf("127.0.0.1", "1.1.1.1, 2.2.2.2, 3.3.3.3", 2)).toBe("2.2.2.2");
+    // Fewer entries than proxies: the leftmost one there is.
+    expect(clientAddressOf("127.0.0.1", "2.2.2.2", 3)).toBe("2.2.2.2");
+    // Ports and brackets are not part of the address; a header joined from several is read as one list.
+    expect(clientAddressOf("127.0.0.1", "1.1.1.1, 2.2.2.2:5678", 1)).toBe("2.2.2.2");
+    expect(clientAddressOf("127.0.0.1", "[2001:db8::1]:443", 1)).toBe("2001:db8::1");
+    expect(clientAddressOf("127.0.0.1", "2001:db8::2", 1)).toBe("2001:db8::2");
+    // Anything else the connection's address.
+    for (const header of ["", " , ", "unknown", "__proto__", "1.1.1.1, not-an-address", "a".repeat(5000)]) expect(clientAddressOf("127.0.0.1", header, 1), header.slice(0, 20)).toBe("127.0.0.1");
+    expect(clientAddressOf(undefined, undefined, 1)).toBe("unknown");
   });
 
   it("leaves the other paths alone", async () => {
