@@ -53,9 +53,9 @@ function mayBeToken(token: string): boolean {
   return token.startsWith(TOKEN_PREFIX) && token.length <= 200;
 }
 
-/** Whether authenticating `token` reads the database: a token of the form of one that the access cache does not hold as live. */
-export function needsTokenLookup(services: Pick<Services, "accessCache">, token: string): boolean {
-  return mayBeToken(token) && !services.accessCache.holdsToken(hashToken(token));
+/** Whether `token` is a live token the access cache holds: authenticating it reads nothing. */
+export function knownLiveToken(services: Pick<Services, "accessCache">, token: string): boolean {
+  return mayBeToken(token) && services.accessCache.holdsToken(hashToken(token));
 }
 
 /**

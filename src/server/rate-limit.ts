@@ -29,8 +29,9 @@ import { isRestPath } from "../rest/prefix.js";
  * 401 to a request with a token, a graphql-ws connection refused for its token). Past the same
  * limit in a minute, that address's tokens are no longer looked up: a request whose token the
  * access cache does not hold as live is answered 429 at once (a graphql-ws connection is closed
- * with 4429), so made-up tokens — each with an allowance of its own — cannot make the database
- * read one token after another. Live tokens the gateway already knows go on as before.
+ * with 4429), so made-up tokens — each with an allowance of its own — can neither make the
+ * database read one token after another nor be sent without limit. Live tokens the gateway
+ * already knows go on as before.
  * Counters live in Redis when REDIS_URL is set, so every gateway process shares them (while Redis
  * is unreachable each process counts in memory instead), else in this process's memory.
  */
@@ -44,8 +45,8 @@ export interface RateLimitOptions {
   scope?: string;
   /** Called for each request refused. */
   onLimited?: () => void;
-  /** Whether authenticating a bearer token would read the database (core/auth.ts `needsTokenLookup`). */
-  needsLookup?: (token: string) => boolean;
+  /** Whether a bearer token is one the gateway knows as live (core/auth.ts `knownLiveToken`). */
+  knownLive?: (token: string) => boolean;
   /** The route patterns outside /v1 and /graphql that are counted too (raw routes marked `rateLimited`). */
   routes?: ReadonlySet<string>;
 }
@@ -108,7 +109,7 @@ export function createRateLimit(opts: RateLimitOptions): RateLimit {
       const token = bearerToken(request.headers.get("authorization"));
       if (token) {
         tokenSentFrom.set(request, address);
-        const over = opts.needsLookup?.(token) ? await spent(address) : null;
+        const over = opts.knownLive?.(token) ? null : await spent(address);
         if (over) return endResponse(refusal(path, over));
       }
       const key = token ? `token:${crypto.createHash("sha256").update(token).digest("hex").slice(0, 32)}` : `address:${address}`;

@@ -133,6 +133,8 @@ describe("rate limits (X-RateLimit-*, 429)", () => {
       expect(headersOf(again).remaining).toBe(LIMIT - 2);
       expect((await live.graphql("{ organizations { count } }")).data).toEqual({ organizations: { count: 1 } });
       expect((await fetch(`${g.url}/v1/orgs`)).status).toBe(401);
+      // Tokens of any other form are refused as well (never looked up, still not to be sent without limit).
+      expect((await fetch(`${g.url}/v1/orgs`, { headers: { authorization: "Bearer not-a-token" } })).status).toBe(429);
     } finally {
       await g.close();
     }
