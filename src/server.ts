@@ -189,8 +189,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     }
   }
 
-  // Live subscriptions per API token (graphql-ws and SSE), LIVE_SUBSCRIPTIONS_PER_TOKEN.
+  // Live subscriptions per API token (graphql-ws and SSE), LIVE_SUBSCRIPTIONS_PER_TOKEN; as many graphql-ws connections.
   const subscriptionQuota = new SubscriptionQuota(config.liveSubscriptionsPerToken);
+  const socketQuota = new SubscriptionQuota(config.liveSubscriptionsPerToken);
   // RATE_LIMIT_PER_MINUTE per token, and per client address for requests without one and for tokens that fail.
   const rateLimit = createRateLimit({
     perMinute: config.rateLimitPerMinute,
@@ -287,8 +288,16 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
         if (!viewer) {
           if (token) rateLimit.tokenRefused(address);
           ctx.extra.socket.close(4403, authenticationFailure(header).message);
+          return false;
         }
-        return viewer !== null;
+        // Each connection holds a file descriptor and memory: a token holds as many as it may hold subscriptions.
+        const release = socketQuota.acquire(viewer.tokenId);
+        if (!release) {
+          ctx.extra.socket.close(4429, `This API token holds ${socketQuota.max} graphql-ws connections already (LIVE_SUBSCRIPTIONS_PER_TOKEN)`);
+          return false;
+        }
+        ctx.extra.socket.once("close", release);
+        return true;
       },
     },
     wsServer,

@@ -495,4 +495,27 @@ describe("live subscriptions per token (LIVE_SUBSCRIPTIONS_PER_TOKEN)", () => {
     await elsewhere.dispose();
     await otherClient.dispose();
   });
+
+  it("caps the graphql-ws connections a token holds open at the same number: the next is closed with 4429, another token's are not", async () => {
+    const owner = await capped.bootstrap("sockets@acme.test", "Sockets");
+    const other = await capped.bootstrap("others@acme.test", "Others");
+    const open = async (token: string) => {
+      const socket = new WebSocket(`${capped.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
+      const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+      await new Promise((resolve) => socket.once("open", resolve));
+      socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${token}` } }));
+      const first = await Promise.race([new Promise<string>((resolve) => socket.once("message", (data) => resolve(JSON.parse(String(data)).type))), closed.then(() => "closed")]);
+      return { socket, closed, acked: first === "connection_ack" };
+    };
+    const held = [await open(owner.token), await open(owner.token), await open(owner.token)];
+    expect(held.map((h) => h.acked)).toEqual([true, true, true]);
+    const fourth = await open(owner.token);
+    expect(fourth.acked).toBe(false);
+    expect(await fourth.closed).toEqual({ code: 4429, reason: expect.stringMatching(/LIVE_SUBSCRIPTIONS_PER_TOKEN/) });
+    expect((await open(other.token)).acked).toBe(true);
+    // A connection closed gives its place back.
+    held[0]!.socket.close();
+    await held[0]!.closed;
+    await until(async () => (await open(owner.token)).acked, 20);
+  });
 });
