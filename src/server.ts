@@ -254,7 +254,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   httpServer.keepAliveTimeout = 65_000;
   httpServer.headersTimeout = 66_000;
   // No compression: live streams send each event's frames, encoded once, to every socket as they are (graphql/streams.ts).
-  const wsServer = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, perMessageDeflate: false });
+  // A message is bounded as a request body is (MAX_BODY_BYTES; ws's own bound is 100 MiB): past it, the socket is closed with 1009.
+  const wsServer = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, perMessageDeflate: false, maxPayload: config.maxBodyBytes });
   wsServer.on("connection", (socket, req) => {
     boundCloseReasons(socket);
     front.webSocket(socket, req);

@@ -39,6 +39,29 @@ describe("close reasons", () => {
     }
   });
 
+  it("a message larger than MAX_BODY_BYTES closes its socket with 1009 before it is read whole; the others go on", async () => {
+    const limit = t.config.maxBodyBytes;
+    const open = async () => {
+      // The client itself would send frames of any size.
+      const socket = new WebSocket(`${t.url.replace("http", "ws")}/graphql`, "graphql-transport-ws", { maxPayload: 0 });
+      const closed = new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)));
+      socket.on("error", () => undefined);
+      await new Promise((resolve) => socket.once("open", resolve));
+      return { socket, closed };
+    };
+    const init = (padding: number) => JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}`, padding: "x".repeat(padding) } });
+    const big = await open();
+    big.socket.send(init(limit));
+    expect(await big.closed).toBe(1009);
+    // Up to the bound, a message is read as ever.
+    const fits = await open();
+    fits.socket.send(init(limit - 200));
+    const acked = await new Promise<string>((resolve) => fits.socket.once("message", (data) => resolve(JSON.parse(String(data)).type)));
+    expect(acked).toBe("connection_ack");
+    fits.socket.close();
+    expect((await admin.get("/v1/orgs")).status).toBe(200);
+  });
+
   it("cuts at a character boundary", () => {
     expect(shortReason("ok")).toBe("ok");
     for (const unit of ["a", "é", "€", "📚"]) {
