@@ -14,7 +14,7 @@ import { sharedReads, useWritesReadAlone } from "./core/loaders.js";
 import { openDatabase, type Database } from "./core/db.js";
 import { awaitedPublisher, createPubSubFor, pubsubFailures } from "./core/pubsub.js";
 import { makeUrls } from "./core/urls.js";
-import { authenticateRequest, authenticationFailure, bearerToken, knownLiveToken, viewerFromToken } from "./core/auth.js";
+import { authenticateRequest, authenticationFailure, bearerToken, viewerFromToken } from "./core/auth.js";
 import { makeContext, type Context, type Services } from "./core/context.js";
 import { UNEXPECTED, maskGraphQLError, useBoundedEchoes, yogaLogger } from "./core/error-report.js";
 import { AccessCache, accessScope } from "./core/access-cache.js";
@@ -45,7 +45,7 @@ import { createMetrics, metricsAnswer } from "./server/metrics.js";
 import { healthRoutes } from "./server/health.js";
 import { createRouteNamer, useRequestNotes } from "./server/requests.js";
 import { notesOfNodeRequest } from "./core/request-notes.js";
-import { createRateLimit } from "./server/rate-limit.js";
+import { createRateLimit, limitExceeded } from "./server/rate-limit.js";
 import { createResponseCache, type ResponseCache } from "./server/response-cache.js";
 
 /** How long a start waits for Redis before serving without it. */
@@ -198,7 +198,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     redis,
     scope: accessScope(config),
     onLimited: () => metrics.rateLimited.inc(),
-    knownLive: (token) => knownLiveToken(services, token),
+    knownLive: (tokenHash) => accessCache.holdsToken(tokenHash),
     routes: new Set(rawRouteList.filter((route) => route.rateLimited).map((route) => route.path)),
   });
   const yoga = createYoga<{ connectionParams?: Record<string, unknown> }, Context>({
@@ -279,9 +279,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
         const token = bearerToken(header);
         // An address whose tokens failed too often has its next ones refused unread, as over HTTP (4429).
         const address = notesOfNodeRequest(ctx.extra.request)?.clientAddress ?? "local";
-        const wait = token && !knownLiveToken(services, token) ? await rateLimit.lookupWait(address) : 0;
+        const wait = token ? await rateLimit.tokenWait(address, token) : 0;
         if (wait > 0) {
-          ctx.extra.socket.close(4429, `API rate limit exceeded. Please try again in ${wait} seconds`);
+          ctx.extra.socket.close(4429, limitExceeded(wait));
           return false;
         }
         const viewer = await viewerFromToken(services, token);

@@ -48,22 +48,12 @@ export function bearerToken(header: unknown): string | null {
   return match ? match[1]! : null;
 }
 
-/** A bearer token of the form API tokens have (their prefix, a bounded length): only those are looked up. */
-function mayBeToken(token: string): boolean {
-  return token.startsWith(TOKEN_PREFIX) && token.length <= 200;
-}
-
-/** Whether `token` is a live token the access cache holds: authenticating it reads nothing. */
-export function knownLiveToken(services: Pick<Services, "accessCache">, token: string): boolean {
-  return mayBeToken(token) && services.accessCache.holdsToken(hashToken(token));
-}
-
 /**
  * The viewer of a live token. Live tokens are kept in the access cache (core/access-cache.ts) by
  * the hash of their secret: a revoke drops them there before it answers.
  */
 export async function viewerFromToken(services: Pick<Services, "prisma" | "accessCache">, token: string | null): Promise<Viewer | null> {
-  if (!token || !mayBeToken(token)) return null;
+  if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
   const { prisma } = services;
   const hash = hashToken(token);
   const row = await services.accessCache.token(hash, () =>

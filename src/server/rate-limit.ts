@@ -1,11 +1,10 @@
-import crypto from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Plugin } from "graphql-yoga";
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { log } from "../core/logger.js";
 import { notesOf } from "../core/request-notes.js";
-import { bearerToken } from "../core/auth.js";
+import { bearerToken, hashToken } from "../core/auth.js";
 import { errorBodyFor } from "../core/error-report.js";
 import { isGraphQLPath } from "../graphql/endpoint.js";
 import { isRestPath } from "../rest/prefix.js";
@@ -45,8 +44,8 @@ export interface RateLimitOptions {
   scope?: string;
   /** Called for each request refused. */
   onLimited?: () => void;
-  /** Whether a bearer token is one the gateway knows as live (core/auth.ts `knownLiveToken`). */
-  knownLive?: (token: string) => boolean;
+  /** Whether the token with this hash (core/auth.ts `hashToken`) is one the gateway knows as live (the access cache holds it). */
+  knownLive?: (tokenHash: string) => boolean;
   /** The route patterns outside /v1 and /graphql that are counted too (raw routes marked `rateLimited`). */
   routes?: ReadonlySet<string>;
 }
@@ -54,8 +53,8 @@ export interface RateLimitOptions {
 export interface RateLimit {
   /** Counts the /v1 and /graphql requests and refuses them past the limit (the headers, the 429). */
   plugin: Plugin;
-  /** Seconds before a token sent from `address` may be looked up (0: at once): its tokens failed too often. */
-  lookupWait(address: string): Promise<number>;
+  /** Seconds before `token`, sent from `address`, may be looked up (0: at once): known live, or the address's tokens have not failed too often. */
+  tokenWait(address: string, token: string): Promise<number>;
   /** A token sent from `address` did not authenticate. */
   tokenRefused(address: string): void;
 }
@@ -80,15 +79,14 @@ export function createRateLimit(opts: RateLimitOptions): RateLimit {
   const refusal = (path: string, res: RateLimiterRes): Response => {
     opts.onLimited?.();
     const seconds = secondsOf(res);
-    const message = `API rate limit exceeded. Please try again in ${seconds} seconds`;
-    return new Response(JSON.stringify(errorBodyFor(path, 429, message)), {
+    return new Response(JSON.stringify(errorBodyFor(path, 429, limitExceeded(seconds))), {
       status: 429,
       headers: { "content-type": "application/json; charset=utf-8", "retry-after": String(seconds), ...headers(res) },
     });
   };
-  /** The counter of `address`'s refused tokens, when it is past the limit. */
-  const spent = async (address: string): Promise<RateLimiterRes | null> => {
-    if (points <= 0) return null;
+  /** The counter of `address`'s refused tokens when it is past the limit and the token (by its hash) is not known live. */
+  const spent = async (address: string, tokenHash: string): Promise<RateLimiterRes | null> => {
+    if (points <= 0 || opts.knownLive?.(tokenHash)) return null;
     try {
       const res = await refusals.get(`address:${address}`);
       return res && res.consumedPoints >= points ? res : null;
@@ -107,12 +105,13 @@ export function createRateLimit(opts: RateLimitOptions): RateLimit {
       if (!(isGraphQLPath(path) || isRestPath(path) || opts.routes?.has(notesOf(request)?.route ?? ""))) return;
       const address = addressOf(request, serverContext as { req?: IncomingMessage } | undefined);
       const token = bearerToken(request.headers.get("authorization"));
+      const hash = token ? hashToken(token) : "";
       if (token) {
         tokenSentFrom.set(request, address);
-        const over = opts.knownLive?.(token) ? null : await spent(address);
+        const over = await spent(address, hash);
         if (over) return endResponse(refusal(path, over));
       }
-      const key = token ? `token:${crypto.createHash("sha256").update(token).digest("hex").slice(0, 32)}` : `address:${address}`;
+      const key = token ? `token:${hash.slice(0, 32)}` : `address:${address}`;
       try {
         const res = await limiter.consume(key, 1);
         headersOf.set(request, headers(res));
@@ -142,12 +141,17 @@ export function createRateLimit(opts: RateLimitOptions): RateLimit {
 
   return {
     plugin,
-    lookupWait: async (address) => {
-      const over = await spent(address);
+    tokenWait: async (address, token) => {
+      const over = await spent(address, hashToken(token));
       return over ? secondsOf(over) : 0;
     },
     tokenRefused,
   };
+}
+
+/** The message of a 429 (a graphql-ws connection's close reason too), as GitBook's API words it. */
+export function limitExceeded(seconds: number): string {
+  return `API rate limit exceeded. Please try again in ${seconds} seconds`;
 }
 
 function addressOf(request: Request, serverContext: { req?: IncomingMessage } | undefined): string {
