@@ -4,7 +4,10 @@ import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, type Admin } from "../helpers/fixtures.js";
+import net from "node:net";
+import fc from "fast-check";
 import { clientAddressOf } from "../../src/server/http.js";
+import { loadConfig } from "../../src/config.js";
 
 const LIMIT = 5;
 const root = path.resolve(import.meta.dirname, "../..");
@@ -212,6 +215,20 @@ describe("rate limits (X-RateLimit-*, 429)", () => {
     // Anything else the connection's address.
     for (const header of ["", " , ", "unknown", "__proto__", "1.1.1.1, not-an-address", "a".repeat(5000)]) expect(clientAddressOf("127.0.0.1", header, 1), header.slice(0, 20)).toBe("127.0.0.1");
     expect(clientAddressOf(undefined, undefined, 1)).toBe("unknown");
+    // Whatever the header holds (made-up entries, prototype names, lone surrogates, commas), an address that is one, or the connection's.
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: "binary" }), fc.array(fc.oneof(fc.ipV4(), fc.ipV6(), fc.string()), { maxLength: 6 }).map((a) => a.join(","))), fc.nat(4), (header, hops) => {
+        const address = clientAddressOf("127.0.0.1", header, hops);
+        expect(address === "127.0.0.1" || net.isIP(address) !== 0).toBe(true);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("reads TRUST_PROXY as a number of hops, and names it when it is not one", () => {
+    const hops = (value: string) => loadConfig({ TRUST_PROXY: value }).trustProxy;
+    expect([hops(""), hops("0"), hops("off"), hops("false"), hops("1"), hops("true"), hops("yes"), hops("2")]).toEqual([0, 0, 0, 0, 1, 1, 1, 2]);
+    for (const bad of ["-1", "1.5", "lots", "__proto__"]) expect(() => hops(bad), bad).toThrow(/TRUST_PROXY/);
   });
 
   it("leaves the other paths alone", async () => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, created } from "../helpers/fixtures.js";
 import { wsClient } from "../helpers/graphql-ws.js";
@@ -86,6 +87,17 @@ describe("a Redis outage", () => {
       expect(pubsubFailures.publish).toBeGreaterThan(failuresBefore);
       // One outage, however many failed publishes and reconnection attempts.
       expect(pubsubFailures.outages).toBe(outagesBefore + 1);
+      // Made-up tokens while the rate-limit counters are out of reach (REST, and a graphql-ws connection): refused one by one, never a 5xx.
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${t!.url}/v1/orgs`, { headers: { authorization: `Bearer dapi_${"z".repeat(36)}${i}` } });
+        expect(res.status).toBe(401);
+      }
+      const refused = await new Promise<number>((resolve) => {
+        const socket = new WebSocket(`${t!.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
+        socket.once("open", () => socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: "Bearer dapi_made_up" } })));
+        socket.once("close", (code) => resolve(code));
+      });
+      expect(refused).toBe(4403);
       // GraphQL writes too.
       const gql = await admin.graphql(`mutation($id: String!) { spaceUpdate(spaceId: $id, title: "Offline GraphQL") { title } }`, { id: space.id });
       expect(gql.errors).toBeUndefined();
