@@ -23,6 +23,8 @@ import { createLogger } from "../src/core/logger.js";
  *   (RESPONSE_CACHE=on): answers served from it, against the rows above;
  * - the REST list of 50 spaces, without and with the response cache, and the raw handler reading
  *   the same page of rows in one SELECT (the floor of a list, as the raw GET is of a GET);
+ * - the same list in an organization of BENCH_LONG_LIST spaces (20,000): its first page and its
+ *   page 200 (after a cursor), against the list of 50 (a page reads its rows in index order);
  * - the nested organization → spaces → change requests → comments query at N = 5 and 50
  *   (N spaces, each with 3 change requests of 3 comments), with its SQL statements per request,
  *   and at N = 5 with 500 change requests a space (the page of 10 under each reads 11 rows of it);
@@ -46,7 +48,7 @@ export async function requestPath() {
     const cachedGateway = await startBenchGateway({ responseCache: "on" }, cleanups);
     console.log(`database: ${main.gateway.db.kind === "pglite" ? "embedded (PGlite)" : "PostgreSQL"}; ${connections} connections, ${duration} s per row`);
 
-    const a = await seed(main);
+    const a = await seed(main, true);
     const b = await seed(uncached);
     const c = await seed(cachedGateway);
 
@@ -94,6 +96,8 @@ export async function requestPath() {
       { name: "REST list of 50 spaces, response cache", url: `${c.url}/v1/orgs/${c.organization}/spaces?limit=50`, headers: c.headers },
       cachedGateway.gateway,
     );
+    const longFirst = await measure({ name: `REST list of ${LONG_LIST} spaces, page 1 of 50`, url: a.long!.first, headers: a.headers }, main.gateway);
+    const longDeep = await measure({ name: `REST list of ${LONG_LIST} spaces, page ${a.long!.deepPage} of 50`, url: a.long!.deep, headers: a.headers }, main.gateway);
     const n5 = await measure({ name: "nested org→spaces→CRs→comments, N=5", ...gql(a, NESTED_QUERY, { org: a.nested5, n: 5 }) }, main.gateway);
     const n50 = await measure({ name: "nested org→spaces→CRs→comments, N=50", ...gql(a, NESTED_QUERY, { org: a.nested50, n: 50 }) }, main.gateway);
     const deep = await measure({ name: `nested N=5, ${NESTED_DEEP} change requests a space`, ...gql(a, NESTED_QUERY, { org: a.nestedDeep, n: 5 }) }, main.gateway);
@@ -134,6 +138,7 @@ export async function requestPath() {
     console.log(`  REST GET, 50 spaces in turn / one space  ${ratio(restEach, rest)}`);
     console.log(`  list of 50 / REST GET          ${ratio(list, rest)}   (both from the response cache: ${ratio(listCached, restCached)})`);
     console.log(`  list of 50 / raw driver list   ${ratio(list, rawListRow)}   (the raw handler's own list / one row: ${ratio(rawListRow, rawRow)})`);
+    console.log(`  list of ${LONG_LIST}: page 1 / list of 50  ${ratio(longFirst, list)}   page ${a.long!.deepPage} / page 1 ${ratio(longDeep, longFirst)}   (each page also counts the list: COUNT(*) of its rows)`);
     console.log(`  nested N=50 / N=5              ${ratio(n50, n5)}   statements ${n5.statements} → ${n50.statements}`);
     console.log(`  nested N=5, ${NESTED_DEEP} / 3 CRs a space ${ratio(deep, n5)}   (a page of 10 under each space reads 11 of its rows: core/bounded-pages.ts)`);
     console.log(`  POST collection / REST GET     ${ratio(post, rest)}`);
@@ -238,15 +243,20 @@ interface Seeded {
   nested50: string;
   /** N = 5, each space with NESTED_DEEP change requests (the query shows 10 of each). */
   nestedDeep: string;
+  /** The first page and a page deep in the spaces of an organization of LONG_LIST spaces (50 a page). */
+  long?: { first: string; deep: string; deepPage: number };
 }
+
+/** Spaces of the organization whose long list is read (BENCH_LONG_LIST). */
+const LONG_LIST = Number(process.env.BENCH_LONG_LIST || 20_000);
 
 /** Change requests per space and comments per change request in the nested query's organizations. */
 const NESTED_CHILDREN = 3;
 /** Change requests per space in the third organization: a page of 10 under each of 5 spaces reads 11 of each. */
 const NESTED_DEEP = 500;
 
-/** One space with a page, 50 more spaces, and two organizations of N spaces, each with 3 change requests of 3 comments. */
-async function seed({ gateway, url }: Started): Promise<Seeded> {
+/** One space with a page, 50 more spaces, and two organizations of N spaces, each with 3 change requests of 3 comments; with `withLongList`, an organization of LONG_LIST spaces. */
+async function seed({ gateway, url }: Started, withLongList = false): Promise<Seeded> {
   const prisma = gateway.db.prisma;
   const boot = (await runAdminCommand(prisma, { command: "bootstrap", email: "bench@acme.test", org: "Bench" })) as any;
   const headers = { authorization: `Bearer ${boot.token}`, "content-type": "application/json" };
@@ -287,6 +297,28 @@ async function seed({ gateway, url }: Started): Promise<Seeded> {
     await prisma.comment.createMany({ data: comments });
     return org.organization as string;
   };
+  /** An organization of LONG_LIST spaces with their revisions (three created in each second), walked to its page 200. */
+  const longList = async () => {
+    const org = (await runAdminCommand(prisma, { command: "bootstrap", email: "bench@acme.test", org: "Long list" })) as any;
+    const start = Date.UTC(2026, 0, 1);
+    for (let i = 0; i < LONG_LIST; i += 5_000) {
+      const ids = Array.from({ length: Math.min(5_000, LONG_LIST - i) }, (_, j) => i + j);
+      await prisma.space.createMany({
+        data: ids.map((k) => ({ id: `spc_long_${k}`, organizationId: org.organization, title: `Space ${k}`, position: k, revisionId: `rev_long_${k}`, createdAt: new Date(start + Math.floor(k / 3) * 1000) })),
+      });
+      await prisma.revision.createMany({ data: ids.map((k) => ({ id: `rev_long_${k}`, spaceId: `spc_long_${k}`, parents: [], type: "initial" as const, content: { pages: {}, files: {}, reusableContents: {}, variables: {} } })) });
+    }
+    const first = `${url}/v1/orgs/${org.organization}/spaces?limit=50`;
+    const deepPage = Math.min(200, Math.ceil(LONG_LIST / 50));
+    let deep = first;
+    for (let page = 1; page < deepPage; page++) {
+      const res = await fetch(deep, { headers });
+      const body = (await res.json()) as { next?: { page: string } };
+      if (!res.ok || !body.next) throw new Error(`GET ${deep}: ${res.status}`);
+      deep = `${first}&page=${encodeURIComponent(body.next.page)}`;
+    }
+    return { first, deep, deepPage };
+  };
   return {
     url,
     headers,
@@ -298,6 +330,7 @@ async function seed({ gateway, url }: Started): Promise<Seeded> {
     nested5: await nested(5),
     nested50: await nested(50),
     nestedDeep: await nested(5, NESTED_DEEP),
+    long: withLongList ? await longList() : undefined,
   };
 }
 

@@ -44,7 +44,14 @@ function decodeCursor(page: string, length: number): unknown[] {
   }
 }
 
-/** Prisma `where` selecting rows strictly after the cursor in the given order. */
+/**
+ * Prisma `where` selecting rows strictly after the cursor in the given order: the rows past it on
+ * the first sort key, or equal on the keys before one and past it on that one. The first key's
+ * bound (`>=`, `<=` when descending) is stated on its own as well, although the alternatives
+ * imply it: PostgreSQL cannot start an index scan from an OR, but can from that bound, so a page
+ * deep in a long list reads from its cursor on in the list's index (prisma/schema.prisma), not
+ * every row before it.
+ */
 function afterCursor(order: OrderSpec, values: unknown[]): object {
   const or: object[] = [];
   for (let i = 0; i < order.length; i++) {
@@ -54,7 +61,9 @@ function afterCursor(order: OrderSpec, values: unknown[]): object {
     clause[field] = { [dir === "asc" ? "gt" : "lt"]: values[i] };
     or.push(clause);
   }
-  return { OR: or };
+  if (order.length === 1) return { OR: or };
+  const [first, dir] = order[0]!;
+  return { AND: [{ [first]: { [dir === "asc" ? "gte" : "lte"]: values[0] } }, { OR: or }] };
 }
 
 /**
