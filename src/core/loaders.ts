@@ -135,6 +135,8 @@ function copyOf<V>(value: V): V {
 export interface ModelReads<T> {
   findMany(args: object): Promise<T[]>;
   count(args: object): Promise<number>;
+  /** The model's fields by name, each with its `typeName` (a Prisma model delegate's `fields`). */
+  readonly fields?: object;
 }
 
 /** A date in a read's key is told from a string that reads alike. */

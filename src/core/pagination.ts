@@ -1,4 +1,5 @@
 import { badInput } from "./errors.js";
+import { textProblem } from "./validate.js";
 import { readOnce, type ModelReads } from "./loaders.js";
 
 /** Query arguments of every documented list operation. */
@@ -34,14 +35,57 @@ function encodeCursor(values: unknown[]): string {
   return Buffer.from(JSON.stringify(plain)).toString("base64url");
 }
 
+const INVALID_CURSOR = "page is not a valid cursor: pass the `next.page` value of a previous response.";
+
+/** A cursor's values as the server wrote them (encodeCursor): strings, numbers, booleans and dates. */
 function decodeCursor(page: string, length: number): unknown[] {
+  let values: unknown;
   try {
-    const values = JSON.parse(Buffer.from(page, "base64url").toString("utf8"));
-    if (!Array.isArray(values) || values.length !== length) throw new Error("shape");
-    return values.map((v) => (v && typeof v === "object" && typeof v.d === "string" ? new Date(v.d) : v));
+    values = JSON.parse(Buffer.from(page, "base64url").toString("utf8"));
   } catch {
-    throw badInput("page is not a valid cursor: pass the `next.page` value of a previous response.");
+    throw badInput(INVALID_CURSOR);
   }
+  if (!Array.isArray(values) || values.length !== length) throw badInput(INVALID_CURSOR);
+  return values.map(cursorValue);
+}
+
+/** Years a cursor's date may name: those of the dates the server stores (PostgreSQL refuses some that JavaScript holds). */
+const CURSOR_YEARS = [1, 9999] as const;
+
+/**
+ * One value of a cursor, checked: a client may send any JSON in its place, and a value of
+ * another kind would reach the query as a filter of its own (`{ "not": … }`) or fail in it.
+ */
+function cursorValue(value: unknown): unknown {
+  if (typeof value === "string" && textProblem(value) === null) return value;
+  if (typeof value === "number" && Number.isFinite(value)) return value;
+  if (typeof value === "boolean") return value;
+  if (value && typeof value === "object" && Object.keys(value).length === 1 && typeof (value as { d?: unknown }).d === "string") {
+    const date = new Date((value as { d: string }).d);
+    const year = date.getUTCFullYear();
+    if (year >= CURSOR_YEARS[0] && year <= CURSOR_YEARS[1]) return date;
+  }
+  throw badInput(INVALID_CURSOR);
+}
+
+/** The JavaScript kind of each Prisma scalar type a list may be ordered by, and the values it takes. */
+const CURSOR_KINDS: Record<string, (value: unknown) => boolean> = {
+  String: (v) => typeof v === "string",
+  DateTime: (v) => v instanceof Date,
+  Int: (v) => Number.isInteger(v) && (v as number) >= -(2 ** 31) && (v as number) < 2 ** 31,
+  Float: (v) => typeof v === "number",
+  Boolean: (v) => typeof v === "boolean",
+};
+
+/** The cursor's values, each of the type of the field it stands for (when the model tells them). */
+function typedCursor(values: unknown[], order: OrderSpec, fields: ModelReads<unknown>["fields"]): unknown[] {
+  if (!fields) return values;
+  const types = fields as Readonly<Record<string, { typeName?: string } | undefined>>;
+  order.forEach(([field], i) => {
+    const kind = CURSOR_KINDS[types[field]?.typeName ?? ""];
+    if (!kind?.(values[i])) throw badInput(INVALID_CURSOR);
+  });
+  return values;
 }
 
 /**
@@ -81,7 +125,7 @@ export async function paginate<T extends Record<string, any>>(opts: {
 }): Promise<ListPage<T>> {
   const limit = checkLimit(opts.args.limit);
   const where = opts.args.page
-    ? { AND: [opts.where, afterCursor(opts.order, decodeCursor(opts.args.page, opts.order.length))] }
+    ? { AND: [opts.where, afterCursor(opts.order, typedCursor(decodeCursor(opts.args.page, opts.order.length), opts.order, opts.from.fields))] }
     : opts.where;
   const query = { where, orderBy: opts.order.map(([f, d]) => ({ [f]: d })), take: limit + 1, ...(opts.include ? { include: opts.include } : {}) };
   const rows = await readOnce(opts.from, "findMany", query);

@@ -124,6 +124,23 @@ function objectFromSchema(schema: Schema, depth = 0): fc.Arbitrary<Record<string
 
 // ─── Requests of an operation ────────────────────────────────────────────────────────────────
 
+/**
+ * A list's `page` as the server writes it (the base64url of a JSON array of the last item's sort
+ * keys) but holding values a client made up: hostile values, dates of any year or none, objects
+ * with a query operator's name — decoded, each would reach the page's query.
+ */
+const cursorValue: fc.Arbitrary<unknown> = fc.oneof(
+  hostileValue,
+  fc.integer({ min: -8.64e15, max: 8.64e15 }).map((ms) => ({ d: new Date(ms).toISOString() })),
+  hostileString.filter((v) => v.length < 200).map((d) => ({ d })),
+  fc.dictionary(fc.constantFrom("d", "not", "in", "gt", "equals", "contains", "__proto__"), hostileValue, { minKeys: 1, maxKeys: 2 }),
+  fc.string(),
+);
+const forgedCursor = fc
+  .array(cursorValue, { minLength: 1, maxLength: 3 })
+  .map((values) => Buffer.from(JSON.stringify(values) ?? "[]").toString("base64url"))
+  .filter((page) => page.length < 20_000);
+
 function requestsOf(template: string, method: string, op: any): fc.Arbitrary<FuzzRequest> {
   const verb = method.toUpperCase();
   const params: string[] = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
@@ -146,6 +163,7 @@ function requestsOf(template: string, method: string, op: any): fc.Arbitrary<Fuz
             fromSchema(p.schema).map((v) => (typeof v === "object" ? JSON.stringify(v) : String(v))),
             hostileString.filter((v) => v.length < 10_000),
             fc.constantFrom("1e309", "99999999999999999999", "-1", "", "true", "%00"),
+            ...(p.name === "page" ? [forgedCursor, forgedCursor] : []),
           ),
           { freq: 2 },
         ),

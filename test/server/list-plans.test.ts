@@ -30,6 +30,9 @@ interface PlanNode {
 beforeAll(async () => {
   t = await startGateway();
   ({ admin, org } = await acmeDocs(t));
+  t.gateway.db.observeStatements((_s, ok, sql, args) => {
+    if (recording && ok && /^\s*SELECT\b/i.test(sql) && /\bORDER BY\b[^()]*\bLIMIT\b/i.test(sql)) recording.push({ sql, args: args ?? [] });
+  });
   if (t.config.databaseUrl) {
     // Its own connection: a setting of the gateway's pool would reach its other requests.
     const client = new pg.Client({ connectionString: t.config.databaseUrl });
@@ -60,18 +63,18 @@ function nodes(plan: PlanNode): PlanNode[] {
   return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 }
 
+/** Where the statements that read a page are recorded while `orderedReads` runs. */
+let recording: { sql: string; args: readonly unknown[] }[] | null = null;
+
 /** The statements that read a page (a SELECT with ORDER BY and LIMIT) that `call` sent, with their parameters. */
 async function orderedReads(call: () => Promise<unknown>): Promise<{ sql: string; args: readonly unknown[] }[]> {
   const seen: { sql: string; args: readonly unknown[] }[] = [];
-  let on = true;
-  t.gateway.db.observeStatements((_s, ok, sql, args) => {
-    if (on && ok && /^\s*SELECT\b/i.test(sql) && /\bORDER BY\b[^()]*\bLIMIT\b/i.test(sql)) seen.push({ sql, args: args ?? [] });
-  });
   await t.gateway.responseCache.forget();
+  recording = seen;
   try {
     await call();
   } finally {
-    on = false;
+    recording = null;
   }
   return seen;
 }
@@ -163,5 +166,35 @@ describe("pages of long lists are read in index order", () => {
     const page = created(await admin.post(`/v1/spaces/${space.id}/content/pages`, { title: "Draft" }));
     expect((await admin.patch(`/v1/spaces/${space.id}/content/page/${page.id}`, { title: "Edited" })).status).toBe(200);
     await expectIndexedPages(`/v1/integrations/plans/events`, "createdAt");
+  });
+
+  it("pages walk every item once, in order, where items share their first sort key (the cursor's bound keeps them)", async () => {
+    const same = new Date("2026-03-01T12:00:00.000Z");
+    const spaces = await t.gateway.db.prisma.space.findMany({ where: { organizationId: org }, select: { id: true } });
+    await t.gateway.db.prisma.space.updateMany({ where: { id: { in: spaces.map((s) => s.id) } }, data: { createdAt: same } });
+    const comments = await t.gateway.db.prisma.comment.findMany({ where: { spaceId: space.id }, select: { id: true } });
+    await t.gateway.db.prisma.comment.updateMany({ where: { id: { in: comments.map((c) => c.id) } }, data: { postedAt: same } });
+    for (const path of [
+      `/v1/orgs/${org}/spaces`,
+      `/v1/orgs/${org}/members/${admin.user}/spaces`,
+      `/v1/orgs/${org}/members/${admin.user}/spaces?order=asc`,
+      `/v1/spaces/${space.id}/comments`,
+      `/v1/spaces/${space.id}/comments?order=asc`,
+    ]) {
+      const sep = path.includes("?") ? "&" : "?";
+      const whole = await admin.get(`${path}${sep}limit=1000`);
+      expect(whole.status).toBe(200);
+      expect(whole.body.items.length).toBeGreaterThanOrEqual(2);
+      const walked: string[] = [];
+      let page: string | undefined;
+      do {
+        const res = await admin.get(`${path}${sep}limit=1${page ? `&page=${encodeURIComponent(page)}` : ""}`);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(res.body.count).toBe(whole.body.count);
+        walked.push(...res.body.items.map((i: { id: string }) => i.id));
+        page = res.body.next?.page;
+      } while (page && walked.length <= whole.body.items.length);
+      expect(walked, path).toEqual(whole.body.items.map((i: { id: string }) => i.id));
+    }
   });
 });
