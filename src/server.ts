@@ -57,6 +57,8 @@ export interface Gateway {
   services: Services;
   /** The response cache (tests drop its entries to compare cached answers with uncached ones). */
   responseCache: ResponseCache;
+  /** Runs the periodic upkeep now (src/maintenance.ts): purges, and the embedded database's planner statistics. */
+  maintain(): Promise<unknown>;
   /** Node HTTP server with graphql-ws mounted on /graphql; not listening until `listen`. */
   httpServer: http.Server;
   listen(port?: number): Promise<number>;
@@ -304,7 +306,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     wsServer,
   );
 
-  const maintenance = startMaintenance(services);
+  const maintenance = startMaintenance(services, db);
   const dispatcher = createDispatcher({
     prisma: db.prisma,
     pubsub,
@@ -335,6 +337,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     db,
     services,
     responseCache,
+    maintain: () => maintenance.run(),
     httpServer,
     listen(port = config.port) {
       return new Promise((resolve, reject) => {
