@@ -57,7 +57,7 @@ export interface Gateway {
   services: Services;
   /** The response cache (tests drop its entries to compare cached answers with uncached ones). */
   responseCache: ResponseCache;
-  /** Runs the periodic upkeep now (src/maintenance.ts): purges, and the embedded database's planner statistics. */
+  /** Runs the periodic upkeep now (src/maintenance.ts): purges, and on the embedded database VACUUM (ANALYZE) of each table. */
   maintain(): Promise<unknown>;
   /** Node HTTP server with graphql-ws mounted on /graphql; not listening until `listen`. */
   httpServer: http.Server;
