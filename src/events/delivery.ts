@@ -79,6 +79,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   let poll: NodeJS.Timeout | undefined;
   let running = false;
   let again = false;
+  let due = true;
   let stopped = true;
   let loop: Promise<void> = Promise.resolve();
   const deliveries = new Set<Promise<void>>();
@@ -101,15 +102,28 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     return rows.map((r) => ({ id: r.id, attempts: Number(r.attempts) }));
   }
 
+  /**
+   * Claims what is due and starts delivering it, while there is room. `due` tells whether
+   * something may be due that no claim has looked at since: set by every wake-up (an event
+   * recorded here or announced by another process, a retry's timer, the poll) and when a claim
+   * came back full; cleared by a claim that came back short. A delivery that ends frees room, and
+   * claims again only when something may be due (not once more after every event of a quiet
+   * stream, which found nothing).
+   */
   async function runOnce(): Promise<void> {
-    while (!stopped) {
+    while (!stopped && due) {
       const room = concurrency - inflight.size;
       if (room <= 0) return;
+      due = false;
       const claims = await claim(room);
+      if (claims.length === room) due = true;
+      if (!claims.length) return;
+      // The claimed events with what delivering them needs, read together.
+      const events = await load(claims.map((c) => c.id));
       for (const c of claims) {
         const controller = new AbortController();
         inflight.set(c.id, controller);
-        const p = deliver(c, controller.signal)
+        const p = deliver(c, events.get(c.id), controller.signal)
           .catch((err) => {
             logger.error({ err }, `integration event ${c.id}: delivery failed unexpectedly`);
             wakeAt(new Date(Date.now() + config.integrationClaimLeaseMs)); // its lease will have run out
@@ -117,15 +131,32 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
           .finally(() => {
             inflight.delete(c.id);
             deliveries.delete(p);
-            kick(); // room for more
+            if (due) run(); // room for what may be due
           });
         deliveries.add(p);
       }
-      if (claims.length < room) return;
     }
   }
 
+  /** The events with these ids, with their integration's delivery settings and their installation's organization. */
+  async function load(ids: string[]) {
+    const rows = await prisma.integrationEvent.findMany({
+      where: { id: { in: ids } },
+      include: {
+        integration: { select: { id: true, ownerId: true, devTunnelUrl: true, devAll: true, signingSecret: true, contentSecurityPolicy: true } },
+        installation: { select: { organizationId: true } },
+      },
+    });
+    return new Map(rows.map((row) => [row.id, row]));
+  }
+
+  /** Something may be due: claims it. */
   function kick(): void {
+    due = true;
+    run();
+  }
+
+  function run(): void {
     if (stopped) return;
     if (running) {
       again = true;
@@ -139,6 +170,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
           await runOnce();
         } catch (err) {
           if (!stopped) logger.error({ err }, "integration event dispatcher failed");
+          // Whatever the failed claim was to take is still due; the next wake-up or freed room claims it.
+          due = true;
         }
       } while (again && !stopped);
       running = false;
@@ -169,7 +202,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     }
   }
 
-  type Loaded = Parameters<typeof messageOf>[0];
+  type Loaded = NonNullable<Awaited<ReturnType<typeof load>> extends Map<string, infer E> ? E : never>;
 
   /** Writes an attempt's trace entry and outcome (the outcome only while the claim is still ours); publishes a final status. */
   async function settle(
@@ -188,14 +221,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     return count > 0;
   }
 
-  async function deliver(c: Claim, signal: AbortSignal): Promise<void> {
-    const event = await prisma.integrationEvent.findUnique({
-      where: { id: c.id },
-      include: {
-        integration: { select: { id: true, ownerId: true, devTunnelUrl: true, devAll: true, signingSecret: true, contentSecurityPolicy: true } },
-        installation: { select: { organizationId: true } },
-      },
-    });
+  async function deliver(c: Claim, event: Loaded | undefined, signal: AbortSignal): Promise<void> {
     if (!event || event.status !== "pending") return;
     const target = dispatchTarget(event.integration, event.installation?.organizationId ?? (event.payload as any)?.organizationId ?? null);
     if ("skip" in target) {

@@ -209,6 +209,41 @@ describe("event delivery to the development tunnel", () => {
     }
   });
 
+  it("reads a claimed batch in one go, and a delivery that ends claims again only when something may be due", async () => {
+    const receiver = await startReceiver();
+    try {
+      await integration("batched", receiver.url);
+      const inst = (await admin.post("/v1/integrations/batched/installations", { organization: admin.organization })).body;
+      await receiver.waitFor(1);
+      await new Promise((r) => setTimeout(r, 300));
+      const row = await t.gateway.db.prisma.integration.findUniqueOrThrow({ where: { name: "batched" } });
+      const statements: string[] = [];
+      t.gateway.db.observeStatements((_s, ok, sql) => {
+        if (ok) statements.push(sql);
+      });
+      // Ten events recorded together: the dispatcher (16 deliveries at once) claims them with one statement.
+      const events = Array.from({ length: 10 }, (_, i) => ({
+        integration: row,
+        installation: { id: inst.id, organizationId: admin.organization },
+        type: "space_content_updated" as const,
+        fields: { spaceId: "spc_batched", revisionId: `rev_${i}` },
+      }));
+      await recordIntegrationEvents(t.gateway.services, events);
+      await receiver.waitFor(11);
+      await eventually(async () => (await t.gateway.db.prisma.integrationEvent.count({ where: { integrationId: row.id, status: "pending" } })) === 0);
+      await new Promise((r) => setTimeout(r, 300));
+      const claims = statements.filter((s) => /^\s*UPDATE "IntegrationEvent"\s+SET "attempts"/.test(s)).length;
+      const loads = statements.filter((s) => /^SELECT\b.*\bFROM "public"\."IntegrationEvent"\s+WHERE\b.*"id" IN/s.test(s)).length;
+      // The claimed events were read together (not once each).
+      expect(loads).toBe(1);
+      // One claim took the ten; the ten deliveries that ended claimed nothing more (nothing was due).
+      // (On a shared database the dispatcher also polls, here every 100 ms, for what another process left.)
+      if (!t.config.databaseUrl) expect(claims).toBe(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it("computes the backoff as base × 2^(attempt − 1), capped", () => {
     expect([1, 2, 3, 4, 10].map((a) => backoffMs(a, 100, 1_000))).toEqual([100, 200, 400, 800, 1_000]);
   });
