@@ -54,6 +54,14 @@ export interface Config {
   logFormat: "json" | "pretty";
   /** LOG_SQL=1: log every SQL statement Prisma sends (debug level); off by default, it costs time on every query. */
   logSql: boolean;
+  /**
+   * On PostgreSQL, the longest a statement of the gateway's waits for rows another session holds
+   * locked (DB_LOCK_TIMEOUT_MS) and the longest it runs at all (DB_STATEMENT_TIMEOUT_MS), in ms;
+   * past either the request is answered 503 with Retry-After and its connection is free again.
+   * 0 sets no bound. Migrations at start are not bounded.
+   */
+  dbLockTimeoutMs: number;
+  dbStatementTimeoutMs: number;
   /** Bearer token `GET /metrics` requires (METRICS_TOKEN); unset, the metrics are open. */
   metricsToken?: string;
   /** Requests per minute per API token, or per client address without a token, on /v1 and /graphql (RATE_LIMIT_PER_MINUTE); 0 turns the limit off. */
@@ -179,6 +187,8 @@ export function operations(env: NodeJS.ProcessEnv) {
     trustProxy: proxyHops(env.TRUST_PROXY),
     shutdownTimeoutMs: intFrom(env.SHUTDOWN_TIMEOUT_MS, 10_000, "SHUTDOWN_TIMEOUT_MS"),
     accessCacheTtlMs: intFrom(env.ACCESS_CACHE_TTL_MS, 30_000, "ACCESS_CACHE_TTL_MS"),
+    dbLockTimeoutMs: intFrom(env.DB_LOCK_TIMEOUT_MS, 5_000, "DB_LOCK_TIMEOUT_MS"),
+    dbStatementTimeoutMs: intFrom(env.DB_STATEMENT_TIMEOUT_MS, 30_000, "DB_STATEMENT_TIMEOUT_MS"),
     wsMaxBufferedBytes: Math.max(1024, intFrom(env.WS_MAX_BUFFERED_BYTES, 1024 * 1024, "WS_MAX_BUFFERED_BYTES")),
     liveSubscriptionsPerToken: intFrom(env.LIVE_SUBSCRIPTIONS_PER_TOKEN, 1000, "LIVE_SUBSCRIPTIONS_PER_TOKEN"),
     responseCache: responseCacheSetting(env.RESPONSE_CACHE),

@@ -2,7 +2,7 @@ import net from "node:net";
 import { loadConfig, type Config } from "./config.js";
 import { acquireLock, DataDirLockedError, newAdminSecret, type DataDirLock } from "./core/lock.js";
 import { configureLogging, log } from "./core/logger.js";
-import { openDatabase } from "./core/db.js";
+import { databaseOptions, openDatabase } from "./core/db.js";
 import type { Gateway } from "./server.js";
 
 /**
@@ -36,7 +36,7 @@ async function main() {
 
   const adminSecret = newAdminSecret();
   // The database opens while the server's modules load.
-  const database = openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, lockHeld: lock, logSql: config.logSql, queryPlanCache: config.queryPlanCache, progress: (m) => log.info(m) });
+  const database = openDatabase({ ...databaseOptions(config), lockHeld: lock, progress: (m) => log.info(m) });
   database.catch(() => undefined); // reported below, once awaited
   const { createGateway } = await import("./server.js");
   let gateway: Gateway;

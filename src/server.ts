@@ -11,7 +11,7 @@ import { rawRouteTable, routeTable } from "./rest/table.js";
 import { allowHeader, createRestHandler, errorResponse, noOperation } from "./rest/handler.js";
 import { planStats } from "./core/query-plans.js";
 import { sharedReads, useWritesReadAlone } from "./core/loaders.js";
-import { openDatabase, type Database } from "./core/db.js";
+import { databaseOptions, openDatabase, type Database } from "./core/db.js";
 import { awaitedPublisher, createPubSubFor, pubsubFailures } from "./core/pubsub.js";
 import { makeUrls } from "./core/urls.js";
 import { authenticateRequest, authenticationFailure, bearerToken, viewerFromToken } from "./core/auth.js";
@@ -82,7 +82,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const trusted = config.graphqlTrustedDocuments ? loadTrustedDocuments(config.graphqlTrustedDocuments) : undefined;
   const metrics = createMetrics();
   const db = await (opts.database ??
-    openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, lockHeld: opts.lockHeld, logSql: config.logSql, queryPlanCache: config.queryPlanCache, progress: opts.progress }));
+    openDatabase({ ...databaseOptions(config), lockHeld: opts.lockHeld, progress: opts.progress }));
   db.observeStatements((seconds, ok) => metrics.dbStatements.labels(ok ? "ok" : "error").observe(seconds));
   // Redis for the shared rate-limit counters and the readiness check; commands fail at once
   // while it is unreachable (the limiter then counts in memory) instead of queueing.

@@ -3,7 +3,9 @@ import { AppError } from "./errors.js";
 /**
  * Database faults that say nothing about the request: the connection to PostgreSQL was lost
  * (a restart, `pg_terminate_backend`, a dropped network), no connection could be had in time,
- * or PostgreSQL asked for the transaction to be tried again (deadlock, serialization failure).
+ * PostgreSQL asked for the transaction to be tried again (deadlock, serialization failure), or a
+ * statement ran past the gateway's bounds (DB_LOCK_TIMEOUT_MS waiting for rows another session
+ * holds locked, DB_STATEMENT_TIMEOUT_MS in all: core/pg-pool.ts).
  * Such a request is answered 503 with `Retry-After` — never a 500, and never an answer (a 404)
  * built on a read that did not happen.
  */
@@ -12,11 +14,15 @@ import { AppError } from "./errors.js";
 export const RETRY_AFTER_SECONDS = 1;
 
 export const DATABASE_UNAVAILABLE = "The database could not be reached to complete this request; retry in a moment.";
+export const DATABASE_TIMED_OUT =
+  "The database did not complete this request in time (rows it needed stayed locked by another change, or a statement ran too long); retry in a moment.";
 
 /** SQLSTATE codes of a lost connection (class 08, the server shutting down or starting up). */
 const LOST_SQLSTATE = /^(08\w{3}|57P01|57P02|57P03)$/;
 /** SQLSTATE codes of a busy server or of a transaction PostgreSQL asks to try again. */
 const BUSY_SQLSTATE = /^(53300|40001|40P01)$/;
+/** SQLSTATE codes of a statement that ran past a bound: lock_timeout (55P03), statement_timeout (57014). */
+const TIMED_OUT_SQLSTATE = /^(55P03|57014)$/;
 /** Prisma's codes for an unreachable server or a closed connection; for a pool timeout. */
 const LOST_PRISMA = new Set(["P1001", "P1002", "P1017"]);
 const BUSY_PRISMA = new Set(["P1008", "P2024"]);
@@ -52,9 +58,15 @@ function lost(e: any): boolean {
   );
 }
 
+function timedOut(e: any): boolean {
+  const code = typeof e.code === "string" ? e.code : typeof e.originalCode === "string" ? e.originalCode : undefined;
+  return !!code && TIMED_OUT_SQLSTATE.test(code);
+}
+
 function busy(e: any): boolean {
   const code = typeof e.code === "string" ? e.code : undefined;
   return (
+    timedOut(e) ||
     (!!code && (BUSY_SQLSTATE.test(code) || BUSY_PRISMA.has(code))) ||
     (typeof e.originalCode === "string" && BUSY_SQLSTATE.test(e.originalCode)) ||
     (typeof e.kind === "string" && BUSY_KINDS.has(e.kind)) ||
@@ -71,6 +83,11 @@ export function isConnectionLost(error: unknown): boolean {
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof AppError) return error.status === 503;
   return somewhereIn(error, (e) => lost(e) || busy(e));
+}
+
+/** What a client is told of a transient database fault (see isDatabaseUnavailable). */
+export function unavailableMessage(error: unknown): string {
+  return somewhereIn(error, timedOut) ? DATABASE_TIMED_OUT : DATABASE_UNAVAILABLE;
 }
 
 /** SQLSTATE, Prisma code and driver adapter kind of a foreign key violation. */

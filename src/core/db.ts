@@ -9,6 +9,7 @@ import { jsonRows, type QueryOptions } from "./pglite-rows.js";
 import { installCompilerHooks } from "./query-plans.js";
 import { acquireLock, type DataDirLock } from "./lock.js";
 import { log } from "./logger.js";
+import type { Config } from "../config.js";
 import { createPool, firstConnection, retryingReads } from "./pg-pool.js";
 import { mergeChange, rowChangeOf, rowsById, statementParts, writtenTable, type RowChange, type StatementPart } from "./row-keys.js";
 
@@ -47,6 +48,23 @@ export interface OpenOptions {
   progress?: (message: string) => void;
   /** Keep Prisma's query plans by shape (core/query-plans.ts), for every client of the process; default on (QUERY_PLAN_CACHE). */
   queryPlanCache?: boolean;
+  /** PostgreSQL: bounds of each statement's lock waits and run time, in ms (core/pg-pool.ts); 0 or unset: none. */
+  lockTimeoutMs?: number;
+  statementTimeoutMs?: number;
+}
+
+/** The options of the gateway's database as its configuration sets them. */
+export function databaseOptions(
+  config: Pick<Config, "dataDir" | "databaseUrl" | "logSql" | "queryPlanCache" | "dbLockTimeoutMs" | "dbStatementTimeoutMs">,
+): OpenOptions {
+  return {
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    logSql: config.logSql,
+    queryPlanCache: config.queryPlanCache,
+    lockTimeoutMs: config.dbLockTimeoutMs,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+  };
 }
 
 /**
@@ -327,11 +345,13 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const onCommittedWrite = (listener: WriteListener) => void writeListeners.add(listener);
   if (opts.databaseUrl) {
     // Lost connections are survived: see core/pg-pool.ts.
-    const pool = createPool(opts.databaseUrl);
+    const pool = createPool(opts.databaseUrl, { lockTimeoutMs: opts.lockTimeoutMs, statementTimeoutMs: opts.statementTimeoutMs });
     const client = await firstConnection(pool, { label: describeUrl(opts.databaseUrl), progress: opts.progress });
     let cascades: Cascades = new Map();
     opts.progress?.(`Database: PostgreSQL at ${describeUrl(opts.databaseUrl)} connected`);
     try {
+      // Migrations are not bounded (an index built on a large table, another gateway's migrations awaited).
+      await client.query("SET lock_timeout = 0; SET statement_timeout = 0");
       // Serialize migrations between gateway instances sharing one database.
       await client.query("SELECT pg_advisory_lock(7340051)");
       const applied = await applyMigrations(
@@ -341,6 +361,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       opts.progress?.(migrationsMessage(applied));
       cascades = cascadesFrom((await client.query(CASCADES_SQL)).rows);
       await client.query("SELECT pg_advisory_unlock(7340051)");
+      await client.query("RESET lock_timeout; RESET statement_timeout");
     } finally {
       client.release();
     }

@@ -2,7 +2,7 @@ import { GraphQLError } from "graphql";
 import { maskError as yogaMaskError, type Plugin } from "graphql-yoga";
 import { appErrorOf, boundEchoes } from "./errors.js";
 import { log as logger } from "./logger.js";
-import { DATABASE_UNAVAILABLE, REFERENCE_GONE, RETRY_AFTER_SECONDS, ROW_GONE, isDatabaseUnavailable, isReferenceGone, isRowGone } from "./db-faults.js";
+import { REFERENCE_GONE, RETRY_AFTER_SECONDS, ROW_GONE, isDatabaseUnavailable, isReferenceGone, isRowGone, unavailableMessage } from "./db-faults.js";
 import { isGraphQLPath } from "../graphql/endpoint.js";
 
 /** Errors already logged: a /v1 fault is seen by yoga's masking and by the REST answer, and logged once. */
@@ -78,7 +78,7 @@ function knownError(error: unknown): (ErrorBody["error"] & { unavailable?: true 
   }
   const http = (error as any)?.extensions?.http?.status;
   if (typeof http === "number" && http >= 400 && http < 500) return { code: http, message: (error as Error).message };
-  if (isDatabaseUnavailable(error)) return { code: 503, message: DATABASE_UNAVAILABLE, unavailable: true };
+  if (isDatabaseUnavailable(error)) return { code: 503, message: unavailableMessage(error), unavailable: true };
   return raceOf(error);
 }
 
@@ -120,7 +120,7 @@ export function maskGraphQLError(error: unknown, message: string, isDev?: boolea
   if (!appErrorOf(error) && isDatabaseUnavailable(error)) {
     logUnavailable(error);
     const original = error instanceof GraphQLError ? error : undefined;
-    const unavailable = new GraphQLError(DATABASE_UNAVAILABLE, {
+    const unavailable = new GraphQLError(unavailableMessage(error), {
       nodes: original?.nodes,
       path: original?.path,
       extensions: { code: 503, http: { status: 503, headers: { "retry-after": String(RETRY_AFTER_SECONDS) } } },

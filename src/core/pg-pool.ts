@@ -12,10 +12,22 @@ import { log } from "./logger.js";
  *   not release a transaction's connection when its ROLLBACK fails on a dead connection, and each
  *   such connection would otherwise be lost to the pool until every request waits forever;
  * - waiting for a free connection is bounded (`connectionTimeoutMillis`): the request then fails
- *   with a transient fault, answered 503 (core/db-faults.ts).
+ *   with a transient fault, answered 503 (core/db-faults.ts);
+ * - so is each statement (`lockTimeoutMs`: waiting for rows another session holds locked — an
+ *   operator's transaction left open, a stuck client of the same database; `statementTimeoutMs`:
+ *   running at all), set for every connection as it opens: without them one row held locked
+ *   kept every write to it waiting, each holding one of the pool's ten connections, until no
+ *   request at all could get one.
  */
-export function createPool(connectionString: string): ResilientPool {
-  const pool = new ResilientPool({ connectionString, max: 10, connectionTimeoutMillis: 10_000 });
+export function createPool(connectionString: string, bounds: { lockTimeoutMs?: number; statementTimeoutMs?: number } = {}): ResilientPool {
+  const pool = new ResilientPool({
+    connectionString,
+    max: 10,
+    connectionTimeoutMillis: 10_000,
+    // node-postgres sends these with each connection's start-up (unset when 0).
+    ...(bounds.lockTimeoutMs ? { lock_timeout: bounds.lockTimeoutMs } : {}),
+    ...(bounds.statementTimeoutMs ? { statement_timeout: bounds.statementTimeoutMs } : {}),
+  });
   // An idle connection the server closes is replaced on the next query.
   pool.on("error", (err) => log.warn(`PostgreSQL connection lost: ${err.message}`));
   pool.on("connect", (client) => {

@@ -1,0 +1,76 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { acmeDocs, createSpace, type Admin } from "../helpers/fixtures.js";
+import { DATABASE_TIMED_OUT, isConnectionLost, isDatabaseUnavailable, unavailableMessage } from "../../src/core/db-faults.js";
+
+/**
+ * On PostgreSQL other sessions share the database: an operator's transaction left open, or a
+ * stuck client, may hold rows locked. A statement of the gateway waits at most DB_LOCK_TIMEOUT_MS
+ * for them (and runs at most DB_STATEMENT_TIMEOUT_MS): past it the request is answered 503 with
+ * Retry-After, naming the wait, and its connection is free again — one locked row never holds the
+ * pool's ten connections, so every other request goes on. Nothing stored is lost: once the lock
+ * is released the same write succeeds. (The embedded database has one session: nothing else can
+ * hold its rows; the requests below are skipped there.)
+ */
+
+const postgres = !!process.env.DATABASE_URL;
+
+describe("statement bounds are recognized as transient faults", () => {
+  it("lock_timeout (55P03) and statement_timeout (57014) are 503s with their own message; not lost connections", () => {
+    const adapter = (cause: object) => Object.assign(new Error("x"), { name: "DriverAdapterError", cause });
+    for (const code of ["55P03", "57014"]) {
+      const error = adapter({ kind: "postgres", code, originalCode: code });
+      expect(isDatabaseUnavailable(error)).toBe(true);
+      expect(isConnectionLost(error)).toBe(false);
+      expect(unavailableMessage(error)).toBe(DATABASE_TIMED_OUT);
+    }
+    expect(unavailableMessage(adapter({ kind: "postgres", code: "57P01", originalCode: "57P01" }))).not.toBe(DATABASE_TIMED_OUT);
+  });
+});
+
+describe.skipIf(!postgres)("rows held locked by another session (PostgreSQL)", () => {
+  let t: TestGateway;
+  let admin: Admin;
+  let locker: pg.Client;
+
+  beforeAll(async () => {
+    t = await startGateway({ dbLockTimeoutMs: 400 });
+    ({ admin } = await acmeDocs(t));
+    locker = new pg.Client({ connectionString: t.config.databaseUrl });
+    await locker.connect();
+  }, 180_000);
+  afterAll(async () => {
+    await locker?.end().catch(() => undefined);
+    await t?.close();
+  });
+
+  it("writes to a locked row answer 503 after the bound, the pool stays free for everyone else, and the write succeeds once the lock is gone", async () => {
+    const locked = await createSpace(admin, admin.organization, { title: "Locked" });
+    const other = await createSpace(admin, admin.organization, { title: "Other" });
+    await locker.query("BEGIN");
+    await locker.query(`SELECT 1 FROM "Space" WHERE "id" = $1 FOR UPDATE`, [locked.id]);
+    try {
+      // More writes than the pool has connections (10), all at once.
+      const writes = await Promise.all(Array.from({ length: 14 }, (_, k) => admin.patch(`/v1/spaces/${locked.id}`, { title: `Try ${k}` })));
+      for (const res of writes) {
+        expect(res.status, JSON.stringify(res.body)).toBe(503);
+        expect(res.headers.get("retry-after")).toBe("1");
+        expect(res.body.error.message).toBe(DATABASE_TIMED_OUT);
+      }
+      // Everything else goes on while the row stays locked: a read of it, a write elsewhere, GraphQL.
+      expect((await admin.get(`/v1/spaces/${locked.id}`)).body.title).toBe("Locked");
+      expect((await admin.patch(`/v1/spaces/${other.id}`, { title: "Other, renamed" })).status).toBe(200);
+      const graph = await admin.graphql(`mutation($id: String!) { spaceUpdate(spaceId: $id, title: "By GraphQL") { id } }`, { id: locked.id });
+      expect(graph.errors?.[0]?.message).toBe(DATABASE_TIMED_OUT);
+      expect(graph.errors?.[0]?.extensions?.code).toBe(503);
+    } finally {
+      await locker.query("ROLLBACK");
+    }
+    // Nothing was written by the refused writes, and the same write now succeeds.
+    expect((await admin.get(`/v1/spaces/${locked.id}`)).body.title).toBe("Locked");
+    expect((await admin.patch(`/v1/spaces/${locked.id}`, { title: "Unlocked" })).status).toBe(200);
+    expect((await admin.get(`/v1/spaces/${locked.id}`)).body.title).toBe("Unlocked");
+    expect((await admin.get(`/v1/spaces/${other.id}`)).body.title).toBe("Other, renamed");
+  }, 60_000);
+});
