@@ -5,7 +5,8 @@ import { AppError } from "./errors.js";
  * (a restart, `pg_terminate_backend`, a dropped network), no connection could be had in time,
  * PostgreSQL asked for the transaction to be tried again (deadlock, serialization failure), or a
  * statement ran past the gateway's bounds (DB_LOCK_TIMEOUT_MS waiting for rows another session
- * holds locked, DB_STATEMENT_TIMEOUT_MS in all: core/pg-pool.ts).
+ * holds locked, DB_STATEMENT_TIMEOUT_MS in all: core/pg-pool.ts), or a transaction past Prisma's
+ * (5 s unless the transaction sets its own).
  * Such a request is answered 503 with `Retry-After` — never a 500, and never an answer (a 404)
  * built on a read that did not happen.
  */
@@ -58,8 +59,12 @@ function lost(e: any): boolean {
   );
 }
 
+/** Prisma's interactive transaction that ran past its time (P2028, "…an expired transaction"): not other misuses of a transaction. */
+const EXPIRED_TRANSACTION = /expired transaction|timeout for this transaction/i;
+
 function timedOut(e: any): boolean {
   const code = typeof e.code === "string" ? e.code : typeof e.originalCode === "string" ? e.originalCode : undefined;
+  if (code === "P2028") return typeof e.message === "string" && EXPIRED_TRANSACTION.test(e.message);
   return !!code && TIMED_OUT_SQLSTATE.test(code);
 }
 

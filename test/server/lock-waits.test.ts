@@ -26,6 +26,12 @@ describe("statement bounds are recognized as transient faults", () => {
       expect(unavailableMessage(error)).toBe(DATABASE_TIMED_OUT);
     }
     expect(unavailableMessage(adapter({ kind: "postgres", code: "57P01", originalCode: "57P01" }))).not.toBe(DATABASE_TIMED_OUT);
+    // Prisma's interactive transaction past its time; not another misuse of a transaction (a fault).
+    const prisma = (message: string) => Object.assign(new Error(message), { name: "PrismaClientKnownRequestError", code: "P2028" });
+    const expired = prisma("Transaction API error: Transaction already closed: A query cannot be executed on an expired transaction. The timeout for this transaction was 5000 ms, however 5012 ms passed since the start of the transaction.");
+    expect(isDatabaseUnavailable(expired)).toBe(true);
+    expect(unavailableMessage(expired)).toBe(DATABASE_TIMED_OUT);
+    expect(isDatabaseUnavailable(prisma("Transaction API error: Transaction not found. Transaction ID is invalid."))).toBe(false);
   });
 });
 
@@ -72,5 +78,51 @@ describe.skipIf(!postgres)("rows held locked by another session (PostgreSQL)", (
     expect((await admin.patch(`/v1/spaces/${locked.id}`, { title: "Unlocked" })).status).toBe(200);
     expect((await admin.get(`/v1/spaces/${locked.id}`)).body.title).toBe("Unlocked");
     expect((await admin.get(`/v1/spaces/${other.id}`)).body.title).toBe("Other, renamed");
+  }, 60_000);
+
+  it("a transaction waiting for a locked row (a member's role, the organization held locked) answers 503, and succeeds once the lock is gone", async () => {
+    const member = await t.member(admin.organization, "locked-role@acme.test", "read");
+    await locker.query("BEGIN");
+    await locker.query(`SELECT 1 FROM "Organization" WHERE "id" = $1 FOR UPDATE`, [admin.organization]);
+    try {
+      const res = await admin.patch(`/v1/orgs/${admin.organization}/members/${member.user}`, { role: "edit" });
+      expect(res.status, JSON.stringify(res.body)).toBe(503);
+      expect(res.body.error.message).toBe(DATABASE_TIMED_OUT);
+    } finally {
+      await locker.query("ROLLBACK");
+    }
+    expect((await admin.get(`/v1/orgs/${admin.organization}/members/${member.user}`)).body.role).toBe("read");
+    expect((await admin.patch(`/v1/orgs/${admin.organization}/members/${member.user}`, { role: "edit" })).body.role).toBe("edit");
+  }, 60_000);
+});
+
+describe.skipIf(!postgres)("a statement past DB_STATEMENT_TIMEOUT_MS, with no bound on lock waits (PostgreSQL)", () => {
+  let t: TestGateway;
+  let admin: Admin;
+  let locker: pg.Client;
+
+  beforeAll(async () => {
+    t = await startGateway({ dbLockTimeoutMs: 0, dbStatementTimeoutMs: 1_000 });
+    ({ admin } = await acmeDocs(t));
+    locker = new pg.Client({ connectionString: t.config.databaseUrl });
+    await locker.connect();
+  }, 180_000);
+  afterAll(async () => {
+    await locker?.end().catch(() => undefined);
+    await t?.close();
+  });
+
+  it("answers 503, and the connection serves again once the lock is gone", async () => {
+    const member = await t.member(admin.organization, "expired@acme.test", "read");
+    await locker.query("BEGIN");
+    await locker.query(`SELECT 1 FROM "Organization" WHERE "id" = $1 FOR UPDATE`, [admin.organization]);
+    try {
+      const res = await admin.patch(`/v1/orgs/${admin.organization}/members/${member.user}`, { role: "edit" });
+      expect(res.status, JSON.stringify(res.body)).toBe(503);
+      expect(res.body.error.message).toBe(DATABASE_TIMED_OUT);
+    } finally {
+      await locker.query("ROLLBACK");
+    }
+    expect((await admin.patch(`/v1/orgs/${admin.organization}/members/${member.user}`, { role: "edit" })).body.role).toBe("edit");
   }, 60_000);
 });
