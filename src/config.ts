@@ -58,8 +58,9 @@ export interface Config {
    * On PostgreSQL, the longest a statement of the gateway's waits for rows another session holds
    * locked (DB_LOCK_TIMEOUT_MS) and the longest it runs at all (DB_STATEMENT_TIMEOUT_MS), in ms;
    * past either the request is answered 503 with Retry-After and its connection is free again.
-   * 0 sets no bound. Migrations at start are not bounded. The lock wait's default (2 s) is below
-   * the 5 s Prisma gives a transaction: a wait inside one ends as the lock wait, not the transaction.
+   * 0 sets no bound. Migrations at start are not bounded. (A transaction also ends after Prisma's
+   * 5 s unless it sets its own: a 503 as well.) The gateway's own writes hold a row for
+   * milliseconds: waits this long mean another session holds it, or a queue that should shed.
    */
   dbLockTimeoutMs: number;
   dbStatementTimeoutMs: number;
@@ -188,7 +189,7 @@ export function operations(env: NodeJS.ProcessEnv) {
     trustProxy: proxyHops(env.TRUST_PROXY),
     shutdownTimeoutMs: intFrom(env.SHUTDOWN_TIMEOUT_MS, 10_000, "SHUTDOWN_TIMEOUT_MS"),
     accessCacheTtlMs: intFrom(env.ACCESS_CACHE_TTL_MS, 30_000, "ACCESS_CACHE_TTL_MS"),
-    dbLockTimeoutMs: intFrom(env.DB_LOCK_TIMEOUT_MS, 2_000, "DB_LOCK_TIMEOUT_MS"),
+    dbLockTimeoutMs: intFrom(env.DB_LOCK_TIMEOUT_MS, 5_000, "DB_LOCK_TIMEOUT_MS"),
     dbStatementTimeoutMs: intFrom(env.DB_STATEMENT_TIMEOUT_MS, 30_000, "DB_STATEMENT_TIMEOUT_MS"),
     wsMaxBufferedBytes: Math.max(1024, intFrom(env.WS_MAX_BUFFERED_BYTES, 1024 * 1024, "WS_MAX_BUFFERED_BYTES")),
     liveSubscriptionsPerToken: intFrom(env.LIVE_SUBSCRIPTIONS_PER_TOKEN, 1000, "LIVE_SUBSCRIPTIONS_PER_TOKEN"),
