@@ -37,7 +37,7 @@ import { startMaintenance } from "./maintenance.js";
 import { SubscriptionQuota, useLiveToken } from "./core/live-token.js";
 import { createDispatcher } from "./events/delivery.js";
 import type { DataDirLock } from "./core/lock.js";
-import { Redis } from "ioredis";
+import { commandClient } from "./core/redis-clients.js";
 import { log, type Logger } from "./core/logger.js";
 import { createHttpFront } from "./server/http.js";
 import { withCompression } from "./server/compression.js";
@@ -86,7 +86,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   db.observeStatements((seconds, ok) => metrics.dbStatements.labels(ok ? "ok" : "error").observe(seconds));
   // Redis for the shared rate-limit counters and the readiness check; commands fail at once
   // while it is unreachable (the limiter then counts in memory) instead of queueing.
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : undefined;
+  const redis = config.redisUrl ? commandClient(config.redisUrl) : undefined;
   let redisDown = false;
   redis?.on("error", (err) => {
     if (!redisDown) log.warn(`Redis (rate limits, readiness): ${err.message}`);

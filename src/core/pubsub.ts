@@ -1,6 +1,6 @@
 import { createPubSub, FixedBuffer, Repeater } from "graphql-yoga";
 import { setMaxListeners } from "node:events";
-import { Redis } from "ioredis";
+import { commandClient, subscriberClient } from "./redis-clients.js";
 import { log } from "./logger.js";
 import { AppError } from "./errors.js";
 import type { SpaceActivity } from "../events/activity.js";
@@ -32,7 +32,7 @@ export const pubsubFailures = { publish: 0, outages: 0 };
  * for processes that run no gateway (`npm run admin` on PostgreSQL).
  */
 export function awaitedPublisher(redisUrl: string) {
-  const client = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000 });
+  const client = commandClient(redisUrl);
   client.on("error", () => undefined); // an outage is reported by the pub/sub's own clients
   const ready = new Promise<void>((resolve) => client.once("ready", () => resolve()));
   return {
@@ -126,9 +126,8 @@ function redisEventTarget(redisUrl: string) {
     down = false;
     log.info("Redis pub/sub reachable again; live updates resume.");
   };
-  const publishClient = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
-  // The subscriber queues its SUBSCRIBE commands while away and retries them without end.
-  const subscribeClient = new Redis(redisUrl, { maxRetriesPerRequest: null, autoResubscribe: true });
+  const publishClient = commandClient(redisUrl, { lazyConnect: false });
+  const subscribeClient = subscriberClient(redisUrl);
   for (const client of [publishClient, subscribeClient]) {
     client.on("error", (err) => outage("connection", err));
     client.on("ready", back);

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ExecutionResult } from "graphql";
-import { Redis } from "ioredis";
+import { commandClient } from "../core/redis-clients.js";
 import type { Plugin } from "graphql-yoga";
 import { createInMemoryCache, useResponseCache, type Cache } from "@graphql-yoga/plugin-response-cache";
 import type { Config } from "../config.js";
@@ -339,7 +339,7 @@ interface Seen {
  * deletes it in two steps: an entry kept between them lost its tags and outlived later writes.)
  */
 function redisBackend(url: string, prefix: string, ttl: number): Backend {
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 2000 });
+  const redis = commandClient(url);
   const seqKey = `${prefix}seq`;
   const mark = (t: string) => `${prefix}written:${t}`;
   const members = (t: string) => `${prefix}table:${t}`;

@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
@@ -7,33 +6,13 @@ import { acmeDocs, created } from "../helpers/fixtures.js";
 import { wsClient } from "../helpers/graphql-ws.js";
 import { pubsubFailures } from "../../src/core/pubsub.js";
 import { freePort } from "../helpers/ports.js";
+import { startRedis, stopRedis } from "../helpers/redis-server.js";
 
 /**
  * Redis carries only the pub/sub: with REDIS_URL set, a Redis outage must not stop writes nor the
  * gateway. Publishing fails soft (counted, logged once), subscriptions resume when Redis is back.
  * A private Redis server on a free port is started and killed here.
  */
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-  for (let i = 0; i < 100; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, "127.0.0.1", () => (socket.end(), resolve(true)));
-      socket.on("error", () => resolve(false));
-    });
-    if (up) return child;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill("SIGKILL");
-  throw new Error(`redis-server did not start on port ${port}`);
-}
-
-async function stopRedis(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGKILL");
-  await exited;
-}
 
 async function until<T>(check: () => T | Promise<T>, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;

@@ -1,0 +1,31 @@
+import { Redis, type RedisOptions } from "ioredis";
+
+/**
+ * Longest the gateway waits for Redis to answer a command, in ms. Redis carries no data of the
+ * gateway's (rate-limit counters, cached answers, pub/sub): whatever uses it serves without it
+ * when it does not answer — counting in memory, reading the database, counting a lost publish.
+ */
+export const REDIS_REPLY_MS = 1_000;
+
+/**
+ * A Redis client for commands (rate-limit counters, the response cache, publishing):
+ * - while it is not connected, a command fails at once (no offline queue) instead of waiting for
+ *   the connection to come back;
+ * - a connection that stops answering without closing (a paused server, a network path that
+ *   drops packets) fails the commands sent on it after REDIS_REPLY_MS (`commandTimeout`) and is
+ *   closed and made again (`socketTimeout`: nothing received for that long while a reply is
+ *   awaited), so that the commands after it fail at once too until Redis answers again. (Before,
+ *   the rate-limit counters' client waited without end: one stalled connection held every
+ *   request of /v1 and /graphql.)
+ */
+export function commandClient(url: string, options: RedisOptions = {}): Redis {
+  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: REDIS_REPLY_MS, socketTimeout: REDIS_REPLY_MS, ...options });
+}
+
+/**
+ * A Redis client for SUBSCRIBE: it queues its SUBSCRIBE commands while away and sends them again
+ * without end; a connection that does not answer one in REDIS_REPLY_MS is made again.
+ */
+export function subscriberClient(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, autoResubscribe: true, socketTimeout: REDIS_REPLY_MS });
+}

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import net from "node:net";
+
+/** A private Redis server on `port` (no persistence), once it accepts connections. */
+export async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  for (let i = 0; i < 100; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, "127.0.0.1", () => (socket.end(), resolve(true)));
+      socket.on("error", () => resolve(false));
+    });
+    if (up) return child;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  child.kill("SIGKILL");
+  throw new Error(`redis-server did not start on port ${port}`);
+}
+
+export async function stopRedis(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGKILL");
+  await exited;
+}
+
+/**
+ * A TCP proxy to 127.0.0.1:`target` that can stall: while stalled, connections (old and new)
+ * stay open and nothing is forwarded either way — a Redis that stopped answering without closing
+ * anything (a paused process, a network path that drops packets) — until `resume` sends on what
+ * was held.
+ */
+export async function stallingProxy(target: number) {
+  let stalled = false;
+  const held: (() => void)[] = [];
+  const sockets = new Set<net.Socket>();
+  const forward = (from: net.Socket, to: net.Socket) =>
+    from.on("data", (chunk) => {
+      if (stalled) held.push(() => to.write(chunk));
+      else to.write(chunk);
+    });
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target, "127.0.0.1");
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("error", () => undefined);
+      s.on("close", () => {
+        sockets.delete(s);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    forward(client, upstream);
+    forward(upstream, client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    stall: () => void (stalled = true),
+    resume: () => {
+      stalled = false;
+      for (const send of held.splice(0)) send();
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
