@@ -22,10 +22,22 @@ export function commandClient(url: string, options: RedisOptions = {}): Redis {
   return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: REDIS_REPLY_MS, socketTimeout: REDIS_REPLY_MS, ...options });
 }
 
+/** How often a subscriber connection is asked whether it still answers, in ms. */
+export const SUBSCRIBER_PING_MS = 5_000;
+
 /**
  * A Redis client for SUBSCRIBE: it queues its SUBSCRIBE commands while away and sends them again
- * without end; a connection that does not answer one in REDIS_REPLY_MS is made again.
+ * without end. A subscriber only listens, so a connection dropped without a word (a firewall or
+ * load balancer that forgets idle connections, a Redis host gone) would leave it waiting for
+ * messages that never come: it sends PING every SUBSCRIBER_PING_MS, and a connection that does
+ * not answer in REDIS_REPLY_MS is made again and subscribes again.
  */
 export function subscriberClient(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, autoResubscribe: true, socketTimeout: REDIS_REPLY_MS });
+  const client = new Redis(url, { maxRetriesPerRequest: null, autoResubscribe: true, socketTimeout: REDIS_REPLY_MS });
+  const ping = setInterval(() => {
+    if (client.status === "ready") client.ping().catch(() => undefined);
+  }, SUBSCRIBER_PING_MS);
+  ping.unref();
+  client.once("end", () => clearInterval(ping));
+  return client;
 }

@@ -27,14 +27,17 @@ export async function stopRedis(child: ChildProcess): Promise<void> {
  * A TCP proxy to 127.0.0.1:`target` that can stall: while stalled, connections (old and new)
  * stay open and nothing is forwarded either way — a Redis that stopped answering without closing
  * anything (a paused process, a network path that drops packets) — until `resume` sends on what
- * was held.
+ * was held. `sever` drops the connections open now without telling either end (a firewall that
+ * forgot them): what they carry is lost for good, new connections go through.
  */
 export async function stallingProxy(target: number) {
   let stalled = false;
   const held: (() => void)[] = [];
   const sockets = new Set<net.Socket>();
+  const severed = new WeakSet<net.Socket>();
   const forward = (from: net.Socket, to: net.Socket) =>
     from.on("data", (chunk) => {
+      if (severed.has(from)) return;
       if (stalled) held.push(() => to.write(chunk));
       else to.write(chunk);
     });
@@ -59,6 +62,9 @@ export async function stallingProxy(target: number) {
     resume: () => {
       stalled = false;
       for (const send of held.splice(0)) send();
+    },
+    sever: () => {
+      for (const socket of sockets) severed.add(socket);
     },
     close: async () => {
       for (const s of sockets) s.destroy();
