@@ -344,27 +344,31 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const writeListeners = new Set<WriteListener>();
   const onCommittedWrite = (listener: WriteListener) => void writeListeners.add(listener);
   if (opts.databaseUrl) {
-    // Lost connections are survived: see core/pg-pool.ts.
-    const pool = createPool(opts.databaseUrl, { lockTimeoutMs: opts.lockTimeoutMs, statementTimeoutMs: opts.statementTimeoutMs });
-    const client = await firstConnection(pool, { label: describeUrl(opts.databaseUrl), progress: opts.progress });
+    // Migrations on a connection of their own, without the requests' bounds (an index built on a
+    // large table, another gateway's migrations awaited).
+    const setup = createPool(opts.databaseUrl);
     let cascades: Cascades = new Map();
-    opts.progress?.(`Database: PostgreSQL at ${describeUrl(opts.databaseUrl)} connected`);
     try {
-      // Migrations are not bounded (an index built on a large table, another gateway's migrations awaited).
-      await client.query("SET lock_timeout = 0; SET statement_timeout = 0");
-      // Serialize migrations between gateway instances sharing one database.
-      await client.query("SELECT pg_advisory_lock(7340051)");
-      const applied = await applyMigrations(
-        (sql) => client.query(sql),
-        async (sql) => (await client.query(sql)).rows,
-      );
-      opts.progress?.(migrationsMessage(applied));
-      cascades = cascadesFrom((await client.query(CASCADES_SQL)).rows);
-      await client.query("SELECT pg_advisory_unlock(7340051)");
-      await client.query("RESET lock_timeout; RESET statement_timeout");
+      const client = await firstConnection(setup, { label: describeUrl(opts.databaseUrl), progress: opts.progress });
+      opts.progress?.(`Database: PostgreSQL at ${describeUrl(opts.databaseUrl)} connected`);
+      try {
+        // Serialize migrations between gateway instances sharing one database.
+        await client.query("SELECT pg_advisory_lock(7340051)");
+        const applied = await applyMigrations(
+          (sql) => client.query(sql),
+          async (sql) => (await client.query(sql)).rows,
+        );
+        opts.progress?.(migrationsMessage(applied));
+        cascades = cascadesFrom((await client.query(CASCADES_SQL)).rows);
+        await client.query("SELECT pg_advisory_unlock(7340051)");
+      } finally {
+        client.release();
+      }
     } finally {
-      client.release();
+      await setup.end();
     }
+    // Lost connections are survived, and each statement is bounded: see core/pg-pool.ts.
+    const pool = createPool(opts.databaseUrl, { lockTimeoutMs: opts.lockTimeoutMs, statementTimeoutMs: opts.statementTimeoutMs });
     const prisma = createPrisma(retryingReads(new PrismaPg(pool), () => pool.discardIdle()), stats, observers, writeListeners, opts, cascades);
     return {
       kind: "postgres",

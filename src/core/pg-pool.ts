@@ -17,7 +17,13 @@ import { log } from "./logger.js";
  *   operator's transaction left open, a stuck client of the same database; `statementTimeoutMs`:
  *   running at all), set for every connection as it opens: without them one row held locked
  *   kept every write to it waiting, each holding one of the pool's ten connections, until no
- *   request at all could get one.
+ *   request at all could get one;
+ * - and so is the wait for an answer on this side (the statement bound and READ_MARGIN_MS): a
+ *   database that stops answering without closing anything (a managed database failing over, a
+ *   network path that drops packets, a firewall that forgot the connection) cannot cancel a
+ *   statement it never received. The statement fails as a lost connection (a read is sent again
+ *   once on a new one) and its connection is discarded, so the pool makes new ones and serves
+ *   again as soon as the database answers — before, each such connection waited without end.
  */
 export function createPool(connectionString: string, bounds: { lockTimeoutMs?: number; statementTimeoutMs?: number } = {}): ResilientPool {
   const pool = new ResilientPool({
@@ -26,14 +32,38 @@ export function createPool(connectionString: string, bounds: { lockTimeoutMs?: n
     connectionTimeoutMillis: 10_000,
     // node-postgres sends these with each connection's start-up (unset when 0).
     ...(bounds.lockTimeoutMs ? { lock_timeout: bounds.lockTimeoutMs } : {}),
-    ...(bounds.statementTimeoutMs ? { statement_timeout: bounds.statementTimeoutMs } : {}),
+    ...(bounds.statementTimeoutMs ? { statement_timeout: bounds.statementTimeoutMs, query_timeout: bounds.statementTimeoutMs + READ_MARGIN_MS } : {}),
   });
   // An idle connection the server closes is replaced on the next query.
   pool.on("error", (err) => log.warn(`PostgreSQL connection lost: ${err.message}`));
   pool.on("connect", (client) => {
     client.on("error", (err) => log.debug(`PostgreSQL connection error: ${err.message}`));
+    discardOnReadTimeout(client);
   });
   return pool;
+}
+
+/** How much longer than the statement bound this side waits for an answer, in ms: the server's own cancellation comes first. */
+const READ_MARGIN_MS = 5_000;
+/** node-postgres's error for a statement not answered within `query_timeout`. */
+export const READ_TIMEOUT = "Query read timeout";
+/** Connections whose statement was not answered in time: released to the pool as broken (discarded). */
+const unanswered = new WeakSet<pg.PoolClient>();
+
+/** A connection whose statement was not answered in time is closed: it would serve the next one after the unanswered one. */
+function discardOnReadTimeout(client: pg.PoolClient): void {
+  const query = client.query as (...args: unknown[]) => unknown;
+  client.query = function (this: pg.PoolClient, ...args: unknown[]) {
+    const result = query.apply(this, args);
+    if (result instanceof Promise) {
+      result.catch((err: unknown) => {
+        if ((err as Error)?.message !== READ_TIMEOUT) return;
+        unanswered.add(client);
+        (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      });
+    }
+    return result;
+  } as typeof client.query;
 }
 
 /** How long the start-up waits for PostgreSQL to accept its first connection, in ms. */
@@ -104,7 +134,7 @@ function releaseWhenEnded(client: pg.PoolClient): pg.PoolClient {
     client.removeListener("end", onEnd);
     if (released) return;
     released = true;
-    release(err);
+    release(err || (unanswered.has(client) ? new Error("A statement on this connection was not answered in time.") : undefined));
   }) as typeof client.release;
   return client;
 }

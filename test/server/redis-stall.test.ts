@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, created } from "../helpers/fixtures.js";
 import { freePort } from "../helpers/ports.js";
-import { stallingProxy, startRedis, stopRedis } from "../helpers/redis-server.js";
+import { startRedis, stopRedis } from "../helpers/redis-server.js";
+import { stallingProxy } from "../helpers/stalling-proxy.js";
 import { wsClient } from "../helpers/graphql-ws.js";
 
 /**
