@@ -36,6 +36,16 @@ async function integration(name: string, tunnelUrl: string, extra: Record<string
   return (await admin.get(`/v1/integrations/${name}/signing-secret`)).body.signingSecret as string;
 }
 
+/** `count` space_content_updated events of `integration`'s installation `installationId` in admin's organization, one revision each. */
+function contentEvents(integration: Parameters<typeof recordIntegrationEvents>[1][number]["integration"], installationId: string, spaceId: string, count: number) {
+  return Array.from({ length: count }, (_, i) => ({
+    integration,
+    installation: { id: installationId, organizationId: admin.organization },
+    type: "space_content_updated" as const,
+    fields: { spaceId, revisionId: `rev_${i}` },
+  }));
+}
+
 async function eventOf(name: string, id: string) {
   return (await admin.get(`/v1/integrations/${name}/events/${id}`)).body;
 }
@@ -183,13 +193,7 @@ describe("event delivery to the development tunnel", () => {
       await receiver.waitFor(1);
       for (const d of extra) await d.start();
       const row = await t.gateway.db.prisma.integration.findUniqueOrThrow({ where: { name: "shared" } });
-      const events = Array.from({ length: 30 }, (_, i) => ({
-        integration: row,
-        installation: { id: inst.id, organizationId: admin.organization },
-        type: "space_content_updated" as const,
-        fields: { spaceId: "spc_x", revisionId: `rev_${i}` },
-      }));
-      await recordIntegrationEvents(t.gateway.services, events);
+      await recordIntegrationEvents(t.gateway.services, contentEvents(row, inst.id, "spc_x", 30));
       for (const d of extra) d.kick();
       await receiver.waitFor(31);
       await new Promise((r) => setTimeout(r, 300));
@@ -222,13 +226,7 @@ describe("event delivery to the development tunnel", () => {
         if (ok) statements.push(sql);
       });
       // Ten events recorded together: the dispatcher (16 deliveries at once) claims them with one statement.
-      const events = Array.from({ length: 10 }, (_, i) => ({
-        integration: row,
-        installation: { id: inst.id, organizationId: admin.organization },
-        type: "space_content_updated" as const,
-        fields: { spaceId: "spc_batched", revisionId: `rev_${i}` },
-      }));
-      await recordIntegrationEvents(t.gateway.services, events);
+      await recordIntegrationEvents(t.gateway.services, contentEvents(row, inst.id, "spc_batched", 10));
       await receiver.waitFor(11);
       await eventually(async () => (await t.gateway.db.prisma.integrationEvent.count({ where: { integrationId: row.id, status: "pending" } })) === 0);
       await new Promise((r) => setTimeout(r, 300));

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import type { Config } from "../../src/config.js";
 import { acmeDocs, createSpace, type Admin } from "../helpers/fixtures.js";
 import { DATABASE_TIMED_OUT, isConnectionLost, isDatabaseUnavailable, unavailableMessage } from "../../src/core/db-faults.js";
 
@@ -15,6 +16,27 @@ import { DATABASE_TIMED_OUT, isConnectionLost, isDatabaseUnavailable, unavailabl
  */
 
 const postgres = !!process.env.DATABASE_URL;
+
+/**
+ * In the enclosing describe: a gateway with `bounds`, its organization's admin, and another
+ * session of the same database (`locker`) that holds rows locked, as the returned function gives them once set up.
+ */
+function withLocker(bounds: Partial<Config>) {
+  let gateway: TestGateway;
+  let caller: Admin;
+  let session: pg.Client;
+  beforeAll(async () => {
+    gateway = await startGateway(bounds);
+    ({ admin: caller } = await acmeDocs(gateway));
+    session = new pg.Client({ connectionString: gateway.config.databaseUrl });
+    await session.connect();
+  }, 180_000);
+  afterAll(async () => {
+    await session?.end().catch(() => undefined);
+    await gateway?.close();
+  });
+  return () => ({ t: gateway, admin: caller, locker: session });
+}
 
 describe("statement bounds are recognized as transient faults", () => {
   it("lock_timeout (55P03) and statement_timeout (57014) are 503s with their own message; not lost connections", () => {
@@ -36,22 +58,10 @@ describe("statement bounds are recognized as transient faults", () => {
 });
 
 describe.skipIf(!postgres)("rows held locked by another session (PostgreSQL)", () => {
-  let t: TestGateway;
-  let admin: Admin;
-  let locker: pg.Client;
-
-  beforeAll(async () => {
-    t = await startGateway({ dbLockTimeoutMs: 400 });
-    ({ admin } = await acmeDocs(t));
-    locker = new pg.Client({ connectionString: t.config.databaseUrl });
-    await locker.connect();
-  }, 180_000);
-  afterAll(async () => {
-    await locker?.end().catch(() => undefined);
-    await t?.close();
-  });
+  const current = withLocker({ dbLockTimeoutMs: 400 });
 
   it("writes to a locked row answer 503 after the bound, the pool stays free for everyone else, and the write succeeds once the lock is gone", async () => {
+    const { admin, locker } = current();
     const locked = await createSpace(admin, admin.organization, { title: "Locked" });
     const other = await createSpace(admin, admin.organization, { title: "Other" });
     await locker.query("BEGIN");
@@ -81,48 +91,35 @@ describe.skipIf(!postgres)("rows held locked by another session (PostgreSQL)", (
   }, 60_000);
 
   it("a transaction waiting for a locked row (a member's role, the organization held locked) answers 503, and succeeds once the lock is gone", async () => {
-    const member = await t.member(admin.organization, "locked-role@acme.test", "read");
-    await locker.query("BEGIN");
-    await locker.query(`SELECT 1 FROM "Organization" WHERE "id" = $1 FOR UPDATE`, [admin.organization]);
-    try {
-      const res = await admin.patch(`/v1/orgs/${admin.organization}/members/${member.user}`, { role: "edit" });
-      expect(res.status, JSON.stringify(res.body)).toBe(503);
-      expect(res.body.error.message).toBe(DATABASE_TIMED_OUT);
-    } finally {
-      await locker.query("ROLLBACK");
-    }
-    expect((await admin.get(`/v1/orgs/${admin.organization}/members/${member.user}`)).body.role).toBe("read");
-    expect((await admin.patch(`/v1/orgs/${admin.organization}/members/${member.user}`, { role: "edit" })).body.role).toBe("edit");
+    await roleChangeWhileOrganizationLocked(current(), "locked-role@acme.test");
   }, 60_000);
 });
 
 describe.skipIf(!postgres)("a statement past DB_STATEMENT_TIMEOUT_MS, with no bound on lock waits (PostgreSQL)", () => {
-  let t: TestGateway;
-  let admin: Admin;
-  let locker: pg.Client;
-
-  beforeAll(async () => {
-    t = await startGateway({ dbLockTimeoutMs: 0, dbStatementTimeoutMs: 1_000 });
-    ({ admin } = await acmeDocs(t));
-    locker = new pg.Client({ connectionString: t.config.databaseUrl });
-    await locker.connect();
-  }, 180_000);
-  afterAll(async () => {
-    await locker?.end().catch(() => undefined);
-    await t?.close();
-  });
+  const current = withLocker({ dbLockTimeoutMs: 0, dbStatementTimeoutMs: 1_000 });
 
   it("answers 503, and the connection serves again once the lock is gone", async () => {
-    const member = await t.member(admin.organization, "expired@acme.test", "read");
-    await locker.query("BEGIN");
-    await locker.query(`SELECT 1 FROM "Organization" WHERE "id" = $1 FOR UPDATE`, [admin.organization]);
-    try {
-      const res = await admin.patch(`/v1/orgs/${admin.organization}/members/${member.user}`, { role: "edit" });
-      expect(res.status, JSON.stringify(res.body)).toBe(503);
-      expect(res.body.error.message).toBe(DATABASE_TIMED_OUT);
-    } finally {
-      await locker.query("ROLLBACK");
-    }
-    expect((await admin.patch(`/v1/orgs/${admin.organization}/members/${member.user}`, { role: "edit" })).body.role).toBe("edit");
+    await roleChangeWhileOrganizationLocked(current(), "expired@acme.test");
   }, 60_000);
 });
+
+/**
+ * A member's role changed while another session holds their organization's row locked (the
+ * change's transaction locks it first): 503 naming the wait, the role unchanged; once the lock
+ * is gone the same change succeeds.
+ */
+async function roleChangeWhileOrganizationLocked({ t, admin, locker }: ReturnType<ReturnType<typeof withLocker>>, email: string) {
+  const member = await t.member(admin.organization, email, "read");
+  const path = `/v1/orgs/${admin.organization}/members/${member.user}`;
+  await locker.query("BEGIN");
+  await locker.query(`SELECT 1 FROM "Organization" WHERE "id" = $1 FOR UPDATE`, [admin.organization]);
+  try {
+    const res = await admin.patch(path, { role: "edit" });
+    expect(res.status, JSON.stringify(res.body)).toBe(503);
+    expect(res.body.error.message).toBe(DATABASE_TIMED_OUT);
+  } finally {
+    await locker.query("ROLLBACK");
+  }
+  expect((await admin.get(path)).body.role).toBe("read");
+  expect((await admin.patch(path, { role: "edit" })).body.role).toBe("edit");
+}
