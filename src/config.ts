@@ -64,6 +64,11 @@ export interface Config {
    */
   dbLockTimeoutMs: number;
   dbStatementTimeoutMs: number;
+  /**
+   * Embedded database: free bytes below which its disk takes no more writes (STORAGE_RESERVE_BYTES,
+   * 64 MiB; 0: no bound): they answer 507 until space is freed, reads go on (core/storage-guard.ts).
+   */
+  storageReserveBytes: number;
   /** Bearer token `GET /metrics` requires (METRICS_TOKEN); unset, the metrics are open. */
   metricsToken?: string;
   /** Requests per minute per API token, or per client address without a token, on /v1 and /graphql (RATE_LIMIT_PER_MINUTE); 0 turns the limit off. */
@@ -191,6 +196,7 @@ export function operations(env: NodeJS.ProcessEnv) {
     accessCacheTtlMs: intFrom(env.ACCESS_CACHE_TTL_MS, 30_000, "ACCESS_CACHE_TTL_MS"),
     dbLockTimeoutMs: intFrom(env.DB_LOCK_TIMEOUT_MS, 5_000, "DB_LOCK_TIMEOUT_MS"),
     dbStatementTimeoutMs: intFrom(env.DB_STATEMENT_TIMEOUT_MS, 30_000, "DB_STATEMENT_TIMEOUT_MS"),
+    storageReserveBytes: intFrom(env.STORAGE_RESERVE_BYTES, 64 * 1024 * 1024, "STORAGE_RESERVE_BYTES"),
     wsMaxBufferedBytes: Math.max(1024, intFrom(env.WS_MAX_BUFFERED_BYTES, 1024 * 1024, "WS_MAX_BUFFERED_BYTES")),
     liveSubscriptionsPerToken: intFrom(env.LIVE_SUBSCRIPTIONS_PER_TOKEN, 1000, "LIVE_SUBSCRIPTIONS_PER_TOKEN"),
     responseCache: responseCacheSetting(env.RESPONSE_CACHE),

@@ -36,7 +36,17 @@ async function main() {
 
   const adminSecret = newAdminSecret();
   // The database opens while the server's modules load.
-  const database = openDatabase({ ...databaseOptions(config), lockHeld: lock, progress: (m) => log.info(m) });
+  const database = openDatabase({
+    ...databaseOptions(config),
+    lockHeld: lock,
+    progress: (m) => log.info(m),
+    // The embedded database cannot go on once its disk filled up under its log (core/storage-guard.ts):
+    // exit, so that whatever supervises the server starts it again, which replays the log.
+    onStorageWedged: (err) => {
+      log.fatal({ err }, err.message);
+      process.exit(70);
+    },
+  });
   database.catch(() => undefined); // reported below, once awaited
   const { createGateway } = await import("./server.js");
   let gateway: Gateway;

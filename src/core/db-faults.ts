@@ -38,15 +38,36 @@ const BUSY_MESSAGE = /timeout exceeded when trying to connect|Timed out fetching
 
 /** Whether `error` or an error it wraps (cause, originalError, Prisma's driver error) satisfies `test`. */
 function somewhereIn(error: unknown, test: (e: any) => boolean | undefined): boolean {
+  return firstIn(error, test) !== undefined;
+}
+
+/** The first of `error` and the errors it wraps that satisfies `test`. */
+function firstIn(error: unknown, test: (e: any) => boolean | undefined): any {
   const seen = new Set<unknown>();
   let current: any = error;
   for (let depth = 0; depth < 8 && current && typeof current === "object" && !seen.has(current); depth++) {
     seen.add(current);
-    if (current instanceof AppError) return false;
-    if (test(current)) return true;
+    if (current instanceof AppError) return undefined;
+    if (test(current)) return current;
     current = current.meta?.driverAdapterError ?? current.cause ?? current.originalError;
   }
-  return false;
+  return undefined;
+}
+
+/** HTTP status of a write refused for want of storage (Insufficient Storage). */
+export const STORAGE_FULL_STATUS = 507;
+export const STORAGE_FULL = "The server's storage is full: nothing was written; retry once space is freed. Reads go on.";
+/** The messages of the embedded database's own refusals (core/storage-guard.ts), shown as they are. */
+const GUARD_MESSAGE = /^The (server's storage|embedded database's disk) /;
+
+/**
+ * What a client is told of a write the database refused for want of space (SQLSTATE 53100, from
+ * PostgreSQL or from the embedded database's storage guard), or undefined for any other error.
+ */
+export function storageFullMessage(error: unknown): string | undefined {
+  const full = firstIn(error, (e) => e.code === "53100" || e.originalCode === "53100");
+  if (!full) return undefined;
+  return typeof full.message === "string" && GUARD_MESSAGE.test(full.message) ? full.message : STORAGE_FULL;
 }
 
 function lost(e: any): boolean {

@@ -6,6 +6,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/prisma/client.js";
 import { applyMigrations } from "./migrate.js";
 import { jsonRows, type QueryOptions } from "./pglite-rows.js";
+import { StorageGuard } from "./storage-guard.js";
 import { installCompilerHooks } from "./query-plans.js";
 import { acquireLock, type DataDirLock } from "./lock.js";
 import { log } from "./logger.js";
@@ -32,6 +33,8 @@ export interface Database {
   onCommittedWrite(listener: WriteListener): void;
   /** The lock on the embedded data folder (absent on PostgreSQL). */
   lock?: DataDirLock;
+  /** The embedded database's disk, kept from filling up (core/storage-guard.ts; absent on PostgreSQL). */
+  storage?: StorageGuard;
   /** A statement sent straight to the driver, past Prisma and uncounted (the benchmarks' baseline). */
   driverQuery(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
@@ -51,11 +54,15 @@ export interface OpenOptions {
   /** PostgreSQL: bounds of each statement's lock waits and run time, in ms (core/pg-pool.ts); 0 or unset: none. */
   lockTimeoutMs?: number;
   statementTimeoutMs?: number;
+  /** Embedded database: free bytes below which writes are refused (core/storage-guard.ts); 0 or unset: none. */
+  storageReserveBytes?: number;
+  /** Embedded database: told when its disk filled up while it wrote its log and it cannot go on. */
+  onStorageWedged?: (error: Error) => void;
 }
 
 /** The options of the gateway's database as its configuration sets them. */
 export function databaseOptions(
-  config: Pick<Config, "dataDir" | "databaseUrl" | "logSql" | "queryPlanCache" | "dbLockTimeoutMs" | "dbStatementTimeoutMs">,
+  config: Pick<Config, "dataDir" | "databaseUrl" | "logSql" | "queryPlanCache" | "dbLockTimeoutMs" | "dbStatementTimeoutMs" | "storageReserveBytes">,
 ): OpenOptions {
   return {
     dataDir: config.dataDir,
@@ -64,6 +71,7 @@ export function databaseOptions(
     queryPlanCache: config.queryPlanCache,
     lockTimeoutMs: config.dbLockTimeoutMs,
     statementTimeoutMs: config.dbStatementTimeoutMs,
+    storageReserveBytes: config.storageReserveBytes,
   };
 }
 
@@ -403,7 +411,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     if (!opts.lockHeld) lock.release();
     throw err;
   }
-  const prisma = createPrisma(new PrismaPGlite(adoptingParsers(pglite)), stats, observers, writeListeners, opts, cascades);
+  const storage = new StorageGuard(opts.dataDir, opts.storageReserveBytes ?? 0, (error) => opts.onStorageWedged?.(error));
+  const guarded = guardedBy(storage);
+  const prisma = createPrisma(new PrismaPGlite(adoptingParsers(pglite, guarded)), stats, observers, writeListeners, opts, cascades);
   let closed = false;
   return {
     kind: "pglite",
@@ -412,7 +422,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     observeStatements,
     onCommittedWrite,
     lock,
-    driverQuery: async (sql, params) => (await pglite.query<Record<string, unknown>>(sql, params)).rows,
+    storage,
+    driverQuery: (sql, params) => guarded(sql, async () => (await pglite.query<Record<string, unknown>>(sql, params)).rows),
     async close() {
       if (closed) return;
       closed = true;
@@ -434,7 +445,22 @@ type Queryable = { query(sql: string, params?: unknown[], options?: QueryOptions
  * returns many rows has them carried as one JSON value (core/pglite-rows.ts).
  * (The rows of `driverQuery` are parsed the adapter's way too: timestamps and int8 as text.)
  */
-function adoptingParsers(pglite: PGlite): PGlite {
+/** Runs a statement past the storage guard: refused while space is short, its failure looked at. */
+type Guarded = <T>(sql: string, run: () => Promise<T>) => Promise<T>;
+
+function guardedBy(storage: StorageGuard): Guarded {
+  return async (sql, run) => {
+    storage.before(sql);
+    try {
+      return await run();
+    } catch (err) {
+      storage.after(err);
+      throw err;
+    }
+  };
+}
+
+function adoptingParsers(pglite: PGlite, guarded: Guarded): PGlite {
   let adopted: object | undefined;
   const options = (given: QueryOptions | undefined): QueryOptions | undefined => {
     if (!given?.parsers) return given;
@@ -449,11 +475,13 @@ function adoptingParsers(pglite: PGlite): PGlite {
   const carried = jsonRows(() => pglite.parsers);
   const adopting = <T extends Queryable>(client: T): T => {
     const read = carried((sql, params, given) => client.query(sql, params, given));
-    const query = (sql: string, params?: unknown[], given?: QueryOptions) => read(sql, params, options(given));
+    const query = (sql: string, params?: unknown[], given?: QueryOptions) => guarded(sql, () => read(sql, params, options(given)));
+    const exec = (sql: string, given?: QueryOptions) => guarded(sql, () => (client as unknown as PGlite).exec(sql, given));
     const transaction = (callback: (tx: Queryable) => Promise<unknown>) => (client as unknown as PGlite).transaction((tx) => callback(adopting(tx as Queryable)));
     return new Proxy(client, {
       get(target, prop) {
         if (prop === "query") return query;
+        if (prop === "exec") return exec;
         if (prop === "transaction") return transaction;
         const value = Reflect.get(target, prop, target);
         return typeof value === "function" ? value.bind(target) : value;

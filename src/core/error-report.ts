@@ -2,7 +2,7 @@ import { GraphQLError } from "graphql";
 import { maskError as yogaMaskError, type Plugin } from "graphql-yoga";
 import { appErrorOf, boundEchoes } from "./errors.js";
 import { log as logger } from "./logger.js";
-import { REFERENCE_GONE, RETRY_AFTER_SECONDS, ROW_GONE, isDatabaseUnavailable, isReferenceGone, isRowGone, unavailableMessage } from "./db-faults.js";
+import { REFERENCE_GONE, RETRY_AFTER_SECONDS, ROW_GONE, STORAGE_FULL_STATUS, isDatabaseUnavailable, isReferenceGone, isRowGone, storageFullMessage, unavailableMessage } from "./db-faults.js";
 import { isGraphQLPath } from "../graphql/endpoint.js";
 
 /** Errors already logged: a /v1 fault is seen by yoga's masking and by the REST answer, and logged once. */
@@ -98,8 +98,13 @@ export function yogaLogger() {
   return { debug: () => undefined, info: () => undefined, warn: report("warn"), error: report("error") };
 }
 
-/** A write that lost a race with a concurrent delete: what it refers to (409) or its own row (404) is gone. */
+/**
+ * A write that lost a race with a concurrent delete: what it refers to (409) or its own row (404)
+ * is gone; or one the database refused for want of storage (507; core/storage-guard.ts logs when that starts and ends).
+ */
 function raceOf(error: unknown): ErrorBody["error"] | undefined {
+  const full = storageFullMessage(error);
+  if (full) return { code: STORAGE_FULL_STATUS, message: full };
   if (isReferenceGone(error)) return { code: 409, message: REFERENCE_GONE };
   if (isRowGone(error)) return { code: 404, message: ROW_GONE };
   return undefined;

@@ -10,6 +10,7 @@ const STATUS_NOTE: Record<number, string> = {
 const EXTRA_ERROR_STATUSES: Record<string, string> = {
   "413": "The request body is larger than this operation accepts (MAX_BODY_BYTES; the file upload route has its own, larger bound). Answered as soon as the count passes it, before authentication.",
   "502": "A service the operation calls did not answer, failed, or answered something invalid.",
+  "507": "The server's storage is (almost) full: nothing was written; send the request again once space is freed. Reads go on (STORAGE_RESERVE_BYTES).",
 };
 
 const ERROR_STATUSES: Record<string, string> = {
@@ -57,8 +58,10 @@ export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[]
         };
       }
       const hasBody = route.method === "POST" || route.method === "PUT" || route.method === "PATCH";
-      // An operation that takes a body may be answered 413 by the body bound (rest/body-limit.ts).
-      for (const code of [...Object.keys(ERROR_STATUSES), ...(hasBody ? ["413"] : []), ...(route.errors ?? []).map(String)]) {
+      // An operation that takes a body may be answered 413 by the body bound (rest/body-limit.ts);
+      // one that writes, 507 by the storage (core/storage-guard.ts, or PostgreSQL's disk_full).
+      const writes = route.method !== "GET";
+      for (const code of [...Object.keys(ERROR_STATUSES), ...(hasBody ? ["413"] : []), ...(writes ? ["507"] : []), ...(route.errors ?? []).map(String)]) {
         responses[code] = { $ref: `#/components/responses/E${code}` };
       }
       const [, fieldName] = route.field.split(".");

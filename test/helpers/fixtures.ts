@@ -1,5 +1,6 @@
-import { expect } from "vitest";
-import type { Answer, Caller, TestGateway } from "./gateway.js";
+import { afterAll, beforeAll, expect } from "vitest";
+import type { Config } from "../../src/config.js";
+import { startGateway, type Answer, type Caller, type TestGateway } from "./gateway.js";
 
 /** A caller made by `bootstrap`: the admin of an organization. */
 export type Admin = Awaited<ReturnType<TestGateway["bootstrap"]>>;
@@ -23,6 +24,23 @@ export async function acmeDocs<const M extends People = {}>(
   const joined: Record<string, Member> = {};
   for (const [name, [email, role]] of Object.entries(members)) joined[name] = await t.member(org, email, role);
   return { admin, other, org, ...(joined as { [K in keyof M]: Member }) };
+}
+
+/**
+ * In the enclosing describe (or file): a gateway (with `overrides`) started before its tests with
+ * acmeDocs' people, and closed after them; the returned function gives them once started.
+ */
+export function acmeGateway(overrides: Partial<Config> = {}): () => { t: TestGateway; admin: Admin; other: Admin; org: string } {
+  let t: TestGateway;
+  let people: Awaited<ReturnType<typeof acmeDocs>>;
+  beforeAll(async () => {
+    t = await startGateway(overrides);
+    people = await acmeDocs(t);
+  }, 180_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+  return () => ({ t, ...people });
 }
 
 /** Expects a 201 answer (showing its body when it is not one) and returns its body. */

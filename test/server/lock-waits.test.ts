@@ -1,8 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import type { Config } from "../../src/config.js";
-import { acmeDocs, createSpace, type Admin } from "../helpers/fixtures.js";
+import { acmeGateway, createSpace } from "../helpers/fixtures.js";
 import { DATABASE_TIMED_OUT, isConnectionLost, isDatabaseUnavailable, unavailableMessage } from "../../src/core/db-faults.js";
 
 /**
@@ -22,20 +21,16 @@ const postgres = !!process.env.DATABASE_URL;
  * session of the same database (`locker`) that holds rows locked, as the returned function gives them once set up.
  */
 function withLocker(bounds: Partial<Config>) {
-  let gateway: TestGateway;
-  let caller: Admin;
+  const current = acmeGateway(bounds);
   let session: pg.Client;
   beforeAll(async () => {
-    gateway = await startGateway(bounds);
-    ({ admin: caller } = await acmeDocs(gateway));
-    session = new pg.Client({ connectionString: gateway.config.databaseUrl });
+    session = new pg.Client({ connectionString: current().t.config.databaseUrl });
     await session.connect();
-  }, 180_000);
+  });
   afterAll(async () => {
     await session?.end().catch(() => undefined);
-    await gateway?.close();
   });
-  return () => ({ t: gateway, admin: caller, locker: session });
+  return () => ({ ...current(), locker: session });
 }
 
 describe("statement bounds are recognized as transient faults", () => {

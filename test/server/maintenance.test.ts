@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGateway, type TestGateway } from "../helpers/gateway.js";
-import { acmeDocs, created, type Admin } from "../helpers/fixtures.js";
+import { describe, expect, it } from "vitest";
+import { acmeGateway, created } from "../helpers/fixtures.js";
 
 /**
  * The embedded database has no autovacuum: the upkeep (src/maintenance.ts) does its work. Here,
@@ -9,19 +8,11 @@ import { acmeDocs, created, type Admin } from "../helpers/fixtures.js";
  * holds. (Without VACUUM, PostgreSQL never reuses the space of deleted rows: the table grows by
  * the size of each day's events for good.) PostgreSQL's own autovacuum does this on a server.
  */
-let t: TestGateway;
-let admin: Admin;
-
-beforeAll(async () => {
-  t = await startGateway();
-  ({ admin } = await acmeDocs(t));
-}, 180_000);
-afterAll(async () => {
-  await t?.close();
-});
+const current = acmeGateway();
 
 describe.skipIf(!!process.env.DATABASE_URL)("upkeep of the embedded database", () => {
   it("makes the space of purged integration events free for the next ones: the table does not grow day after day", async () => {
+    const { t, admin } = current();
     const prisma = t.gateway.db.prisma;
     const integration = created(await admin.post("/v1/integrations/churn", { title: "Churn", organization: admin.organization }));
     const { id: integrationId } = await prisma.integration.findUniqueOrThrow({ where: { name: integration.name } });
