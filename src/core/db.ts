@@ -399,7 +399,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const dir = path.join(opts.dataDir, "pglite");
     fs.mkdirSync(dir, { recursive: true });
     const started = performance.now();
-    pglite = await PGlite.create(dir);
+    pglite = await PGlite.create(dir).catch((err: unknown) => {
+      throw lowOnSpace(dir, err);
+    });
     opts.progress?.(`Database: embedded (PGlite) in ${dir} opened in ${Math.round(performance.now() - started)} ms`);
     const applied = await applyMigrations(
       (sql) => pglite.exec(sql),
@@ -445,6 +447,27 @@ type Queryable = { query(sql: string, params?: unknown[], options?: QueryOptions
  * returns many rows has them carried as one JSON value (core/pglite-rows.ts).
  * (The rows of `driverQuery` are parsed the adapter's way too: timestamps and int8 as text.)
  */
+/**
+ * The error of an embedded database that could not open, naming the disk when it is short of
+ * space: PostgreSQL replays its log at start and needs room for a new segment (16 MiB), and PGlite
+ * then says only that it "failed to initialize properly".
+ */
+function lowOnSpace(dir: string, err: unknown): unknown {
+  let free: number;
+  try {
+    const s = fs.statfsSync(dir);
+    free = s.bavail * s.bsize;
+  } catch {
+    return err;
+  }
+  if (free >= 64 * 1024 * 1024) return err;
+  return new Error(
+    `The embedded database in ${dir} could not open (${(err as Error)?.message ?? err}), and its disk has ${(free / (1024 * 1024)).toFixed(1)} MiB free: ` +
+      "it needs room to replay its log (at least 64 MiB is best). Free space and start again: every acknowledged write is kept.",
+    { cause: err },
+  );
+}
+
 /** Runs a statement past the storage guard: refused while space is short, its failure looked at. */
 type Guarded = <T>(sql: string, run: () => Promise<T>) => Promise<T>;
 

@@ -7,6 +7,9 @@ import { acmeDocs, acmeGateway, createSpace } from "../helpers/fixtures.js";
 import { testTmpDir } from "../helpers/tmp.js";
 import { StorageGuard } from "../../src/core/storage-guard.js";
 import { STORAGE_FULL, storageFullMessage } from "../../src/core/db-faults.js";
+import { openDatabase } from "../../src/core/db.js";
+import { runAdminCommand } from "../../src/cli/commands.js";
+import { startServerProcess } from "../events/processes.js";
 
 /**
  * The embedded database's disk kept from filling up (core/storage-guard.ts): below the reserve,
@@ -95,14 +98,18 @@ describe.skipIf(!embedded)("an embedded database short of space", () => {
 });
 
 /** A 48 MiB tmpfs of the test's own (needs the right to mount: root, as on these machines), or null. */
-function smallDisk(): { dir: string; unmount: () => void } | null {
+function smallDisk(): { dir: string; unmount: () => void; grow: () => void } | null {
   const dir = fs.mkdtempSync(path.join(testTmpDir(), "small-disk-"));
   try {
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=48m", "tmpfs", dir], { stdio: "ignore" });
   } catch {
     return null;
   }
-  return { dir, unmount: () => execFileSync("umount", ["-l", dir], { stdio: "ignore" }) };
+  return {
+    dir,
+    unmount: () => execFileSync("umount", ["-l", dir], { stdio: "ignore" }),
+    grow: () => execFileSync("mount", ["-o", "remount,size=256m", dir], { stdio: "ignore" }),
+  };
 }
 
 describe.skipIf(!embedded)("an embedded database on a disk that fills up (a 48 MiB tmpfs)", () => {
@@ -117,15 +124,7 @@ describe.skipIf(!embedded)("an embedded database on a disk that fills up (a 48 M
     t = await startGateway({ dataDir: path.join(disk!.dir, "data"), storageReserveBytes: 8 * 1024 * 1024 });
     const { admin } = await acmeDocs(t);
     const space = await createSpace(admin, admin.organization, { title: "Small disk" });
-    const filler = path.join(disk!.dir, "filler");
-    const fd = fs.openSync(filler, "w");
-    const chunk = Buffer.alloc(1024 * 1024);
-    const free = () => {
-      const s = fs.statfsSync(disk!.dir);
-      return s.bavail * s.bsize;
-    };
-    while (free() > 4 * 1024 * 1024) fs.writeSync(fd, chunk);
-    fs.closeSync(fd);
+    const filler = fill(disk!.dir, 4);
     await new Promise((r) => setTimeout(r, 300));
     const refused = await admin.patch(`/v1/spaces/${space.id}`, { title: "Refused" });
     expect(refused.status, JSON.stringify(refused.body)).toBe(507);
@@ -134,5 +133,71 @@ describe.skipIf(!embedded)("an embedded database on a disk that fills up (a 48 M
     await new Promise((r) => setTimeout(r, 300));
     expect((await admin.patch(`/v1/spaces/${space.id}`, { title: "Accepted" })).status).toBe(200);
     expect((await admin.get(`/v1/spaces/${space.id}`)).body.title).toBe("Accepted");
+  });
+});
+
+/** Writes a file into `dir` until less than `leftMiB` MiB is free there; returns its path. */
+function fill(dir: string, leftMiB: number): string {
+  const filler = path.join(dir, "filler");
+  const fd = fs.openSync(filler, "w");
+  const chunk = Buffer.alloc(1024 * 1024);
+  for (;;) {
+    const s = fs.statfsSync(dir);
+    if (s.bavail * s.bsize <= leftMiB * 1024 * 1024) break;
+    fs.writeSync(fd, chunk);
+  }
+  fs.closeSync(fd);
+  return filler;
+}
+
+describe.skipIf(!embedded)("npm start when the disk fills up under the database's log (a 48 MiB tmpfs, no reserve)", () => {
+  const disk = embedded ? smallDisk() : null;
+  afterAll(() => disk?.unmount());
+
+  it.skipIf(!disk)("exits (70) naming it instead of hanging, will not start while space is short (naming it), and keeps every acknowledged write once there is room", { timeout: 300_000 }, async () => {
+    const dataDir = path.join(disk!.dir, "data");
+    const db = await openDatabase({ dataDir });
+    const { token, organization } = (await runAdminCommand(db.prisma, { command: "bootstrap", email: "ada@acme.test", org: "Acme" })) as { token: string; organization: string };
+    await db.close();
+    const env = { DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", STORAGE_RESERVE_BYTES: "0", RATE_LIMIT_PER_MINUTE: "0" };
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    let server = await startServerProcess(env);
+    const exited = new Promise<number | null>((resolve) => server.child.once("exit", (code) => resolve(code)));
+    const space = await (await fetch(`${server.url}/v1/orgs/${organization}/spaces`, { method: "POST", headers, body: JSON.stringify({ title: "Filling" }) })).json();
+    // Room for table pages, not for the log's next 16 MiB segment.
+    const filler = fill(disk!.dir, 12);
+    const acknowledged: string[] = [];
+    for (let i = 0; i < 500 && server.child.exitCode === null; i++) {
+      const title = `Page ${i}`;
+      const res = await fetch(`${server.url}/v1/spaces/${space.id}/content/pages`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ title, markdown: `word ${i} `.repeat(30_000) }),
+        signal: AbortSignal.timeout(30_000),
+      }).catch(() => null);
+      if (!res) break;
+      if (res.status === 201) acknowledged.push(title);
+      else expect(res.status, await res.text()).toBe(507);
+    }
+    expect(await exited).toBe(70);
+    expect(server.output()).toContain("filled up while it wrote its log");
+    expect(acknowledged.length).toBeGreaterThan(0);
+
+    // Still short of space: the start names it.
+    await expect(startServerProcess(env)).rejects.toThrow(/MiB free: it needs room to replay its log/);
+
+    // Room again: every acknowledged page is there, and writes are taken.
+    fs.unlinkSync(filler);
+    disk!.grow();
+    server = await startServerProcess(env);
+    try {
+      const content = await (await fetch(`${server.url}/v1/spaces/${space.id}/content`, { headers })).json();
+      const titles = new Set(content.pages.map((p: { title: string }) => p.title));
+      for (const title of acknowledged) expect(titles.has(title), title).toBe(true);
+      const again = await fetch(`${server.url}/v1/spaces/${space.id}/content/pages`, { method: "POST", headers, body: JSON.stringify({ title: "After" }) });
+      expect(again.status).toBe(201);
+    } finally {
+      await server.stop();
+    }
   });
 });
