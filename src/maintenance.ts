@@ -5,6 +5,7 @@ import { resumeOpenApiProcessing } from "./domains/openapi/openapi.processing.js
 import { purgeSeenAssertions } from "./domains/sso/sso.service.js";
 import { purgeSettledEvents } from "./events/record.js";
 import { log } from "./core/logger.js";
+import { storageFullMessage } from "./core/db-faults.js";
 
 /**
  * Upkeep. At start: OpenAPI specs left pending or in progress are processed again. At start and
@@ -17,14 +18,10 @@ export function startMaintenance(services: Services, db: Pick<Database, "kind" |
   const openapi = resumeOpenApiProcessing(services);
   const run = () =>
     Promise.all([
-      purgeDeletedSpaces(services.prisma, services.config.spaceRetentionDays).catch((err) =>
-        log.error({ err }, "maintenance: purging deleted spaces failed"),
-      ),
-      purgeSeenAssertions(services.prisma).catch((err) => log.error({ err }, "maintenance: purging SAML assertion ids failed")),
-      purgeSettledEvents(services.prisma, services.config.integrationEventRetentionDays).catch((err) =>
-        log.error({ err }, "maintenance: purging integration events failed"),
-      ),
-    ]).then(() => vacuumEmbedded(db).catch((err) => log.error({ err }, "maintenance: vacuuming the embedded database failed")));
+      purgeDeletedSpaces(services.prisma, services.config.spaceRetentionDays).catch(failed("purging deleted spaces")),
+      purgeSeenAssertions(services.prisma).catch(failed("purging SAML assertion ids")),
+      purgeSettledEvents(services.prisma, services.config.integrationEventRetentionDays).catch(failed("purging integration events")),
+    ]).then(() => vacuumEmbedded(db).catch(failed("vacuuming the embedded database")));
   void run();
   const timer = setInterval(run, everyMs);
   timer.unref();
@@ -34,6 +31,18 @@ export function startMaintenance(services: Services, db: Pick<Database, "kind" |
       openapi.stop();
     },
     run,
+  };
+}
+
+/**
+ * Logs an upkeep task's failure: a fault at error level; a write refused for want of storage
+ * (core/storage-guard.ts, which logs that condition itself) at info level, the task waiting for
+ * the next round.
+ */
+function failed(task: string) {
+  return (err: unknown) => {
+    if (storageFullMessage(err)) log.info(`maintenance: ${task} waits for storage: ${storageFullMessage(err)}`);
+    else log.error({ err }, `maintenance: ${task} failed`);
   };
 }
 
