@@ -90,6 +90,8 @@ describe("GraphiQL at /graphql", () => {
     await shows('"title": "Acme Docs"');
 
     expect(sentAuthorization).toContain("Bearer <paste token>");
+    // The page may show the answer before this side has read its body (the listener awaits it).
+    await vi.waitFor(() => expect(answers.some((a) => a.data?.viewer)).toBe(true), { timeout: 30_000 });
     const answer = answers.find((a) => a.data?.viewer);
     expect(answer?.errors).toBeUndefined();
     const org = answer.data.viewer.organizations.nodes[0];
