@@ -118,8 +118,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       const claims = await claim(room);
       if (claims.length === room) due = true;
       if (!claims.length) return;
-      // The claimed events with what delivering them needs, read together.
-      const events = await load(claims.map((c) => c.id));
+      // The claimed events with what delivering them needs, read together. Should that read fail,
+      // they are due again once their lease runs out: nothing else would look for them (no poll
+      // on the embedded database).
+      const events = await load(claims.map((c) => c.id)).catch((err: unknown) => {
+        wakeAt(new Date(Date.now() + config.integrationClaimLeaseMs));
+        throw err;
+      });
       for (const c of claims) {
         const controller = new AbortController();
         inflight.set(c.id, controller);

@@ -242,6 +242,44 @@ describe("event delivery to the development tunnel", () => {
     }
   });
 
+  // On PostgreSQL the dispatchers also poll, which would hide a claim left behind.
+  it.skipIf(!!process.env.DATABASE_URL)("claimed events whose read failed are delivered once their lease runs out (no poll on the embedded database)", async () => {
+    const receiver = await startReceiver();
+    const prisma = t.gateway.db.prisma;
+    // A dispatcher whose first read of claimed events fails (the database away for a moment).
+    let failures = 1;
+    const flaky = new Proxy(prisma, {
+      get(target, prop) {
+        if (prop !== "integrationEvent") return Reflect.get(target, prop, target);
+        return new Proxy(target.integrationEvent, {
+          get(events, name) {
+            const value = Reflect.get(events, name, events);
+            if (name !== "findMany") return typeof value === "function" ? value.bind(events) : value;
+            return (...args: unknown[]) => (failures-- > 0 ? Promise.reject(new Error("read failed")) : value.apply(events, args));
+          },
+        });
+      },
+    });
+    const dispatcher = createDispatcher({ prisma: flaky, pubsub: t.gateway.services.pubsub, config: { ...t.config, integrationClaimLeaseMs: 300 }, exclusive: true });
+    try {
+      await integration("stranded", receiver.url);
+      const inst = (await admin.post("/v1/integrations/stranded/installations", { organization: admin.organization })).body;
+      await receiver.waitFor(1);
+      const row = await prisma.integration.findUniqueOrThrow({ where: { name: "stranded" } });
+      // Written as recording does, without waking the gateway's own dispatcher: this one alone looks.
+      await prisma.integrationEvent.create({
+        data: { id: "iev_stranded", integrationId: row.id, installationId: inst.id, type: "space_content_updated", payload: { spaceId: "spc_s" }, nextAttemptAt: new Date() },
+      });
+      await dispatcher.start();
+      await receiver.waitFor(2);
+      expect(failures).toBeLessThan(0); // the failed read happened, and a later one delivered
+      expect(receiver.received[1]!.headers["x-integration-event-attempt"]).toBe("2");
+    } finally {
+      await dispatcher.stop();
+      await receiver.close();
+    }
+  });
+
   it("computes the backoff as base × 2^(attempt − 1), capped", () => {
     expect([1, 2, 3, 4, 10].map((a) => backoffMs(a, 100, 1_000))).toEqual([100, 200, 400, 800, 1_000]);
   });
