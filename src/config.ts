@@ -1,6 +1,9 @@
 import path from "node:path";
 import { parseAllowedNetworks } from "./core/outbound.js";
 
+/** Free space the embedded database's disk keeps by default (STORAGE_RESERVE_BYTES): a new write-ahead log segment is 16 MiB. */
+export const DEFAULT_STORAGE_RESERVE_BYTES = 64 * 1024 * 1024;
+
 /** Every environment variable the server reads, parsed once, with its default. */
 export interface Config {
   port: number;
@@ -196,7 +199,7 @@ export function operations(env: NodeJS.ProcessEnv) {
     accessCacheTtlMs: intFrom(env.ACCESS_CACHE_TTL_MS, 30_000, "ACCESS_CACHE_TTL_MS"),
     dbLockTimeoutMs: intFrom(env.DB_LOCK_TIMEOUT_MS, 5_000, "DB_LOCK_TIMEOUT_MS"),
     dbStatementTimeoutMs: intFrom(env.DB_STATEMENT_TIMEOUT_MS, 30_000, "DB_STATEMENT_TIMEOUT_MS"),
-    storageReserveBytes: intFrom(env.STORAGE_RESERVE_BYTES, 64 * 1024 * 1024, "STORAGE_RESERVE_BYTES"),
+    storageReserveBytes: intFrom(env.STORAGE_RESERVE_BYTES, DEFAULT_STORAGE_RESERVE_BYTES, "STORAGE_RESERVE_BYTES"),
     wsMaxBufferedBytes: Math.max(1024, intFrom(env.WS_MAX_BUFFERED_BYTES, 1024 * 1024, "WS_MAX_BUFFERED_BYTES")),
     liveSubscriptionsPerToken: intFrom(env.LIVE_SUBSCRIPTIONS_PER_TOKEN, 1000, "LIVE_SUBSCRIPTIONS_PER_TOKEN"),
     responseCache: responseCacheSetting(env.RESPONSE_CACHE),

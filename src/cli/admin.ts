@@ -15,7 +15,7 @@
 import fs from "node:fs";
 import net from "node:net";
 import { loadConfig, type Config } from "../config.js";
-import { openDatabase } from "../core/db.js";
+import { databaseOptions, openDatabase } from "../core/db.js";
 import { awaitedPublisher } from "../core/pubsub.js";
 import { accessScope } from "../core/access-cache.js";
 import { readLock } from "../core/lock.js";
@@ -94,7 +94,7 @@ async function main() {
           `Run the command with the server's DATA_DIR or DATABASE_URL.`,
       );
     }
-    const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+    const db = await openDatabase(databaseOptions(config));
     try {
       result = await runAdminCommand(db.prisma, cmd);
     } finally {

@@ -6,11 +6,11 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/prisma/client.js";
 import { applyMigrations } from "./migrate.js";
 import { jsonRows, type QueryOptions } from "./pglite-rows.js";
-import { StorageGuard } from "./storage-guard.js";
+import { StorageGuard, freeBytes, mib } from "./storage-guard.js";
 import { installCompilerHooks } from "./query-plans.js";
 import { acquireLock, type DataDirLock } from "./lock.js";
 import { log } from "./logger.js";
-import type { Config } from "../config.js";
+import { DEFAULT_STORAGE_RESERVE_BYTES, type Config } from "../config.js";
 import { createPool, firstConnection, retryingReads } from "./pg-pool.js";
 import { mergeChange, rowChangeOf, rowsById, statementParts, writtenTable, type RowChange, type StatementPart } from "./row-keys.js";
 
@@ -400,7 +400,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     fs.mkdirSync(dir, { recursive: true });
     const started = performance.now();
     pglite = await PGlite.create(dir).catch((err: unknown) => {
-      throw lowOnSpace(dir, err);
+      throw lowOnSpace(dir, err, opts.storageReserveBytes || DEFAULT_STORAGE_RESERVE_BYTES);
     });
     opts.progress?.(`Database: embedded (PGlite) in ${dir} opened in ${Math.round(performance.now() - started)} ms`);
     const applied = await applyMigrations(
@@ -439,31 +439,21 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
 type Queryable = { query(sql: string, params?: unknown[], options?: QueryOptions): Promise<unknown> };
 
 /**
- * PGlite as the Prisma adapter is given it. The adapter asks for its own parsers on every
- * statement (timestamps and numerics as text, bytes as arrays), and PGlite merges them into its
- * table of every type it knows, several hundred entries, for each statement (0.1 to 0.3 ms of
- * work per statement here). The adapter's parsers are made PGlite's own on its first statement,
- * and its statements then run without them: the same rows, without the merge. A statement that
- * returns many rows has them carried as one JSON value (core/pglite-rows.ts).
- * (The rows of `driverQuery` are parsed the adapter's way too: timestamps and int8 as text.)
- */
-/**
  * The error of an embedded database that could not open, naming the disk when it is short of
  * space: PostgreSQL replays its log at start and needs room for a new segment (16 MiB), and PGlite
  * then says only that it "failed to initialize properly".
  */
-function lowOnSpace(dir: string, err: unknown): unknown {
+function lowOnSpace(dir: string, err: unknown, reserve: number): unknown {
   let free: number;
   try {
-    const s = fs.statfsSync(dir);
-    free = s.bavail * s.bsize;
+    free = freeBytes(dir);
   } catch {
     return err;
   }
-  if (free >= 64 * 1024 * 1024) return err;
+  if (free >= reserve) return err;
   return new Error(
-    `The embedded database in ${dir} could not open (${(err as Error)?.message ?? err}), and its disk has ${(free / (1024 * 1024)).toFixed(1)} MiB free: ` +
-      "it needs room to replay its log (at least 64 MiB is best). Free space and start again: every acknowledged write is kept.",
+    `The embedded database in ${dir} could not open (${(err as Error)?.message ?? err}), and its disk has ${mib(free)} free: ` +
+      `it needs room to replay its log (${mib(reserve)} is best). Free space and start again: every acknowledged write is kept.`,
     { cause: err },
   );
 }
@@ -483,6 +473,15 @@ function guardedBy(storage: StorageGuard): Guarded {
   };
 }
 
+/**
+ * PGlite as the Prisma adapter is given it. The adapter asks for its own parsers on every
+ * statement (timestamps and numerics as text, bytes as arrays), and PGlite merges them into its
+ * table of every type it knows, several hundred entries, for each statement (0.1 to 0.3 ms of
+ * work per statement here). The adapter's parsers are made PGlite's own on its first statement,
+ * and its statements then run without them: the same rows, without the merge. A statement that
+ * returns many rows has them carried as one JSON value (core/pglite-rows.ts).
+ * (The rows of `driverQuery` are parsed the adapter's way too: timestamps and int8 as text.)
+ */
 function adoptingParsers(pglite: PGlite, guarded: Guarded): PGlite {
   let adopted: object | undefined;
   const options = (given: QueryOptions | undefined): QueryOptions | undefined => {

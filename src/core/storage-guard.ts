@@ -5,6 +5,12 @@ import { log } from "./logger.js";
 /** SQLSTATE disk_full: PostgreSQL could not write a file for want of space. */
 export const DISK_FULL = "53100";
 
+/** Bytes free to this process on the disk holding `dir`. */
+export function freeBytes(dir: string): number {
+  const s = fs.statfsSync(dir);
+  return s.bavail * s.bsize;
+}
+
 /** How long a reading of the free space is used before the disk is asked again, in ms. */
 const FREE_SPACE_READ_MS = 250;
 
@@ -37,7 +43,7 @@ export class StorageGuard {
     /** Free bytes below which writes are refused (0: never). */
     public reserveBytes: number,
     private readonly onWedged: (error: Error) => void,
-    private readonly statfs: (dir: string) => { bavail: number; bsize: number } = (dir) => fs.statfsSync(dir),
+    private readonly freeIn: (dir: string) => number = freeBytes,
   ) {}
 
   /** Bytes free on the data folder's disk (read at most every FREE_SPACE_READ_MS). */
@@ -45,8 +51,7 @@ export class StorageGuard {
     const now = performance.now();
     if (now - this.freeAt >= FREE_SPACE_READ_MS) {
       try {
-        const s = this.statfs(this.dir);
-        this.freeBytes = s.bavail * s.bsize;
+        this.freeBytes = this.freeIn(this.dir);
       } catch {
         this.freeBytes = Number.POSITIVE_INFINITY; // unknown: the database's own errors still tell
       }
@@ -84,12 +89,12 @@ export class StorageGuard {
   }
 }
 
-/** A plain read: writes nothing, not even a row lock (which PostgreSQL logs). */
+/** A plain read or a session setting: writes nothing, not even a row lock (which PostgreSQL logs). */
 function readOnly(sql: string): boolean {
-  return /^\s*(SELECT|SHOW|EXPLAIN|BEGIN|COMMIT|ROLLBACK)\b/i.test(sql) && !/\bFOR\s+(NO\s+KEY\s+)?UPDATE\b|\bFOR\s+(KEY\s+)?SHARE\b|\bnextval\s*\(/i.test(sql);
+  return /^\s*(SELECT|SHOW|EXPLAIN|BEGIN|COMMIT|ROLLBACK|SET|RESET)\b/i.test(sql) && !/\bFOR\s+(NO\s+KEY\s+)?UPDATE\b|\bFOR\s+(KEY\s+)?SHARE\b|\bnextval\s*\(/i.test(sql);
 }
 
-function mib(bytes: number): string {
+export function mib(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
