@@ -41,7 +41,8 @@ export function startMaintenance(services: Services, db: Pick<Database, "kind" |
  */
 function failed(task: string) {
   return (err: unknown) => {
-    if (storageFullMessage(err)) log.info(`maintenance: ${task} waits for storage: ${storageFullMessage(err)}`);
+    const full = storageFullMessage(err);
+    if (full) log.info(`maintenance: ${task} waits for storage: ${full}`);
     else log.error({ err }, `maintenance: ${task} failed`);
   };
 }

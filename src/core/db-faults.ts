@@ -33,7 +33,9 @@ const BUSY_KINDS = new Set(["TooManyConnections", "TransactionWriteConflict"]);
 /** Node socket errors. */
 const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EHOSTUNREACH"]);
 /** Messages of the pg driver and Prisma for the same faults, where they carry no code. */
-const LOST_MESSAGE = /Connection terminated|not queryable|terminating connection due to|server closed the connection|Can't reach database server|Server has closed the connection|Query read timeout/i;
+/** node-postgres's error for a statement not answered within `query_timeout` (core/pg-pool.ts discards its connection). */
+export const READ_TIMEOUT = "Query read timeout";
+const LOST_MESSAGE = new RegExp(`Connection terminated|not queryable|terminating connection due to|server closed the connection|Can't reach database server|Server has closed the connection|${READ_TIMEOUT}`, "i");
 const BUSY_MESSAGE = /timeout exceeded when trying to connect|Timed out fetching a new connection|Unable to start a transaction in the given time/i;
 
 /** Whether `error` or an error it wraps (cause, originalError, Prisma's driver error) satisfies `test`. */

@@ -79,7 +79,7 @@ function knownError(error: unknown): (ErrorBody["error"] & { unavailable?: true 
   const http = (error as any)?.extensions?.http?.status;
   if (typeof http === "number" && http >= 400 && http < 500) return { code: http, message: (error as Error).message };
   if (isDatabaseUnavailable(error)) return { code: 503, message: unavailableMessage(error), unavailable: true };
-  return raceOf(error);
+  return refusedWriteOf(error);
 }
 
 /**
@@ -102,7 +102,7 @@ export function yogaLogger() {
  * A write that lost a race with a concurrent delete: what it refers to (409) or its own row (404)
  * is gone; or one the database refused for want of storage (507; core/storage-guard.ts logs when that starts and ends).
  */
-function raceOf(error: unknown): ErrorBody["error"] | undefined {
+function refusedWriteOf(error: unknown): ErrorBody["error"] | undefined {
   const full = storageFullMessage(error);
   if (full) return { code: STORAGE_FULL_STATUS, message: full };
   if (isReferenceGone(error)) return { code: 409, message: REFERENCE_GONE };
@@ -132,11 +132,11 @@ export function maskGraphQLError(error: unknown, message: string, isDev?: boolea
     });
     return maskedAs(unavailable, error);
   }
-  const race = appErrorOf(error) ? undefined : raceOf(error);
-  if (race) {
+  const refused = appErrorOf(error) ? undefined : refusedWriteOf(error);
+  if (refused) {
     const original = error instanceof GraphQLError ? error : undefined;
-    const gone = new GraphQLError(race.message, { nodes: original?.nodes, path: original?.path, extensions: { code: race.code, http: { status: race.code } } });
-    return maskedAs(gone, error);
+    const shown = new GraphQLError(refused.message, { nodes: original?.nodes, path: original?.path, extensions: { code: refused.code, http: { status: refused.code } } });
+    return maskedAs(shown, error);
   }
   const masked = yogaMaskError(error, message, isDev);
   if (masked !== error) return maskedAs(masked, error);

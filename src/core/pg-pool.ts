@@ -1,5 +1,5 @@
 import pg from "pg";
-import { isConnectionLost, isDatabaseUnavailable } from "./db-faults.js";
+import { READ_TIMEOUT, isConnectionLost, isDatabaseUnavailable } from "./db-faults.js";
 import { log } from "./logger.js";
 
 /**
@@ -45,8 +45,6 @@ export function createPool(connectionString: string, bounds: { lockTimeoutMs?: n
 
 /** How much longer than the statement bound this side waits for an answer, in ms: the server's own cancellation comes first. */
 const READ_MARGIN_MS = 5_000;
-/** node-postgres's error for a statement not answered within `query_timeout`. */
-export const READ_TIMEOUT = "Query read timeout";
 /** Connections whose statement was not answered in time: released to the pool as broken (discarded). */
 const unanswered = new WeakSet<pg.PoolClient>();
 
