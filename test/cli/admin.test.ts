@@ -47,7 +47,9 @@ interface Server {
 }
 
 function startServer(): Promise<Server> {
-  const child = spawn(tsx, ["src/main.ts"], { cwd: root, env });
+  // Node itself with tsx as its loader: the tsx wrapper gives the server 60 ms to take a signal
+  // and otherwise kills it (SIGKILL, exit 130), which a start-up busy with its database overran.
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: root, env });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (out += d));
