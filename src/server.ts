@@ -320,6 +320,11 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   metrics.counterFrom("live_stream_executions_total", "Subscription events executed (once per shared stream, whatever its number of sockets).", () => streams.stats.executions);
   metrics.counterFrom("live_stream_deliveries_total", "Subscription results sent to graphql-ws sockets.", () => streams.stats.deliveries);
   metrics.counterFrom("live_stream_writes_total", "Network writes to graphql-ws sockets: each carries every subscription result its socket was behind.", () => streams.stats.writes);
+  metrics.counterFrom(
+    "live_stream_states_skipped_total",
+    "Results of state streams (spaceUpdated) not sent to a socket that was behind, because a newer one was sent in their place.",
+    () => streams.stats.skipped,
+  );
   metrics.counterFrom("live_stream_access_grades_total", "Access grades computed for new graphql-ws subscriptions (one for the subscriptions of a viewer that arrive together).", () => streams.stats.accessGrades);
   metrics.counterFrom("live_stream_slow_consumers_total", "graphql-ws sockets closed for falling behind (close code 4008).", () => streams.stats.slowConsumers);
   metrics.counterFrom("pubsub_publish_failures_total", "Redis pub/sub publishes that did not reach Redis (the live notification was dropped; the write itself committed).", () => pubsubFailures.publish);

@@ -58,6 +58,11 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  *   not yet sent (what it holds and the events it was not given) is closed with SLOW_CONSUMER
  *   (4008): it never slows the others nor the writer, and the group's events stay in order for
  *   every socket that receives them.
+ * - State streams (a subscription field with `extensions.streamLatest`, e.g. `spaceUpdated`, whose
+ *   every result is the whole newest state): a socket behind receives the group's newest result
+ *   alone, those before it skipped (`stats.skipped`), and the group keeps no older result for it.
+ *   Such a socket is never closed as a slow consumer: what it is owed never grows past one result,
+ *   and it skips to the newest state once its socket has sent what it holds.
  * - At most `maxPerToken` live subscriptions per API token in this process: the one past it is
  *   answered with a 429 error for its own operation; the socket and its other operations go on.
  */
@@ -135,6 +140,18 @@ export interface StreamOperation {
 
 /** How a subscription field grades access to it: subscribers with equal grades (and selections that cannot tell viewers apart) share a stream. Throws when refused. */
 export type StreamAccess = (args: Record<string, unknown>, ctx: Context) => Promise<string>;
+
+/**
+ * Whether the operation's subscription field is a state stream (`extensions.streamLatest`): a
+ * subscriber behind needs its newest result only. A root selection other than a field (a
+ * fragment) counts as not one: every result is delivered.
+ */
+function isStateStream(args: ExecutionArgs): boolean {
+  const operation = getOperationAST(args.document, args.operationName);
+  const node = operation?.selectionSet.selections[0];
+  if (operation?.operation !== "subscription" || node?.kind !== Kind.FIELD) return false;
+  return args.schema.getSubscriptionType()?.getFields()[node.name.value]?.extensions?.streamLatest === true;
+}
 
 /** The subscription field's access grade, or null when the selection may depend on the viewer (or the field grades nothing). */
 async function accessGrade(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown>, ctx: Context): Promise<string | null> {
@@ -311,6 +328,8 @@ interface Group {
   /** Access cache version the group's access was last checked at. */
   checked: number;
   closed: boolean;
+  /** A state stream (see isStateStream): a subscriber behind receives the newest payload alone. */
+  latest: boolean;
   /**
    * Payloads executed and not yet sent to every subscriber, in order; `log[0]` is the payload at
    * position `logStart` (subscribers' cursors count from the group's first payload).
@@ -334,10 +353,11 @@ export class LiveStreams {
   private readonly groups = new Map<string, Group>();
   /**
    * For the metrics: events executed (once per group), deliveries (once per socket and event),
-   * network writes (once per socket and pass: every event it was behind), slow consumers closed,
-   * access grades computed (see groupKey).
+   * network writes (once per socket and pass: every event it was behind), results of state streams
+   * skipped for a newer one (once per socket and result), slow consumers closed, access grades
+   * computed (see groupKey).
    */
-  readonly stats = { executions: 0, deliveries: 0, writes: 0, slowConsumers: 0, accessGrades: 0 };
+  readonly stats = { executions: 0, deliveries: 0, writes: 0, skipped: 0, slowConsumers: 0, accessGrades: 0 };
   /** Access grades being computed, by everything they depend on (see groupKey). */
   private readonly grading = new Map<string, Promise<string | null>>();
   constructor(private readonly opts: StreamOptions) {}
@@ -417,7 +437,7 @@ export class LiveStreams {
   private open(op: StreamOperation): Group {
     const ctx: Context = { ...op.args.contextValue, loaders: new Map(), sharedStream: true };
     const args = { ...op.args, contextValue: ctx };
-    const group: Group = { key: op.key, ctx, args, members: new Set(), ready: undefined as any, checked: 0, closed: false, log: [], logStart: 0, logEnds: [], startBytes: 0, sending: false };
+    const group: Group = { key: op.key, ctx, args, members: new Set(), ready: undefined as any, checked: 0, closed: false, latest: isStateStream(args), log: [], logStart: 0, logEnds: [], startBytes: 0, sending: false };
     // Each source event passes the group's access check before it is executed (gateSubscriptions).
     ctx.streamGate = () => this.gate(group);
     this.groups.set(op.key, group);
@@ -638,7 +658,8 @@ export class LiveStreams {
       if (m.ended) continue;
       const end = group.logStart + group.log.length;
       if (m.cursor >= end) continue;
-      const from = m.cursor;
+      // A state stream's subscriber needs the newest payload alone.
+      const from = group.latest ? Math.max(m.cursor, end - 1) : m.cursor;
       const socket = m.socket;
       if (socket.readyState !== socket.OPEN) {
         m.cursor = end;
@@ -646,10 +667,11 @@ export class LiveStreams {
       }
       const pending = pendingBytes(m);
       if (pending > 0) {
-        // Not yet sent to it: what its socket holds, and the events it has not been given.
-        if (pending + this.bytesAt(group, end) - this.bytesAt(group, from) > max) this.dropSlow(m, end);
+        // Not yet sent to it: what its socket holds, and the events it has not been given (of a state stream, one payload at most).
+        if (!group.latest && pending + this.bytesAt(group, end) - this.bytesAt(group, from) > max) this.dropSlow(m, end);
         continue;
       }
+      this.stats.skipped += from - m.cursor;
       m.cursor = end;
       let stretches = frames.get(m.id);
       if (!stretches) frames.set(m.id, (stretches = new Map()));
@@ -693,12 +715,15 @@ export class LiveStreams {
   /**
    * The log is full (MAX_QUEUED): the subscribers holding its first event whose sockets have not
    * yet sent what they were given are closed as slow consumers, and the log is trimmed. When no
-   * socket holds it back (delivery itself falls behind the events), the log stays full.
+   * socket holds it back (delivery itself falls behind the events), the log stays full. A state
+   * stream's log is trimmed to its newest payload, and nobody is closed.
    */
   private dropStalled(group: Group): void {
     const end = group.logStart + group.log.length;
-    for (const m of group.members) {
-      if (!m.ended && m.cursor <= group.logStart && m.socket.readyState === m.socket.OPEN && pendingBytes(m) > 0) this.dropSlow(m, end);
+    if (!group.latest) {
+      for (const m of group.members) {
+        if (!m.ended && m.cursor <= group.logStart && m.socket.readyState === m.socket.OPEN && pendingBytes(m) > 0) this.dropSlow(m, end);
+      }
     }
     this.trim(group, group.members);
   }
@@ -709,13 +734,15 @@ export class LiveStreams {
     return i <= 0 ? group.startBytes : group.logEnds[i - 1]!;
   }
 
-  /** Drops the payloads every subscriber has received. */
+  /** Drops the payloads every subscriber has received (of a state stream, all but the newest). */
   private trim(group: Group, members: Member[] | Set<Member>): void {
-    let low = group.logStart + group.log.length;
+    const end = group.logStart + group.log.length;
+    let low = end;
     // forEach: no iterator result a member, in a loop run at every pass over thousands of them.
     members.forEach((m) => {
       if (!m.ended && m.cursor < low) low = m.cursor;
     });
+    if (group.latest) low = Math.max(low, end - 1);
     if (low <= group.logStart) return;
     const count = low - group.logStart;
     group.startBytes = group.logEnds[count - 1]!;

@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { ExecutionResult } from "graphql";
+import { GraphQLInt, GraphQLObjectType, GraphQLSchema, parse, type ExecutionResult } from "graphql";
 import { LiveStreams, SLOW_CONSUMER, type StreamOperation } from "../../src/graphql/streams.js";
 import { SubscriptionQuota } from "../../src/core/live-token.js";
 
@@ -8,8 +8,18 @@ import { SubscriptionQuota } from "../../src/core/live-token.js";
  * Delivery of a shared stream to sockets that cannot take more: a socket still sending what it
  * was given keeps its place in the group's log instead of a queue of writes in the process, and
  * receives what it missed in one write once it has sent the rest; one that stays blocked while
- * the log fills is closed as a slow consumer, and the others go on.
+ * the log fills is closed as a slow consumer, and the others go on. A state stream's blocked socket
+ * is never closed: it skips to the newest result.
  */
+
+/** Two subscription fields: `events` (every result delivered) and `state` (a state stream: the newest result is enough). */
+const schema = new GraphQLSchema({
+  query: new GraphQLObjectType({ name: "Query", fields: { n: { type: GraphQLInt } } }),
+  subscription: new GraphQLObjectType({
+    name: "Subscription",
+    fields: { events: { type: GraphQLInt }, state: { type: GraphQLInt, extensions: { streamLatest: true } } },
+  }),
+});
 
 /** A source of results that the test pushes. */
 function source() {
@@ -96,7 +106,7 @@ async function until(check: () => boolean, ms = 5000) {
   }
 }
 
-function setup(maxBufferedBytes: number, quiet?: () => Promise<void> | null) {
+function setup(maxBufferedBytes: number, quiet?: () => Promise<void> | null, field: "events" | "state" = "events") {
   const streams = new LiveStreams({
     accessCache: { version: () => 0 } as any,
     maxBufferedBytes,
@@ -112,7 +122,7 @@ function setup(maxBufferedBytes: number, quiet?: () => Promise<void> | null) {
       key: "group",
       socket: socket.socket as any,
       id,
-      args: { schema: {} as any, document: {} as any, contextValue: ctx, rootValue: { subscribe: () => events.iterator } } as any,
+      args: { schema, document: parse(`subscription { ${field} }`), contextValue: ctx, rootValue: { subscribe: () => events.iterator } } as any,
     };
     const joined = await streams.join(op);
     expect(Symbol.asyncIterator in (joined as object)).toBe(true);
@@ -121,8 +131,8 @@ function setup(maxBufferedBytes: number, quiet?: () => Promise<void> | null) {
 }
 
 /** A stream with two subscribers: `fast`, whose socket takes every write, and `slow`, whose socket holds them. */
-async function fastAndBlocked(maxBufferedBytes: number, quiet?: () => Promise<void> | null) {
-  const { streams, events, join } = setup(maxBufferedBytes, quiet);
+async function fastAndBlocked(maxBufferedBytes: number, quiet?: () => Promise<void> | null, field: "events" | "state" = "events") {
+  const { streams, events, join } = setup(maxBufferedBytes, quiet, field);
   const fast = fakeSocket();
   const slow = fakeSocket();
   await join(fast, "f");
@@ -209,6 +219,56 @@ describe("shared streams and sockets that cannot take more", () => {
     await until(() => slow.messages().length === 4 && fast.messages().length === 4, 2000);
     expect(fast.messages().map((m) => m.payload.data.n)).toEqual([0, 1, 2, 3]);
     expect(slow.messages().map((m) => m.payload.data.n)).toEqual([0, 1, 2, 3]);
+    streams.close();
+  });
+
+  it("gives a blocked socket of a state stream the newest result alone once it has sent what it holds, and never closes it", async () => {
+    const { streams, events, fast, slow } = await fastAndBlocked(4096, undefined, "state");
+    const big = "x".repeat(1000);
+    const total = 20;
+    for (let n = 0; n < total; n++) {
+      events.push({ data: { n, big } as any });
+      await new Promise((r) => setImmediate(r));
+    }
+    const newest = (socket: ReturnType<typeof fakeSocket>) => socket.messages().at(-1)?.payload.data.n;
+    await until(() => newest(fast) === total - 1);
+    // Past the 4,096 bytes that close a socket of another stream: what it is owed is one result.
+    expect(slow.closed).toEqual([]);
+    expect(streams.stats.slowConsumers).toBe(0);
+    expect(slow.chunks.length).toBe(1);
+    const before = slow.messages().map((m) => m.payload.data.n);
+    slow.release();
+    await until(() => newest(slow) === total - 1);
+    // One more write, holding the newest result alone.
+    expect(slow.chunks.length).toBe(2);
+    expect(slow.messages().map((m) => m.payload.data.n)).toEqual([...before, total - 1]);
+    expect(streams.stats.skipped).toBeGreaterThanOrEqual(total - 1 - before.length);
+    // Each socket's results only ever go forward: an older state never follows a newer one.
+    for (const socket of [fast, slow]) {
+      const seen = socket.messages().map((m) => m.payload.data.n);
+      expect(seen).toEqual([...seen].sort((a, b) => a - b));
+      expect(new Set(seen).size).toBe(seen.length);
+    }
+    expect(slow.closed).toEqual([]);
+    streams.close();
+  });
+
+  it("keeps one result of a state stream for a socket that stays blocked through 4,200 events, and closes nobody", async () => {
+    const { streams, events, fast, slow } = await fastAndBlocked(1024 * 1024 * 1024, undefined, "state");
+    const total = 4_200;
+    for (let n = 0; n < total; n++) {
+      events.push({ data: { n } });
+      if (n % 50 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await until(() => fast.messages().at(-1)?.payload.data.n === total - 1, 20_000);
+    const group = [...(streams as any).groups.values()][0];
+    expect(group.log.length).toBeLessThanOrEqual(1);
+    expect(slow.closed).toEqual([]);
+    expect(fast.closed).toEqual([]);
+    slow.release();
+    await until(() => slow.messages().at(-1)?.payload.data.n === total - 1);
+    expect(slow.messages().length).toBe(2);
+    expect(fast.messages().some((m) => "errors" in m.payload)).toBe(false);
     streams.close();
   });
 });

@@ -392,6 +392,60 @@ describe("slow consumers", () => {
   });
 });
 
+describe("state streams", () => {
+  it("gives a spaceUpdated subscriber that stopped reading the newest state once it reads again, without closing it", async () => {
+    // 30 aliases of the title, of four bytes a character (titles count characters): each state is about 12 kB,
+    // so that the network's buffers for a paused reader fill after a few hundred.
+    const wide = `subscription($id: String!) { spaceUpdated(spaceId: $id) { id ${Array.from({ length: 29 }, (_, i) => `t${i}: title`).join(" ")} title } }`;
+    const title = (i: number) => `State ${String(i).padStart(5, "0")} `.padEnd(100, "𝔘");
+    const fast = wsClient(t.url, admin.token);
+    const fastSub = follow(fast, wide, { id: spaceId });
+    const fastNewest = () => fastSub.results.at(-1)?.data.spaceUpdated.title;
+    // The slow reader speaks the protocol by hand, so that it can stop reading its socket.
+    const slow = new WebSocket(t.url.replace(/^http/, "ws") + "/graphql", "graphql-transport-ws");
+    const titles: string[] = [];
+    let closed: number | undefined;
+    slow.on("close", (code) => (closed = code));
+    slow.on("message", (data) => {
+      const message = JSON.parse(String(data));
+      if (message.type === "connection_ack") slow.send(JSON.stringify({ id: "slow", type: "subscribe", payload: { query: wide, variables: { id: spaceId } } }));
+      else if (message.type === "next") titles.push(message.payload.data.spaceUpdated.title);
+    });
+    await new Promise((resolve) => slow.on("open", resolve));
+    slow.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}` } }));
+    let written = 0;
+    const write = async () => expect((await admin.patch(`/v1/spaces/${spaceId}`, { title: title(written++) })).status).toBe(200);
+    for (let i = 0; (fastSub.results.length === 0 || titles.length === 0) && i < 100; i++) {
+      await write();
+      await until(() => fastSub.results.length > 0 && titles.length > 0, 20);
+    }
+    (slow as any)._socket.pause();
+    // Until the network holds all it can for the paused reader: the gateway then writes to the fast socket alone.
+    for (let batch = 0; batch < 200; batch++) {
+      const writes = await metric("live_stream_writes_total");
+      for (let i = 0; i < 10; i++) await write();
+      await until(() => fastNewest() === title(written - 1));
+      if ((await metric("live_stream_writes_total")) - writes <= 10) break;
+    }
+    const skipped = await metric("live_stream_states_skipped_total");
+    for (let i = 0; i < 5; i++) await write();
+    const newest = title(written - 1);
+    (slow as any)._socket.resume();
+    await until(() => titles.at(-1) === newest);
+    expect(titles.at(-1)).toBe(newest);
+    expect(closed).toBeUndefined();
+    // It skipped states it missed (fewer results than writes), each result newer than the one before.
+    expect(titles.length).toBeLessThan(written);
+    expect(await metric("live_stream_states_skipped_total")).toBeGreaterThan(skipped);
+    expect(titles).toEqual([...new Set(titles)].sort());
+    await until(() => fastNewest() === newest);
+    const fastTitles = fastSub.results.map((r) => r.data.spaceUpdated.title);
+    expect(fastTitles).toEqual([...new Set(fastTitles)].sort());
+    slow.close();
+    await fast.dispose();
+  });
+});
+
 describe("order under a burst", () => {
   it("delivers every integration event to every subscriber, in the order recorded", async () => {
     const clients = [wsClient(t.url, admin.token), wsClient(t.url, admin.token), wsClient(t.url, reader.token)];

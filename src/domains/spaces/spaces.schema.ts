@@ -269,8 +269,12 @@ builder.subscriptionFields((t) => ({
       "The space each time it is changed, moved, transferred, deleted or restored. Subscribing needs a role on the space. " +
       "Changes in quick succession may arrive as one (the newest state); an older state never arrives after a newer one.",
     args: { spaceId: t.arg.string({ required: true }) },
-    // Viewers with the same role on the space share one stream (graphql/streams.ts), when the selection cannot tell them apart.
-    extensions: { streamAccess: async (args: { spaceId: string }, ctx: Context) => `space role ${(await requireSpace(ctx, args.spaceId)).role}` },
+    // Viewers with the same role on the space share one stream (graphql/streams.ts), when the selection cannot tell them apart;
+    // a state stream: a subscriber behind receives the newest result alone.
+    extensions: {
+      streamAccess: async (args: { spaceId: string }, ctx: Context) => `space role ${(await requireSpace(ctx, args.spaceId)).role}`,
+      streamLatest: true,
+    },
     subscribe: async (_root, args, ctx) => {
       await requireSpace(ctx, args.spaceId);
       // A state stream: each event is read afresh, so a subscriber behind skips to the newest.
