@@ -8,7 +8,7 @@ import { checkLength, checkOneOf, checkPattern, checkUri } from "../../core/vali
 import { newId } from "../../core/ids.js";
 import { checkOutboundUrl } from "../../core/outbound.js";
 import { newSigningSecret } from "../../events/signing.js";
-import { announceEvents, prepareEvents, writeEvents, type NewIntegrationEvent } from "../../events/record.js";
+import { announceEvents, eventTrace, prepareEvents, writeEvents, type NewIntegrationEvent } from "../../events/record.js";
 import { EVENT_STATUSES } from "../../events/messages.js";
 import { canSee, hasRole, isAdmin, isMember } from "./integrations.policy.js";
 import * as v from "./integrations.validate.js";
@@ -730,7 +730,7 @@ export async function getEvent(ctx: Context, integrationName: string, eventId: s
   });
   if (!event) throw notFound(`Event "${eventId}" of integration "${integrationName}"`);
   const { logs, ...record } = event;
-  return { event: record, trace: { logs } };
+  return { event: record, trace: { logs: eventTrace(record, logs) } };
 }
 
 /** Subscriptions: integration events need membership of the owner; an organization's events need its admins. */

@@ -504,6 +504,9 @@ describe("installations", () => {
     expect(one.body.event).toEqual(first.body.items[0]);
     expect(one.body.trace.logs[0]).toEqual({ message: expect.stringContaining("Recorded"), timestamp: expect.any(String), level: "info" });
     expect(one.body.trace.logs[1].message).toContain("development mode is off");
+    expect(one.body.trace.logs).toHaveLength(2);
+    // Both entries come from the event's row: recording an event writes no log row to check.
+    expect(await t.gateway.db.prisma.integrationEventLog.count({ where: { eventId: id } })).toBe(0);
     expect((await admin.get("/v1/integrations/figma/events", { status: "skipped" })).body.count).toBe(first.body.count);
     expect((await admin.get("/v1/integrations/figma/events", { status: "nope" })).status).toBe(400);
     expect((await other.get(`/v1/integrations/figma/events/${id}`)).status).toBe(404);
