@@ -271,7 +271,7 @@ async function seed({ gateway, url }: Started, withLongList = false): Promise<Se
   const boot = (await runAdminCommand(prisma, { command: "bootstrap", email: "bench@acme.test", org: "Bench" })) as any;
   const headers = { authorization: `Bearer ${boot.token}`, "content-type": "application/json" };
   const call = async (method: string, route: string, body?: unknown) => {
-    const res = await fetch(`${url}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetchNamed(`${url}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const json = await res.json();
     if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json)}`);
     return json;
@@ -326,7 +326,7 @@ async function seed({ gateway, url }: Started, withLongList = false): Promise<Se
     const deep: string[] = [];
     let next = `${list}?limit=50`;
     for (let page = 1; page < deepPage + PAGES_IN_TURN - 1; page++) {
-      const res = await fetch(`${url}${next}`, { headers });
+      const res = await fetchNamed(`${url}${next}`, { headers });
       const body = (await res.json()) as { next?: { page: string } };
       if (!res.ok) throw new Error(`GET ${next}: ${res.status}`);
       if (!body.next) break; // a short list (BENCH_LONG_LIST): its last pages
@@ -348,6 +348,16 @@ async function seed({ gateway, url }: Started, withLongList = false): Promise<Se
     nestedDeep: await nested(5, NESTED_DEEP),
     long: withLongList ? await longList() : undefined,
   };
+}
+
+/** fetch, whose failure names the request (fetch's own says "fetch failed" and its cause alone). */
+async function fetchNamed(url: string, init: RequestInit = {}): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`${init.method ?? "GET"} ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, { cause: err });
+  }
 }
 
 /** A node:http server answering `GET /<id>` with the row `read` returns, as JSON. */
@@ -374,7 +384,7 @@ async function listenRaw(read: (id: string) => Promise<unknown>): Promise<{ url:
 /** SQL statements one request sends: the fewest of three, after a warm-up (background work may add one). */
 async function statementsPerRequest(gateway: Gateway, row: Pick<Row, "url" | "method" | "headers" | "body">): Promise<number> {
   const send = async () => {
-    const res = await fetch(row.url, { method: row.method ?? "GET", headers: row.headers, body: row.body });
+    const res = await fetchNamed(row.url, { method: row.method ?? "GET", headers: row.headers, body: row.body });
     const text = await res.text();
     if (!res.ok || text.startsWith('{"errors"')) throw new Error(`${row.method ?? "GET"} ${row.url}: ${res.status} ${text.slice(0, 300)}`);
   };
