@@ -142,29 +142,33 @@ export interface StreamOperation {
 export type StreamAccess = (args: Record<string, unknown>, ctx: Context) => Promise<string>;
 
 /**
+ * The field a subscription operation subscribes to: its one root selection, when that is a field
+ * (a fragment spread or more than one selection: null), with the schema's definition of it.
+ */
+function subscriptionField(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined) {
+  const operation = getOperationAST(document, operationName);
+  const selections = operation?.selectionSet.selections ?? [];
+  const node = selections[0];
+  if (operation?.operation !== "subscription" || selections.length !== 1 || node?.kind !== Kind.FIELD) return null;
+  const field = schema.getSubscriptionType()?.getFields()[node.name.value];
+  return field ? { node, field } : null;
+}
+
+/**
  * Whether the operation's subscription field is a state stream (`extensions.streamLatest`): a
- * subscriber behind needs its newest result only. A root selection other than a field (a
- * fragment) counts as not one: every result is delivered.
+ * subscriber behind needs its newest result only. Any other operation has every result delivered.
  */
 function isStateStream(args: ExecutionArgs): boolean {
-  const operation = getOperationAST(args.document, args.operationName);
-  const node = operation?.selectionSet.selections[0];
-  if (operation?.operation !== "subscription" || node?.kind !== Kind.FIELD) return false;
-  return args.schema.getSubscriptionType()?.getFields()[node.name.value]?.extensions?.streamLatest === true;
+  return subscriptionField(args.schema, args.document, args.operationName)?.field.extensions?.streamLatest === true;
 }
 
 /** The subscription field's access grade, or null when the selection may depend on the viewer (or the field grades nothing). */
 async function accessGrade(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown>, ctx: Context): Promise<string | null> {
-  const operation = getOperationAST(document, operationName);
-  const root = schema.getSubscriptionType();
-  if (!operation || operation.operation !== "subscription" || !root) return null;
+  const subscribed = subscriptionField(schema, document, operationName);
+  const grade = subscribed?.field.extensions?.streamAccess as StreamAccess | undefined;
+  if (!subscribed || !grade) return null;
+  const { node, field } = subscribed;
   const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
-  const fields = operation.selectionSet.selections.filter((s) => s.kind === Kind.FIELD);
-  if (fields.length !== 1 || fields.length !== operation.selectionSet.selections.length) return null;
-  const node = fields[0]!;
-  const field = root.getFields()[node.name.value];
-  const grade = field?.extensions?.streamAccess as StreamAccess | undefined;
-  if (!field || !grade) return null;
   if (node.selectionSet && !viewerFree(schema, getNamedType(field.type), node.selectionSet, fragments, new Set())) return null;
   const args: Record<string, unknown> = {};
   for (const arg of node.arguments ?? []) {
