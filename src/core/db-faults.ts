@@ -1,4 +1,5 @@
 import { AppError } from "./errors.js";
+import { DISK_FULL } from "./storage-guard.js";
 
 /**
  * Database faults that say nothing about the request: the connection to PostgreSQL was lost
@@ -67,7 +68,7 @@ const GUARD_MESSAGE = /^The (server's storage|embedded database's disk) /;
  * PostgreSQL or from the embedded database's storage guard), or undefined for any other error.
  */
 export function storageFullMessage(error: unknown): string | undefined {
-  const full = firstIn(error, (e) => e.code === "53100" || e.originalCode === "53100");
+  const full = firstIn(error, (e) => e.code === DISK_FULL || e.originalCode === DISK_FULL);
   if (!full) return undefined;
   return typeof full.message === "string" && GUARD_MESSAGE.test(full.message) ? full.message : STORAGE_FULL;
 }

@@ -1,4 +1,4 @@
-import { Prisma, type PrismaClient } from "../generated/prisma/client.js";
+import { Prisma, type IntegrationEvent, type PrismaClient } from "../generated/prisma/client.js";
 import type { PubSub } from "../core/pubsub.js";
 import { newId } from "../core/ids.js";
 import type { IntegrationEventMessage, IntegrationEventStatus, IntegrationEventType } from "./messages.js";
@@ -60,6 +60,9 @@ export interface TraceEntry {
   timestamp: Date;
 }
 
+/** What of an event's row its trace is read from. */
+type TracedEvent = Pick<IntegrationEvent, "type" | "createdAt" | "skipReason">;
+
 /**
  * The entries of an event's trace that its row implies, stored as no log row: that it was
  * recorded (at createdAt) and, for a skipped event, why it was not dispatched (a millisecond
@@ -67,7 +70,7 @@ export interface TraceEntry {
  * key check each: on the embedded database about 0.3 ms a row (it locks the event just stored),
  * 12 ms of a page edit with 20 integrations installed.
  */
-export function recordedTrace(event: { type: string; createdAt: Date; skipReason: string | null }): TraceEntry[] {
+function recordedTrace(event: TracedEvent): TraceEntry[] {
   const entries: TraceEntry[] = [{ level: "info", message: `Recorded ${event.type} event.`, timestamp: event.createdAt }];
   if (event.skipReason) entries.push({ level: "info", message: event.skipReason, timestamp: new Date(event.createdAt.getTime() + 1) });
   return entries;
@@ -77,7 +80,7 @@ export function recordedTrace(event: { type: string; createdAt: Date; skipReason
  * An event's whole trace, oldest first: the entries its row implies and its stored log rows (each
  * already in order), an implied entry before a stored one of the same time.
  */
-export function eventTrace(event: { type: string; createdAt: Date; skipReason: string | null }, logs: readonly TraceEntry[]): TraceEntry[] {
+export function eventTrace(event: TracedEvent, logs: readonly TraceEntry[]): TraceEntry[] {
   const implied = recordedTrace(event);
   const out: TraceEntry[] = [];
   let i = 0;
