@@ -89,6 +89,11 @@ describe("event delivery to the development tunnel", () => {
       expect(done.event.status).toBe("success");
       const row = await t.gateway.db.prisma.integrationEvent.findUniqueOrThrow({ where: { id } });
       expect(row.attempts).toBe(3);
+      // The whole trace, oldest first: the entry its row implies (recorded), then the attempts stored.
+      expect(done.trace.logs.map((l: any) => l.message)).toEqual([`Recorded ${row.type} event.`, ...attempts.map((l: any) => l.message)]);
+      expect(done.trace.logs[0].timestamp).toBe(row.createdAt.toISOString());
+      const times = done.trace.logs.map((l: any) => Date.parse(l.timestamp));
+      expect(times).toEqual([...times].sort((a, b) => a - b));
       expect(row.deliveredAt).toBeInstanceOf(Date);
     } finally {
       await receiver.close();
