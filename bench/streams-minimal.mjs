@@ -15,11 +15,13 @@ let eventCounter = 0;
 function publish(topic, build) {
   const subscribers = topics.get(topic);
   if (!subscribers) return;
-  // One serialized frame per subscription id (the benchmark's clients all use the same one).
+  // The data serialized once; one frame per subscription id (each client numbers its own, as
+  // graphql-ws's client does; sockets that share an id share the frame).
+  const data = JSON.stringify(build());
   const frames = new Map();
   for (const [socket, id] of subscribers) {
     let frame = frames.get(id);
-    if (!frame) frames.set(id, (frame = Buffer.from(JSON.stringify({ id, type: "next", payload: { data: build() } }))));
+    if (!frame) frames.set(id, (frame = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":{"data":${data}}}`)));
     socket.send(frame, { binary: false });
   }
 }

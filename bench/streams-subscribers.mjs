@@ -2,13 +2,18 @@
 // (protocol graphql-transport-ws, spoken directly over `ws` to keep 2,500 sockets per process
 // light) to one server, subscribes them on command, and notes when each socket first saw each key
 // (the space title, or the space id of an integration event). Commands and reports go over IPC.
+import { randomUUID } from "node:crypto";
 import WebSocket from "ws";
 
 const now = () => performance.timeOrigin + performance.now();
 
 /** @type {WebSocket[]} */
 let sockets = [];
-/** The subscription under way: its id, how a message maps to a key, first arrival per key and socket. */
+/**
+ * The subscription under way: its operation id on each socket, how a message maps to a key, first
+ * arrival per key and socket. Each socket numbers its operation as graphql-ws's client does (a
+ * random UUID), unless BENCH_SHARED_OPERATION_ID=1: then every socket uses the command's id.
+ */
 let sub = null;
 let errors = 0;
 let firstError = "";
@@ -33,7 +38,7 @@ function onMessage(index, raw) {
     return;
   }
   if (msg.type === "ping") return sockets[index].send('{"type":"pong"}');
-  if (!sub || msg.id !== sub.id) return;
+  if (!sub || msg.id !== sub.ids[index]) return;
   if (msg.type === "next") {
     if (msg.payload && msg.payload.errors) return noteError(JSON.stringify(msg.payload.errors));
     const key = keyOf(sub.keyBy, msg.payload);
@@ -143,9 +148,13 @@ process.on("message", async (cmd) => {
       // Errors are counted per subscription.
       errors = 0;
       firstError = "";
-      sub = { id: cmd.id, keyBy: cmd.keyBy, seen: new Map(), any: new Uint8Array(sockets.length), live: 0, messages: 0, lastAt: 0 };
-      const frame = JSON.stringify({ id: cmd.id, type: "subscribe", payload: { query: cmd.query, variables: cmd.variables } });
-      for (const ws of sockets) if (ws.readyState === WebSocket.OPEN) ws.send(frame);
+      const shared = process.env.BENCH_SHARED_OPERATION_ID === "1";
+      const ids = sockets.map(() => (shared ? cmd.id : randomUUID()));
+      sub = { ids, keyBy: cmd.keyBy, seen: new Map(), any: new Uint8Array(sockets.length), live: 0, messages: 0, lastAt: 0 };
+      const payload = { query: cmd.query, variables: cmd.variables };
+      sockets.forEach((ws, i) => {
+        if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ id: ids[i], type: "subscribe", payload }));
+      });
       process.send({ kind: "subscribed" });
       break;
     }
@@ -184,8 +193,10 @@ process.on("message", async (cmd) => {
     }
     case "unsubscribe": {
       if (sub) {
-        const frame = JSON.stringify({ id: sub.id, type: "complete" });
-        for (const ws of sockets) if (ws.readyState === WebSocket.OPEN) ws.send(frame);
+        const { ids } = sub;
+        sockets.forEach((ws, i) => {
+          if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ id: ids[i], type: "complete" }));
+        });
       }
       sub = null;
       process.send({ kind: "unsubscribed" });

@@ -11,7 +11,9 @@ import { freshPostgres } from "../test/helpers/postgres.js";
  * Live streams as a dashboard sees them. The gateway runs as its own process (two, on PostgreSQL
  * + Redis, when DATABASE_URL and REDIS_URL are set: subscribers split between them, writes to the
  * first); BENCH_SUBSCRIBERS graphql-ws sockets (1,000 by default) are held by child processes
- * (at most BENCH_SOCKETS_PER_PROCESS = 2,500 each: a process may open 20,000 files here); this
+ * (at most BENCH_SOCKETS_PER_PROCESS = 2,500 each: a process may open 20,000 files here), each
+ * numbering its operation as graphql-ws's client does, with a random UUID of its own
+ * (BENCH_SHARED_OPERATION_ID=1: one id for all, as simpler clients number theirs "1"); this
  * process is the client that writes through /v1, BENCH_WRITES writes (50) at BENCH_RATE per
  * second (10), started on schedule whether or not the previous ones were answered.
  *

@@ -12,7 +12,6 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
 } from "graphql";
-import * as ws from "ws";
 import type { WebSocket } from "ws";
 import type { Writable } from "node:stream";
 import type { Context } from "../core/context.js";
@@ -50,8 +49,10 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  *   yields to other work every SLICE_MS and, while the process serves requests, waits for them
  *   (at most DEFER_MS a slice). Each socket receives, in one network write, every
  *   event executed and not yet sent to it when its turn comes (events executed while a delivery
- *   is under way go with it to the sockets not yet served): the frames of a stretch of events are
- *   encoded once for all the sockets of the group whose clients number the operation alike. A
+ *   is under way go with it to the sockets not yet served). Each payload is encoded once, when it
+ *   is executed; a socket's frames are its own operation id's prefix and those bytes, copied into
+ *   one buffer that the next socket takes as it is when its client numbers the operation alike
+ *   (graphql-ws's client numbers each with a random UUID; simpler clients all say "1"). A
  *   socket still sending what it was last given is passed over and keeps its place in the group's
  *   log (no queue of writes per socket in the process: a slow reader costs memory only through
  *   the log, and none to the collector of every pass). A socket with more than `maxBufferedBytes`
@@ -88,12 +89,37 @@ const DEFER_MS = 8;
 const CLOCK_EVERY = 8;
 /** Events a group may hold executed but not yet sent (a delivery far slower than its events). */
 const MAX_QUEUED = 4_096;
-/** Frames are encoded once per operation id and sent as text. */
+/** Messages that ws frames (on a socket with extensions) are sent as text. */
 const TEXT = { binary: false } as const;
-/** A complete, unmasked, final text frame (server to client), as ws frames it. */
-const FRAME = { fin: true, rsv1: false, opcode: 1, mask: false, readOnly: true } as const;
-/** ws's framing (exported by ws, not declared by its types): the header and the data of a frame. */
-const { Sender } = ws as unknown as { Sender: { frame(data: Buffer, options: typeof FRAME): Buffer[] } };
+/** The end of a `next` message, after its payload. */
+const CLOSE = Buffer.from("}");
+
+/** Bytes of the frame of a `next` message of `length` bytes: the header of an unmasked frame (RFC 6455 5.2), then the message. */
+function frameBytes(length: number): number {
+  return (length < 126 ? 2 : length < 65_536 ? 4 : 10) + length;
+}
+
+/**
+ * Writes at `at` in `target` the frame of the `next` message `prefix`, `payload`, `}` as a server
+ * sends it (RFC 6455 5.2: final, text, unmasked, the length in 7, 7+16 or 7+64 bits); returns
+ * the offset after it.
+ */
+function writeFrame(target: Buffer, at: number, prefix: Buffer, payload: Buffer): number {
+  const length = prefix.length + payload.length + CLOSE.length;
+  target[at++] = 0x81;
+  if (length < 126) target[at++] = length;
+  else if (length < 65_536) {
+    target[at] = 126;
+    at = target.writeUInt16BE(length, at + 1);
+  } else {
+    target[at] = 127;
+    target.writeUInt32BE(Math.floor(length / 2 ** 32), at + 1);
+    at = target.writeUInt32BE(length >>> 0, at + 5);
+  }
+  at += prefix.copy(target, at);
+  at += payload.copy(target, at);
+  return at + CLOSE.copy(target, at);
+}
 
 /**
  * How long a delivery waits before it looks again at sockets still sending what they were last
@@ -312,8 +338,8 @@ interface Member {
   tokenId: string;
   /** The subscriber's own context (its viewer: access is checked again with it). */
   ctx: Context;
-  /** `{"id":…,"type":"next","payload":` */
-  prefix: string;
+  /** `{"id":…,"type":"next","payload":`, encoded. */
+  prefix: Buffer;
   /** Position in the group's log of the next payload this subscriber is to receive. */
   cursor: number;
   ended: boolean;
@@ -335,10 +361,10 @@ interface Group {
   /** A state stream (see isStateStream): a subscriber behind receives the newest payload alone. */
   latest: boolean;
   /**
-   * Payloads executed and not yet sent to every subscriber, in order; `log[0]` is the payload at
+   * Payloads executed and not yet sent to every subscriber (UTF-8), in order; `log[0]` is the payload at
    * position `logStart` (subscribers' cursors count from the group's first payload).
    */
-  log: string[];
+  log: Buffer[];
   logStart: number;
   /** Bytes of the payloads from the group's first one up to the end of each of `log` (UTF-8). */
   logEnds: number[];
@@ -475,7 +501,7 @@ export class LiveStreams {
       raw: rawSocket(op.socket),
       tokenId: op.args.contextValue.viewer.tokenId,
       ctx: op.args.contextValue,
-      prefix: `{"id":${JSON.stringify(op.id)},"type":"next","payload":`,
+      prefix: Buffer.from(`{"id":${JSON.stringify(op.id)},"type":"next","payload":`),
       // Events executed from now on (those already executed were published before it joined).
       cursor: group.logStart + group.log.length,
       ended: false,
@@ -483,7 +509,7 @@ export class LiveStreams {
         if (member.ended) return;
         member.ended = true;
         release();
-        if (payload !== undefined && member.socket.readyState === member.socket.OPEN) member.socket.send(member.prefix + payload + "}");
+        if (payload !== undefined && member.socket.readyState === member.socket.OPEN) member.socket.send(Buffer.concat([member.prefix, Buffer.from(payload), CLOSE]), TEXT);
         group.members.delete(member);
         if (group.members.size === 0) this.end(group);
         waiting?.(DONE);
@@ -522,9 +548,9 @@ export class LiveStreams {
         if (access === "moved" && next.value.errors?.length) continue;
         if (group.log.length >= MAX_QUEUED) this.dropStalled(group);
         if (group.log.length >= MAX_QUEUED) throw new AppError(503, `This live stream fell more than ${MAX_QUEUED} events behind its delivery and was ended; subscribe again.`);
-        const payload = this.opts.serialize(next.value);
+        const payload = Buffer.from(this.opts.serialize(next.value));
         group.log.push(payload);
-        group.logEnds.push(this.bytesAt(group, group.logStart + group.log.length - 1) + Buffer.byteLength(payload));
+        group.logEnds.push(this.bytesAt(group, group.logStart + group.log.length - 1) + payload.length);
         if (group.sending) group.wake?.();
         else void this.send(group);
       }
@@ -652,8 +678,8 @@ export class LiveStreams {
       for (const m of members) m.finish(revoked);
     });
     const max = this.opts.maxBufferedBytes;
-    // The frames of a stretch of the log, encoded once for the sockets whose clients number their operations alike: by operation id, then stretch.
-    const frames = new Map<string, Map<number, Buffer[]>>();
+    // The frames last built, which the next socket takes when its client numbers the operation alike and it is owed the same stretch of the log.
+    let last: { id: string; stretch: number; bytes: Buffer } | undefined;
     await this.opts.quiet?.(DEFER_MS);
     let sliceStart = performance.now();
     let served = 0;
@@ -677,16 +703,16 @@ export class LiveStreams {
       }
       this.stats.skipped += from - m.cursor;
       m.cursor = end;
-      let stretches = frames.get(m.id);
-      if (!stretches) frames.set(m.id, (stretches = new Map()));
-      let list = stretches.get(stretchKey(from, end));
-      if (!list) stretches.set(stretchKey(from, end), (list = this.frames(m.prefix, group.log.slice(from - group.logStart, end - group.logStart))));
+      const payloads = group.log.slice(from - group.logStart, end - group.logStart);
       // One write to the network for all of them.
-      if (m.raw) m.raw.write(list[0]!);
-      else {
+      if (m.raw) {
+        const stretch = stretchKey(from, end);
+        if (last?.id !== m.id || last.stretch !== stretch) last = { id: m.id, stretch, bytes: this.frames(m.prefix, payloads) };
+        m.raw.write(last.bytes);
+      } else {
         const corked = tcpOf(socket);
         corked?.cork();
-        for (const frame of list.slice(1)) socket.send(frame, TEXT);
+        for (const payload of payloads) socket.send(Buffer.concat([m.prefix, payload, CLOSE]), TEXT);
         corked?.uncork();
       }
       this.stats.deliveries += end - from;
@@ -755,15 +781,14 @@ export class LiveStreams {
     group.logStart = low;
   }
 
-  /**
-   * The `next` messages of `payloads` for operation `prefix`: first the WebSocket frames of them
-   * all as one buffer (text frames, unmasked, as a server sends them), then each message alone.
-   */
-  private frames(prefix: string, payloads: string[]): Buffer[] {
-    const messages = payloads.map((p) => Buffer.from(prefix + p + "}"));
-    const bytes: Buffer[] = [];
-    for (const message of messages) bytes.push(...(Sender.frame(message, FRAME)));
-    return [Buffer.concat(bytes), ...messages];
+  /** The WebSocket frames of the `next` messages of `payloads` for the operation of `prefix`, in one buffer. */
+  private frames(prefix: Buffer, payloads: Buffer[]): Buffer {
+    let length = 0;
+    for (const payload of payloads) length += frameBytes(prefix.length + payload.length + CLOSE.length);
+    const bytes = Buffer.allocUnsafe(length);
+    let at = 0;
+    for (const payload of payloads) at = writeFrame(bytes, at, prefix, payload);
+    return bytes;
   }
 
   /** Ends the group: every subscriber receives `payload` (when given) and completes; the source closes. */

@@ -498,6 +498,64 @@ describe("many sockets in one group", () => {
   });
 });
 
+describe("operation ids", () => {
+  it("sends each socket its messages under its own operation id, whether its client numbers operations like others or not", async () => {
+    // Clients spoken by hand: three number their operation "1" (as simple clients do), the others each their own.
+    const ids = ["1", crypto.randomUUID(), "1", "op-7", crypto.randomUUID(), "1"];
+    const sockets = ids.map((id) => {
+      const socket = new WebSocket(t.url.replace(/^http/, "ws") + "/graphql", "graphql-transport-ws");
+      const received: { id: string; eventId: string; size: number }[] = [];
+      const foreign: string[] = [];
+      socket.on("message", (data) => {
+        const message = JSON.parse(String(data));
+        if (message.type === "connection_ack") socket.send(JSON.stringify({ id, type: "subscribe", payload: { query: EVENTS_FULL } }));
+        else if (message.type === "next") {
+          const event = message.payload.data.integrationEvents;
+          received.push({ id: message.id, eventId: event.payload.eventId, size: String(event.payload.previous?.configuration?.text ?? "").length });
+        } else if (message.type !== "ping") foreign.push(String(data).slice(0, 200));
+      });
+      socket.on("open", () => socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}` } })));
+      return { id, socket, received, foreign };
+    });
+    for (let i = 0; sockets.some((s) => s.received.length === 0) && i < 100; i++) {
+      await recordBurst(1);
+      await until(() => sockets.every((s) => s.received.length > 0), 20);
+    }
+    const seen = sockets.map((s) => s.received.length);
+    // Messages of every length a frame header tells apart (7 bits, 16 bits, 64 bits), recorded together:
+    // a socket may receive several in one write.
+    const sizes = [0, 2_000, 70_000, 10, 300_000, 0];
+    const prisma = t.gateway.db.prisma;
+    const integration = await prisma.integration.findUniqueOrThrow({ where: { name: "fanout" } });
+    const installation = await prisma.integrationInstallation.findFirstOrThrow({ where: { integrationId: integration.id } });
+    const recorded = await Promise.all(
+      sizes.map((size, i) =>
+        recordIntegrationEvents(t.gateway.services, [
+          {
+            integration,
+            installation: { id: installation.id, organizationId: admin.organization },
+            type: "space_content_updated",
+            fields: { spaceId, revisionId: `id${i}`, ...(size ? { previous: { configuration: { text: "é".repeat(size / 2) } } } : {}) },
+          },
+        ]),
+      ),
+    );
+    const events = recorded.map(([m]) => m!.id);
+    await until(() => sockets.every((s, i) => s.received.length >= seen[i]! + events.length));
+    const sizeOf = new Map(recorded.map(([m], i) => [m!.id, sizes[i]! / 2]));
+    const order = sockets[0]!.received.slice(seen[0]).map((r) => r.eventId);
+    expect([...order].sort()).toEqual([...events].sort());
+    sockets.forEach((s, i) => {
+      const mine = s.received.slice(seen[i]);
+      expect(mine.map((r) => r.eventId)).toEqual(order);
+      expect(mine.every((r) => r.id === s.id)).toBe(true);
+      expect(mine.map((r) => r.size)).toEqual(order.map((id) => sizeOf.get(id)));
+      expect(s.foreign).toEqual([]);
+    });
+    for (const s of sockets) s.socket.close();
+  });
+});
+
 describe("live subscriptions per token (LIVE_SUBSCRIPTIONS_PER_TOKEN)", () => {
   let capped: TestGateway;
   afterAll(() => capped?.close());
