@@ -289,6 +289,37 @@ describe("GET /metrics", () => {
     await expect.poll(() => lines.find((l) => l.status === 101 && l.route === "/graphql")).toMatchObject({ method: "GET", closeCode: expect.any(Number), msg: expect.stringMatching(/^WebSocket \/graphql closed/) });
   });
 
+  it("reports the process's open files and handles without listing them on the event loop", async () => {
+    const before = Number(/^process_open_fds (\d+)$/m.exec((await scrape()).text)?.[1]);
+    expect(before).toBeGreaterThan(0);
+    // Ten more sockets open: the count follows, read off the event loop (readdirSync of /proc/self/fd
+    // and process._getActiveHandles() take milliseconds a scrape with thousands of sockets open).
+    const clients = Array.from({ length: 10 }, () => wsClient(t.url, admin.token));
+    const streams = clients.map((c) => collect(c, `subscription { organizationIntegrationEvents(organizationId: "${org}") { id } }`, {}, 1));
+    await Promise.all(streams.map((s) => s.ready));
+    const readdirSync = vi.spyOn(fs, "readdirSync");
+    const handles = vi.spyOn(process as unknown as { _getActiveHandles: () => unknown[] }, "_getActiveHandles");
+    try {
+      let text = "";
+      await expect
+        .poll(async () => {
+          text = (await scrape()).text;
+          return Number(/^process_open_fds (\d+)$/m.exec(text)?.[1]);
+        })
+        .toBeGreaterThanOrEqual(before + 10);
+      expect(readdirSync).not.toHaveBeenCalled();
+      expect(handles).not.toHaveBeenCalled();
+      expect(text).toMatch(/^nodejs_active_resources\{type="TCPSocketWrap"\} \d+$/m);
+      expect(text).toMatch(/^nodejs_eventloop_lag_p99_seconds /m);
+      expect(text).toMatch(/^nodejs_heap_space_size_used_bytes\{space="old"\} \d+$/m);
+      expect(text).not.toMatch(/^nodejs_active_handles/m);
+    } finally {
+      readdirSync.mockRestore();
+      handles.mockRestore();
+      for (const c of clients) await c.dispose();
+    }
+  });
+
   it("requires METRICS_TOKEN when it is set", async () => {
     const guarded = await startGateway({ metricsToken: "m3trics" });
     try {
