@@ -50,9 +50,11 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  *   (at most DEFER_MS a slice). Each socket receives, in one network write, every
  *   event executed and not yet sent to it when its turn comes (events executed while a delivery
  *   is under way go with it to the sockets not yet served). Each payload is encoded once, when it
- *   is executed; a socket's frames are its own operation id's prefix and those bytes, copied into
- *   one buffer that the next socket takes as it is when its client numbers the operation alike
- *   (graphql-ws's client numbers each with a random UUID; simpler clients all say "1"). A
+ *   is executed; a socket's frames are its own operation id's prefix and those bytes — copied into
+ *   one buffer when short, else the payloads' own bytes between small buffers of the frames' heads
+ *   and ends (see COPIED_FRAMES_MAX) — which the next socket takes as they are when its client
+ *   numbers the operation alike (graphql-ws's client numbers each with a random UUID; simpler
+ *   clients all say "1"). A
  *   socket still sending what it was last given is passed over and keeps its place in the group's
  *   log (no queue of writes per socket in the process: a slow reader costs memory only through
  *   the log, and none to the collector of every pass). A socket with more than `maxBufferedBytes`
@@ -100,12 +102,12 @@ function frameBytes(length: number): number {
 }
 
 /**
- * Writes at `at` in `target` the frame of the `next` message `prefix`, `payload`, `}` as a server
- * sends it (RFC 6455 5.2: final, text, unmasked, the length in 7, 7+16 or 7+64 bits); returns
- * the offset after it.
+ * Writes at `at` in `target` the head of the frame of the `next` message `prefix`, a payload of
+ * `payloadLength` bytes, `}` as a server sends it (RFC 6455 5.2: final, text, unmasked, the
+ * length in 7, 7+16 or 7+64 bits), then `prefix`; returns the offset after it, where the payload goes.
  */
-function writeFrame(target: Buffer, at: number, prefix: Buffer, payload: Buffer): number {
-  const length = prefix.length + payload.length + CLOSE.length;
+function writeHead(target: Buffer, at: number, prefix: Buffer, payloadLength: number): number {
+  const length = prefix.length + payloadLength + CLOSE.length;
   target[at++] = 0x81;
   if (length < 126) target[at++] = length;
   else if (length < 65_536) {
@@ -116,10 +118,17 @@ function writeFrame(target: Buffer, at: number, prefix: Buffer, payload: Buffer)
     target.writeUInt32BE(Math.floor(length / 2 ** 32), at + 1);
     at = target.writeUInt32BE(length >>> 0, at + 5);
   }
-  at += prefix.copy(target, at);
-  at += payload.copy(target, at);
-  return at + CLOSE.copy(target, at);
+  return at + prefix.copy(target, at);
 }
+
+/**
+ * Frames of a socket's stretch of events up to this many bytes are copied into one buffer (from
+ * Node's pool of small buffers); longer ones are written as the bytes of their payloads, shared by
+ * every socket, between small buffers of the socket's own (a frame's end, the next one's head).
+ * A buffer per socket of every payload it is owed copied (10,000 sockets each 8 kB behind: 80 MB
+ * allocated outside the pool for one pass) made the collector run full collections.
+ */
+const COPIED_FRAMES_MAX = 4_096;
 
 /**
  * How long a delivery waits before it looks again at sockets still sending what they were last
@@ -679,7 +688,7 @@ export class LiveStreams {
     });
     const max = this.opts.maxBufferedBytes;
     // The frames last built, which the next socket takes when its client numbers the operation alike and it is owed the same stretch of the log.
-    let last: { id: string; stretch: number; bytes: Buffer } | undefined;
+    let last: { id: string; stretch: number; chunks: Buffer[] } | undefined;
     await this.opts.quiet?.(DEFER_MS);
     let sliceStart = performance.now();
     let served = 0;
@@ -707,8 +716,14 @@ export class LiveStreams {
       // One write to the network for all of them.
       if (m.raw) {
         const stretch = stretchKey(from, end);
-        if (last?.id !== m.id || last.stretch !== stretch) last = { id: m.id, stretch, bytes: this.frames(m.prefix, payloads) };
-        m.raw.write(last.bytes);
+        if (last?.id !== m.id || last.stretch !== stretch) last = { id: m.id, stretch, chunks: this.frames(m.prefix, payloads) };
+        const { chunks } = last;
+        if (chunks.length === 1) m.raw.write(chunks[0]!);
+        else {
+          m.raw.cork();
+          for (const chunk of chunks) m.raw.write(chunk);
+          m.raw.uncork();
+        }
       } else {
         const corked = tcpOf(socket);
         corked?.cork();
@@ -781,14 +796,41 @@ export class LiveStreams {
     group.logStart = low;
   }
 
-  /** The WebSocket frames of the `next` messages of `payloads` for the operation of `prefix`, in one buffer. */
-  private frames(prefix: Buffer, payloads: Buffer[]): Buffer {
+  /**
+   * The WebSocket frames of the `next` messages of `payloads` for the operation of `prefix`, as the
+   * buffers to write in order: one (COPIED_FRAMES_MAX), or the payloads themselves between buffers
+   * of the frames' own bytes.
+   */
+  private frames(prefix: Buffer, payloads: Buffer[]): Buffer[] {
     let length = 0;
-    for (const payload of payloads) length += frameBytes(prefix.length + payload.length + CLOSE.length);
-    const bytes = Buffer.allocUnsafe(length);
+    let payloadBytes = 0;
+    for (const payload of payloads) {
+      length += frameBytes(prefix.length + payload.length + CLOSE.length);
+      payloadBytes += payload.length;
+    }
+    if (length <= COPIED_FRAMES_MAX) {
+      const bytes = Buffer.allocUnsafe(length);
+      let at = 0;
+      for (const payload of payloads) {
+        at = writeHead(bytes, at, prefix, payload.length);
+        at += payload.copy(bytes, at);
+        at += CLOSE.copy(bytes, at);
+      }
+      return [bytes];
+    }
+    const own = Buffer.allocUnsafe(length - payloadBytes);
+    const chunks: Buffer[] = [];
     let at = 0;
-    for (const payload of payloads) at = writeFrame(bytes, at, prefix, payload);
-    return bytes;
+    let start = 0;
+    payloads.forEach((payload, i) => {
+      if (i > 0) at += CLOSE.copy(own, at);
+      at = writeHead(own, at, prefix, payload.length);
+      chunks.push(own.subarray(start, at), payload);
+      start = at;
+    });
+    at += CLOSE.copy(own, at);
+    chunks.push(own.subarray(start, at));
+    return chunks;
   }
 
   /** Ends the group: every subscriber receives `payload` (when given) and completes; the source closes. */

@@ -44,18 +44,24 @@ function source() {
   };
 }
 
-/** A graphql-ws socket as ws holds it, over a network stream that takes writes at once or holds them (`block`). */
+/**
+ * A graphql-ws socket as ws holds it, over a network stream that takes writes at once or holds
+ * them (`block`). Buffers written while it is corked reach it together, as one network write
+ * (a TCP socket's writev): `chunks` has one entry per network write.
+ */
 function fakeSocket() {
   const chunks: Buffer[] = [];
   const held: (() => void)[] = [];
   let blocked = false;
   const closed: { code: number; reason: string }[] = [];
+  const take = (chunk: Buffer, cb: () => void) => {
+    chunks.push(chunk);
+    if (blocked) held.push(() => cb());
+    else cb();
+  };
   const raw = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      chunks.push(chunk);
-      if (blocked) held.push(() => cb());
-      else cb();
-    },
+    write: (chunk: Buffer, _enc, cb) => take(chunk, cb),
+    writev: (written, cb) => take(Buffer.concat(written.map((w) => w.chunk as Buffer)), cb),
   });
   const socket = {
     OPEN: 1,
@@ -163,6 +169,33 @@ describe("shared streams and sockets that cannot take more", () => {
     expect(slow.messages().every((m) => m.id === "s")).toBe(true);
     expect(fast.messages().map((m) => m.payload.data.n)).toEqual(Array.from({ length: total }, (_, n) => n));
     expect(slow.closed).toEqual([]);
+    streams.close();
+  });
+
+  it("gives blocked sockets whose clients number the operation each their own way the long events they missed in one write each, in order", async () => {
+    const { streams, events, join } = setup(1024 * 1024);
+    const sockets = ["a", "b-" + "x".repeat(40), "c"].map((id) => ({ id, socket: fakeSocket() }));
+    for (const { id, socket } of sockets) await join(socket, id);
+    const [fast, ...blocked] = sockets;
+    for (const { socket } of blocked) socket.block();
+    // 20 events of about 1,000 bytes: each blocked socket is owed about 20 kB, more than a buffer copied for one socket holds.
+    const big = (n: number) => `${n}:`.padEnd(1000, "é");
+    const total = 20;
+    for (let n = 0; n < total; n++) {
+      events.push({ data: { n, big: big(n) } as any });
+      await new Promise((r) => setImmediate(r));
+    }
+    await until(() => fast!.socket.messages().length === total);
+    for (const { socket } of blocked) expect(socket.chunks.length).toBe(1);
+    for (const { socket } of blocked) socket.release();
+    await until(() => blocked.every(({ socket }) => socket.messages().length === total));
+    for (const { id, socket } of sockets) {
+      const messages = socket.messages() as any[];
+      expect(messages.map((m) => m.payload.data.n)).toEqual(Array.from({ length: total }, (_, n) => n));
+      expect(messages.every((m, n) => m.id === id && m.payload.data.big === big(n))).toBe(true);
+    }
+    // What a blocked socket missed went in one more network write.
+    for (const { socket } of blocked) expect(socket.chunks.length).toBe(2);
     streams.close();
   });
 
