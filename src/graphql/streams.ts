@@ -52,7 +52,7 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  *   is under way go with it to the sockets not yet served). Each payload is encoded once, when it
  *   is executed; a socket's frames are its own operation id's prefix and those bytes — copied into
  *   one buffer when short, else the payloads' own bytes between small buffers of the frames' heads
- *   and ends (see COPIED_FRAMES_MAX) — which the next socket takes as they are when its client
+ *   and ends (see COPIED_FRAMES_BELOW) — which the next socket takes as they are when its client
  *   numbers the operation alike (graphql-ws's client numbers each with a random UUID; simpler
  *   clients all say "1"). A
  *   socket still sending what it was last given is passed over and keeps its place in the group's
@@ -122,13 +122,18 @@ function writeHead(target: Buffer, at: number, prefix: Buffer, payloadLength: nu
 }
 
 /**
- * Frames of a socket's stretch of events up to this many bytes are copied into one buffer (from
- * Node's pool of small buffers); longer ones are written as the bytes of their payloads, shared by
+ * Frames of a socket's stretch of events shorter than this are copied into one buffer (Node's pool
+ * of small buffers serves those); longer ones are written as the bytes of their payloads, shared by
  * every socket, between small buffers of the socket's own (a frame's end, the next one's head).
  * A buffer per socket of every payload it is owed copied (10,000 sockets each 8 kB behind: 80 MB
  * allocated outside the pool for one pass) made the collector run full collections.
  */
-const COPIED_FRAMES_MAX = 4_096;
+const COPIED_FRAMES_BELOW = Buffer.poolSize >>> 1;
+
+/** A `next` message whole, for ws to frame (a socket with extensions, a final refusal). */
+function nextMessage(prefix: Buffer, payload: Buffer): Buffer {
+  return Buffer.concat([prefix, payload, CLOSE]);
+}
 
 /**
  * How long a delivery waits before it looks again at sockets still sending what they were last
@@ -518,7 +523,7 @@ export class LiveStreams {
         if (member.ended) return;
         member.ended = true;
         release();
-        if (payload !== undefined && member.socket.readyState === member.socket.OPEN) member.socket.send(Buffer.concat([member.prefix, Buffer.from(payload), CLOSE]), TEXT);
+        if (payload !== undefined && member.socket.readyState === member.socket.OPEN) member.socket.send(nextMessage(member.prefix, Buffer.from(payload)), TEXT);
         group.members.delete(member);
         if (group.members.size === 0) this.end(group);
         waiting?.(DONE);
@@ -712,11 +717,11 @@ export class LiveStreams {
       }
       this.stats.skipped += from - m.cursor;
       m.cursor = end;
-      const payloads = group.log.slice(from - group.logStart, end - group.logStart);
+      const payloads = () => group.log.slice(from - group.logStart, end - group.logStart);
       // One write to the network for all of them.
       if (m.raw) {
         const stretch = stretchKey(from, end);
-        if (last?.id !== m.id || last.stretch !== stretch) last = { id: m.id, stretch, chunks: this.frames(m.prefix, payloads) };
+        if (last?.id !== m.id || last.stretch !== stretch) last = { id: m.id, stretch, chunks: this.frames(m.prefix, payloads()) };
         const { chunks } = last;
         if (chunks.length === 1) m.raw.write(chunks[0]!);
         else {
@@ -727,7 +732,7 @@ export class LiveStreams {
       } else {
         const corked = tcpOf(socket);
         corked?.cork();
-        for (const payload of payloads) socket.send(Buffer.concat([m.prefix, payload, CLOSE]), TEXT);
+        for (const payload of payloads()) socket.send(nextMessage(m.prefix, payload), TEXT);
         corked?.uncork();
       }
       this.stats.deliveries += end - from;
@@ -798,8 +803,8 @@ export class LiveStreams {
 
   /**
    * The WebSocket frames of the `next` messages of `payloads` for the operation of `prefix`, as the
-   * buffers to write in order: one (COPIED_FRAMES_MAX), or the payloads themselves between buffers
-   * of the frames' own bytes.
+   * buffers to write in order: one (COPIED_FRAMES_BELOW), or the payloads themselves between
+   * buffers of the frames' own bytes.
    */
   private frames(prefix: Buffer, payloads: Buffer[]): Buffer[] {
     let length = 0;
@@ -808,28 +813,21 @@ export class LiveStreams {
       length += frameBytes(prefix.length + payload.length + CLOSE.length);
       payloadBytes += payload.length;
     }
-    if (length <= COPIED_FRAMES_MAX) {
-      const bytes = Buffer.allocUnsafe(length);
-      let at = 0;
-      for (const payload of payloads) {
-        at = writeHead(bytes, at, prefix, payload.length);
-        at += payload.copy(bytes, at);
-        at += CLOSE.copy(bytes, at);
-      }
-      return [bytes];
-    }
-    const own = Buffer.allocUnsafe(length - payloadBytes);
+    const copied = length < COPIED_FRAMES_BELOW;
+    const own = Buffer.allocUnsafe(copied ? length : length - payloadBytes);
     const chunks: Buffer[] = [];
     let at = 0;
     let start = 0;
-    payloads.forEach((payload, i) => {
-      if (i > 0) at += CLOSE.copy(own, at);
+    for (const payload of payloads) {
       at = writeHead(own, at, prefix, payload.length);
-      chunks.push(own.subarray(start, at), payload);
-      start = at;
-    });
-    at += CLOSE.copy(own, at);
-    chunks.push(own.subarray(start, at));
+      if (copied) at += payload.copy(own, at);
+      else {
+        chunks.push(own.subarray(start, at), payload);
+        start = at;
+      }
+      at += CLOSE.copy(own, at);
+    }
+    chunks.push(copied ? own : own.subarray(start, at));
     return chunks;
   }
 
