@@ -717,11 +717,11 @@ export class LiveStreams {
       }
       this.stats.skipped += from - m.cursor;
       m.cursor = end;
-      const payloads = () => group.log.slice(from - group.logStart, end - group.logStart);
+      const payloads = group.log.slice(from - group.logStart, end - group.logStart);
       // One write to the network for all of them.
       if (m.raw) {
         const stretch = stretchKey(from, end);
-        if (last?.id !== m.id || last.stretch !== stretch) last = { id: m.id, stretch, chunks: this.frames(m.prefix, payloads()) };
+        if (last?.id !== m.id || last.stretch !== stretch) last = { id: m.id, stretch, chunks: this.frames(m.prefix, payloads) };
         const { chunks } = last;
         if (chunks.length === 1) m.raw.write(chunks[0]!);
         else {
@@ -732,7 +732,7 @@ export class LiveStreams {
       } else {
         const corked = tcpOf(socket);
         corked?.cork();
-        for (const payload of payloads()) socket.send(nextMessage(m.prefix, payload), TEXT);
+        for (const payload of payloads) socket.send(nextMessage(m.prefix, payload), TEXT);
         corked?.uncork();
       }
       this.stats.deliveries += end - from;
