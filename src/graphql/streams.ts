@@ -65,7 +65,8 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  *   every result is the whole newest state): a socket behind receives the group's newest result
  *   alone, those before it skipped (`stats.skipped`), and the group keeps no older result for it.
  *   Such a socket is never closed as a slow consumer: what it is owed never grows past one result,
- *   and it skips to the newest state once its socket has sent what it holds.
+ *   and it skips to the newest state once its socket has sent what it holds. A result equal to the
+ *   one before it (an event executed after a later write, reading the same newest state) is not sent.
  * - At most `maxPerToken` live subscriptions per API token in this process: the one past it is
  *   answered with a 429 error for its own operation; the socket and its other operations go on.
  */
@@ -374,6 +375,8 @@ interface Group {
   closed: boolean;
   /** A state stream (see isStateStream): a subscriber behind receives the newest payload alone. */
   latest: boolean;
+  /** A state stream's last payload executed (a result equal to it is not sent). */
+  newest?: Buffer;
   /**
    * Payloads executed and not yet sent to every subscriber (UTF-8), in order; `log[0]` is the payload at
    * position `logStart` (subscribers' cursors count from the group's first payload).
@@ -563,6 +566,9 @@ export class LiveStreams {
         if (group.log.length >= MAX_QUEUED) this.dropStalled(group);
         if (group.log.length >= MAX_QUEUED) throw new AppError(503, `This live stream fell more than ${MAX_QUEUED} events behind its delivery and was ended; subscribe again.`);
         const payload = Buffer.from(this.opts.serialize(next.value));
+        // A state stream's event executed after a later one read the same newest state: nothing new to send.
+        if (group.latest && group.newest?.equals(payload)) continue;
+        if (group.latest) group.newest = payload;
         group.log.push(payload);
         group.logEnds.push(this.bytesAt(group, group.logStart + group.log.length - 1) + payload.length);
         if (group.sending) group.wake?.();

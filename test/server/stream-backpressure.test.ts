@@ -199,6 +199,20 @@ describe("shared streams and sockets that cannot take more", () => {
     streams.close();
   });
 
+  it("does not send a state stream's result equal to the one before it (an event executed after a later write read the same state)", async () => {
+    const { streams, events, join } = setup(1024 * 1024, undefined, "state");
+    const socket = fakeSocket();
+    await join(socket, "s");
+    for (const n of [1, 1, 2, 2, 2, 1]) {
+      events.push({ data: { n } });
+      await new Promise((r) => setImmediate(r));
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    const received = socket.messages().map((m) => m.payload.data.n);
+    expect(received).toEqual([1, 2, 1]);
+    streams.close();
+  });
+
   it("closes a blocked socket with 4008 once what it holds and the events it missed pass the limit; the others receive every event", async () => {
     const { streams, events, fast, slow } = await fastAndBlocked(4096);
     const big = "x".repeat(1000);
