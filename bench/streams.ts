@@ -106,7 +106,8 @@ interface SpacePage {
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 async function startMinimal(): Promise<Target> {
-  const child = fork(path.join(root, "bench/streams-minimal.mjs"), { execArgv: [], stdio: "inherit" });
+  // The node options of the gateway (npm start's), so that both servers run on the same runtime settings.
+  const child = fork(path.join(root, "bench/streams-minimal.mjs"), { execArgv: startFlags(), stdio: "inherit" });
   const { port } = await nextMessage<{ port: number }>(child, "listening");
   const pages = Array.from({ length: int("BENCH_WRITES", 50) }, (_, k) => ({ space: `spc_${k}`, page: `pg_${k}` }));
   return {
