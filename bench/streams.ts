@@ -95,6 +95,8 @@ interface Target {
   pages: SpacePage[];
   /** CPU seconds (user and system) the server's processes have used so far. */
   cpuSeconds(): Promise<number>;
+  /** The written server process's main thread so far (Linux; else undefined): see mainThreadOf. */
+  mainThread?: () => ThreadTimes | undefined;
   stop(): Promise<unknown>;
 }
 
@@ -118,6 +120,7 @@ async function startMinimal(): Promise<Target> {
     warmPage: { space: "spc_warm", page: "pg_warm" },
     pages,
     cpuSeconds: async () => (await request(child, { cmd: "cpu" }, "cpu")).seconds,
+    mainThread: mainThreadOf(child.pid),
     stop: () => stopChild(child),
   };
 }
@@ -181,6 +184,7 @@ async function startGateways(shared: boolean, receiverUrl: string, spaces: numbe
       }
       return total;
     },
+    mainThread: mainThreadOf(servers[0]!.pid),
     stop: () => Promise.all(servers.map((s) => s.stop())),
   };
 }
@@ -196,7 +200,7 @@ function clientArgs(): string[] {
   return (process.env.BENCH_CLIENT_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
 }
 
-async function startGatewayProcess(env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => Promise<unknown> }> {
+async function startGatewayProcess(env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number | undefined; stop: () => Promise<unknown> }> {
   const port = await freePort();
   // BENCH_GATEWAY_NODE_ARGS: node options for the gateway processes alone, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof";
   // BENCH_GATEWAY_LOG=<path>: each gateway's standard output (its log lines, --trace-gc) goes to <path>.<port>.
@@ -220,7 +224,31 @@ async function startGatewayProcess(env: NodeJS.ProcessEnv): Promise<{ url: strin
     if (Date.now() > deadline) throw new Error("The gateway was not ready within 180 s.");
     await sleep(200);
   }
-  return { url, stop: () => ((stopping = true), stopChild(child)) };
+  return { url, pid: child.pid, stop: () => ((stopping = true), stopChild(child)) };
+}
+
+/** Milliseconds a thread has run on a core, and waited for one while it was runnable (the kernel's run queue). */
+interface ThreadTimes {
+  runMs: number;
+  waitMs: number;
+}
+
+/**
+ * The main thread of process `pid` so far, from Linux's /proc/<pid>/task/<pid>/schedstat (time on
+ * a core, time runnable in the run queue, in ns): around a write, whether its server ran for it or
+ * waited for a core that other processes (or its own other threads) held. Undefined elsewhere.
+ */
+function mainThreadOf(pid: number | undefined): (() => ThreadTimes | undefined) | undefined {
+  const file = `/proc/${pid}/task/${pid}/schedstat`;
+  if (!pid || !fs.existsSync(file)) return undefined;
+  return () => {
+    try {
+      const [run, wait] = fs.readFileSync(file, "utf8").split(" ").map(Number);
+      return { runMs: run! / 1e6, waitMs: wait! / 1e6 };
+    } catch {
+      return undefined; // the process ended
+    }
+  };
 }
 
 /** Runs an admin command (`npm run admin -- …`) against the gateway's database; returns its last line, parsed. */
@@ -300,6 +328,9 @@ interface StreamResult {
   /** PATCH p50 and p90, with none and with them: whether the p99 is the writes' usual time or one outlier. */
   patchNoneTypical: [number, number];
   patchWithTypical: [number, number];
+  /** The slowest PATCH with subscribers and with none, and what its server's main thread did meanwhile. */
+  slowestWith?: SlowestWrite;
+  slowestNone?: SlowestWrite;
   failedWrites: number;
   errors: number;
   firstError: string;
@@ -432,6 +463,9 @@ function line(r: StreamResult): string {
     (r.sent?.frames ? `; ${r.sent.frames} results sent in ${r.sent.writes} network writes (warm-up included)` : "") +
     (r.processWith && r.processNone ? `\n      during the writes, with subscribers (none): ${processLine(r.processWith, r.processNone)}` : "") +
     (r.cpu ? `\n      ${cpuLine(r.cpu)}` : "") +
+    (r.slowestWith && r.slowestNone
+      ? `\n      the slowest PATCH with subscribers ${slowestLine(r.slowestWith)} (none: ${slowestLine(r.slowestNone)}) — its server's main thread meanwhile, ms`
+      : "") +
     (r.failedWrites ? `; ${r.failedWrites} writes failed` : "") +
     (r.errors ? `; ${r.errors} subscriber errors` : "") +
     (r.firstError ? `; first error: ${r.firstError}` : "")
@@ -500,6 +534,8 @@ function writer(target: Target) {
 interface Paced {
   starts: number[];
   durations: number[];
+  /** The written server's main thread during each write (its PATCH, and anything else it did meanwhile), where known. */
+  threads: (ThreadTimes | undefined)[];
   failed: number;
   firstError?: string;
   /** The written server's process during the writes (a gateway's /metrics; none for the minimal server). */
@@ -532,7 +568,7 @@ async function processFigures(target: Target): Promise<ProcessFigures | undefine
 
 /** `options.writes` writes at `options.rate` per second, each started on schedule (open loop); with `target`, its process figures during them. */
 async function paced(options: Pick<Options, "writes" | "rate">, write: (k: number) => Promise<void>, target?: Target): Promise<Paced> {
-  const result: Paced = { starts: [], durations: [], failed: 0 };
+  const result: Paced = { starts: [], durations: [], threads: [], failed: 0 };
   const before = target && (await processFigures(target));
   const t0 = now();
   await Promise.all(
@@ -540,6 +576,7 @@ async function paced(options: Pick<Options, "writes" | "rate">, write: (k: numbe
       await sleep(t0 + (k * 1000) / options.rate - now());
       const start = now();
       result.starts[k] = start;
+      const thread = target?.mainThread?.();
       try {
         await write(k);
       } catch (err) {
@@ -547,6 +584,8 @@ async function paced(options: Pick<Options, "writes" | "rate">, write: (k: numbe
         result.firstError ??= String(err);
       }
       result.durations[k] = now() - start;
+      const after = thread && target?.mainThread?.();
+      result.threads[k] = after ? { runMs: after.runMs - thread.runMs, waitMs: after.waitMs - thread.waitMs } : undefined;
     }),
   );
   const after = before && (await processFigures(target!));
@@ -636,6 +675,8 @@ async function streamPhase(group: SubscriberGroup, options: Options, phase: Phas
     patchWith: percentile(withSorted, 99),
     patchNoneTypical: [percentile(noneSorted, 50), percentile(noneSorted, 90)],
     patchWithTypical: [percentile(withSorted, 50), percentile(withSorted, 90)],
+    slowestWith: slowest(writes),
+    slowestNone: slowest(phase.none),
     processWith: writes.process,
     processNone: phase.none.process,
     cpu,
@@ -643,6 +684,24 @@ async function streamPhase(group: SubscriberGroup, options: Options, phase: Phas
     errors: sum(statuses, "errors"),
     firstError: statuses.map((s) => s.firstError).find(Boolean) || writes.firstError || phase.none.firstError || "",
   };
+}
+
+interface SlowestWrite {
+  ms: number;
+  thread: ThreadTimes;
+}
+
+/** The slowest write of a stretch (its PATCH p99: of 50, the slowest) with its server's main-thread times, when known. */
+function slowest(paced: Paced): SlowestWrite | undefined {
+  let k = -1;
+  paced.durations.forEach((d, i) => (k < 0 || d > paced.durations[k]! ? (k = i) : 0));
+  const thread = paced.threads[k];
+  return thread ? { ms: paced.durations[k]!, thread } : undefined;
+}
+
+/** "31 ms: ran 12, waited for a core 14" — a slowest write and its server's main thread meanwhile. */
+function slowestLine(w: SlowestWrite): string {
+  return `${Math.round(w.ms)} ms: ran ${Math.round(w.thread.runMs)}, waited for a core ${Math.round(w.thread.waitMs)}`;
 }
 
 /**
