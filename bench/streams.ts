@@ -693,8 +693,7 @@ interface SlowestWrite {
 
 /** The slowest write of a stretch (its PATCH p99: of 50, the slowest) with its server's main-thread times, when known. */
 function slowest(paced: Paced): SlowestWrite | undefined {
-  let k = -1;
-  paced.durations.forEach((d, i) => (k < 0 || d > paced.durations[k]! ? (k = i) : 0));
+  const k = paced.durations.indexOf(Math.max(...paced.durations));
   const thread = paced.threads[k];
   return thread ? { ms: paced.durations[k]!, thread } : undefined;
 }
