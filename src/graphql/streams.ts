@@ -123,13 +123,55 @@ function writeHead(target: Buffer, at: number, prefix: Buffer, payloadLength: nu
 }
 
 /**
- * Frames of a socket's stretch of events shorter than this are copied into one buffer (Node's pool
- * of small buffers serves those); longer ones are written as the bytes of their payloads, shared by
+ * Frames of a socket's stretch of events shorter than this are copied into one buffer (written
+ * with one network write); longer ones are written as the bytes of their payloads, shared by
  * every socket, between small buffers of the socket's own (a frame's end, the next one's head).
  * A buffer per socket of every payload it is owed copied (10,000 sockets each 8 kB behind: 80 MB
  * allocated outside the pool for one pass) made the collector run full collections.
  */
 const COPIED_FRAMES_BELOW = Buffer.poolSize >>> 1;
+
+/** Bytes of a group's frame arena; frames that need more than a quarter of it get a buffer of their own. */
+const ARENA_BYTES = 64 * 1024;
+
+/**
+ * Where a group's deliveries build the frames they write: one buffer, reused. A socket that takes
+ * its write at once (nothing left in its stream: the kernel copied the bytes) leaves the frames'
+ * bytes free for the next frames built; one that keeps part of its write holds them (`hold`), and
+ * they stay as they are (the next frames go after them, in a new buffer once this one is full).
+ * A buffer per socket and pass instead (10,000 sockets, 1 to 4 kB each, from Node's pool of small
+ * buffers: 10 to 40 MB a pass, outside V8's heap) made V8 start full collections for "external
+ * memory pressure" about once a second while events streamed, and during one every buffer
+ * allocated does a step of its marking (the embedded database's driver allocates several for each
+ * statement): statements of 300 ms, and page edits waiting for them.
+ */
+class FrameArena {
+  private buffer: Buffer | undefined;
+  /** The frames last built: bytes `start` to `end` of `buffer`. */
+  private start = 0;
+  private end = 0;
+  /** A socket holds the frames last built (see hold). */
+  private held = false;
+
+  /** `length` bytes for new frames; those last built are written over unless a socket holds them. */
+  take(length: number): Buffer {
+    if (!this.held) this.end = this.start;
+    this.start = this.end;
+    this.held = false;
+    if (length > ARENA_BYTES >>> 2) return Buffer.allocUnsafe(length);
+    if (!this.buffer || this.end + length > ARENA_BYTES) {
+      this.buffer = Buffer.allocUnsafeSlow(ARENA_BYTES);
+      this.start = 0;
+    }
+    this.end = this.start + length;
+    return this.buffer.subarray(this.start, this.end);
+  }
+
+  /** A socket was given the frames last built and has not yet handed all of them to the network. */
+  hold(): void {
+    this.held = true;
+  }
+}
 
 /** A `next` message whole, for ws to frame (a socket with extensions, a final refusal). */
 function nextMessage(prefix: Buffer, payload: Buffer): Buffer {
@@ -388,6 +430,8 @@ interface Group {
   /** Bytes of the payloads before `log[0]`. */
   startBytes: number;
   sending: boolean;
+  /** Where its deliveries build frames (see FrameArena). */
+  arena: FrameArena;
   /** Wakes a delivery waiting for sockets that had not sent what they were last given (see send). */
   wake?: () => void;
 }
@@ -484,7 +528,7 @@ export class LiveStreams {
   private open(op: StreamOperation): Group {
     const ctx: Context = { ...op.args.contextValue, loaders: new Map(), sharedStream: true };
     const args = { ...op.args, contextValue: ctx };
-    const group: Group = { key: op.key, ctx, args, members: new Set(), ready: undefined as any, checked: 0, closed: false, latest: isStateStream(args), log: [], logStart: 0, logEnds: [], startBytes: 0, sending: false };
+    const group: Group = { key: op.key, ctx, args, members: new Set(), ready: undefined as any, checked: 0, closed: false, latest: isStateStream(args), log: [], logStart: 0, logEnds: [], startBytes: 0, sending: false, arena: new FrameArena() };
     // Each source event passes the group's access check before it is executed (gateSubscriptions).
     ctx.streamGate = () => this.gate(group);
     this.groups.set(op.key, group);
@@ -727,7 +771,7 @@ export class LiveStreams {
       // One write to the network for all of them.
       if (m.raw) {
         const stretch = stretchKey(from, end);
-        if (last?.id !== m.id || last.stretch !== stretch) last = { id: m.id, stretch, chunks: this.frames(m.prefix, payloads) };
+        if (last?.id !== m.id || last.stretch !== stretch) last = { id: m.id, stretch, chunks: this.frames(group.arena, m.prefix, payloads) };
         const { chunks } = last;
         if (chunks.length === 1) m.raw.write(chunks[0]!);
         else {
@@ -735,6 +779,7 @@ export class LiveStreams {
           for (const chunk of chunks) m.raw.write(chunk);
           m.raw.uncork();
         }
+        if (m.raw.writableLength > 0) group.arena.hold();
       } else {
         const corked = tcpOf(socket);
         corked?.cork();
@@ -812,7 +857,7 @@ export class LiveStreams {
    * buffers to write in order: one (COPIED_FRAMES_BELOW), or the payloads themselves between
    * buffers of the frames' own bytes.
    */
-  private frames(prefix: Buffer, payloads: Buffer[]): Buffer[] {
+  private frames(arena: FrameArena, prefix: Buffer, payloads: Buffer[]): Buffer[] {
     let length = 0;
     let payloadBytes = 0;
     for (const payload of payloads) {
@@ -820,7 +865,7 @@ export class LiveStreams {
       payloadBytes += payload.length;
     }
     const copied = length < COPIED_FRAMES_BELOW;
-    const own = Buffer.allocUnsafe(copied ? length : length - payloadBytes);
+    const own = arena.take(copied ? length : length - payloadBytes);
     const chunks: Buffer[] = [];
     let at = 0;
     let start = 0;

@@ -47,21 +47,24 @@ function source() {
 /**
  * A graphql-ws socket as ws holds it, over a network stream that takes writes at once or holds
  * them (`block`). Buffers written while it is corked reach it together, as one network write
- * (a TCP socket's writev): `chunks` has one entry per network write.
+ * (a TCP socket's writev): `chunks` has one entry per network write. As with a TCP socket, the
+ * bytes of a write taken at once are copied then, and a held write's bytes are read when the
+ * socket is released: until then the writer must leave them as they are.
  */
 function fakeSocket() {
   const chunks: Buffer[] = [];
   const held: (() => void)[] = [];
   let blocked = false;
   const closed: { code: number; reason: string }[] = [];
-  const take = (chunk: Buffer, cb: () => void) => {
-    chunks.push(chunk);
-    if (blocked) held.push(() => cb());
+  const take = (given: Buffer[], cb: () => void) => {
+    const at = chunks.push(Buffer.concat(given)) - 1;
+    // Sent on release: the bytes as they are then.
+    if (blocked) held.push(() => ((chunks[at] = Buffer.concat(given)), cb()));
     else cb();
   };
   const raw = new Writable({
-    write: (chunk: Buffer, _enc, cb) => take(chunk, cb),
-    writev: (written, cb) => take(Buffer.concat(written.map((w) => w.chunk as Buffer)), cb),
+    write: (chunk: Buffer, _enc, cb) => take([chunk], cb),
+    writev: (written, cb) => take(written.map((w) => w.chunk as Buffer), cb),
   });
   const socket = {
     OPEN: 1,
