@@ -155,15 +155,18 @@ class FrameArena {
 
   /** `length` bytes for new frames; those last built are written over unless a socket holds them. */
   take(length: number): Buffer {
-    if (!this.held) this.end = this.start;
-    this.start = this.end;
+    let at = this.held ? this.end : this.start;
     this.held = false;
-    if (length > ARENA_BYTES >>> 2) return Buffer.allocUnsafe(length);
-    if (!this.buffer || this.end + length > ARENA_BYTES) {
-      this.buffer = Buffer.allocUnsafeSlow(ARENA_BYTES);
-      this.start = 0;
+    if (length > ARENA_BYTES >>> 2) {
+      this.start = this.end = at;
+      return Buffer.allocUnsafe(length);
     }
-    this.end = this.start + length;
+    if (!this.buffer || at + length > ARENA_BYTES) {
+      this.buffer = Buffer.allocUnsafeSlow(ARENA_BYTES);
+      at = 0;
+    }
+    this.start = at;
+    this.end = at + length;
     return this.buffer.subarray(this.start, this.end);
   }
 
@@ -779,7 +782,7 @@ export class LiveStreams {
           for (const chunk of chunks) m.raw.write(chunk);
           m.raw.uncork();
         }
-        if (m.raw.writableLength > 0) group.arena.hold();
+        if (pendingBytes(m) > 0) group.arena.hold();
       } else {
         const corked = tcpOf(socket);
         corked?.cork();

@@ -202,6 +202,40 @@ describe("shared streams and sockets that cannot take more", () => {
     streams.close();
   });
 
+  it("leaves the bytes of every blocked socket's write as they were while it serves the others: past one buffer of frames (64 kB), and frames too long for it", async () => {
+    // Deliveries wait for `quiet` before each pass: holding it lets events gather before the first pass.
+    let held: Promise<void> | null = null;
+    let resume!: () => void;
+    held = new Promise((r) => (resume = r));
+    const { streams, events, join } = setup(1024 * 1024 * 1024, () => held);
+    // 30 blocked sockets, each its own operation id, each given ~3 kB of frames: 90 kB held in all.
+    const sockets = Array.from({ length: 31 }, (_, i) => ({ id: `op-${i}`, socket: fakeSocket() }));
+    for (const { id, socket } of sockets) await join(socket, id);
+    const [fast, ...blocked] = sockets;
+    for (const { socket } of blocked) socket.block();
+    const body = (n: number) => `${n}:`.padEnd(40, "x");
+    for (let n = 0; n < 30; n++) events.push({ data: { n, body: body(n) } as any });
+    await new Promise((r) => setTimeout(r, 20));
+    held = null;
+    resume();
+    await until(() => fast!.socket.messages().length === 30 && blocked.every(({ socket }) => socket.chunks.length === 1));
+    // Then 600 more at once: each socket's frames need more than a quarter of the buffer.
+    held = new Promise((r) => (resume = r));
+    await new Promise((r) => setTimeout(r, 20));
+    for (let n = 30; n < 630; n++) events.push({ data: { n, body: body(n) } as any });
+    await new Promise((r) => setTimeout(r, 20));
+    held = null;
+    resume();
+    await until(() => fast!.socket.messages().length === 630);
+    for (const { socket } of blocked) socket.release();
+    await until(() => blocked.every(({ socket }) => socket.messages().length === 630));
+    for (const { id, socket } of sockets) {
+      const messages = socket.messages() as any[];
+      expect(messages.every((m, n) => m.id === id && m.payload.data.n === n && m.payload.data.body === body(n))).toBe(true);
+    }
+    streams.close();
+  });
+
   it("does not send a state stream's result equal to the one before it (an event executed after a later write read the same state)", async () => {
     const { streams, events, join } = setup(1024 * 1024, undefined, "state");
     const socket = fakeSocket();
