@@ -281,6 +281,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
         const token = bearerToken(header);
         // An address whose tokens failed too often has its next ones refused unread, as over HTTP (4429).
         const address = notesOfNodeRequest(ctx.extra.request)?.clientAddress ?? "local";
+        // Nothing reads the upgrade request after this: the connection does not keep it (its headers, its parser state).
+        (ctx.extra as { request?: unknown }).request = undefined;
         const wait = token ? await rateLimit.tokenWait(address, token) : 0;
         if (wait > 0) {
           ctx.extra.socket.close(4429, limitExceeded(wait));

@@ -15,6 +15,7 @@ import {
 import type { WebSocket } from "ws";
 import type { Writable } from "node:stream";
 import type { Context } from "../core/context.js";
+import type { Viewer } from "../core/auth.js";
 import type { AccessCache } from "../core/access-cache.js";
 import { AppError } from "../core/errors.js";
 import { revokedTokenError, tokenIsLive, tooManySubscriptions, type SubscriptionQuota } from "../core/live-token.js";
@@ -396,13 +397,19 @@ interface Member {
   /** The socket's TCP stream when frames are written to it directly (see rawSocket). */
   raw: Writable | undefined;
   tokenId: string;
-  /** The subscriber's own context (its viewer: access is checked again with it). */
-  ctx: Context;
+  /**
+   * The subscriber (access is checked again as them, with the group's context). Not its whole
+   * context: a socket's context holds what its connection was opened with, kept by each of
+   * thousands of subscriptions for as long as they last.
+   */
+  viewer: Viewer;
   /** `{"id":…,"type":"next","payload":`, encoded. */
   prefix: Buffer;
   /** Position in the group's log of the next payload this subscriber is to receive. */
   cursor: number;
   ended: boolean;
+  /** Resolves graphql-ws's wait for the subscription's next result (see MemberIterator): at its end. */
+  waiting: ((result: IteratorResult<never>) => void) | null;
   /** Ends the subscription: sends `payload` first when given; graphql-ws then sends `complete`. */
   finish(payload?: string): void;
 }
@@ -439,9 +446,32 @@ interface Group {
   wake?: () => void;
 }
 
+/**
+ * What graphql-ws holds of a member's subscription: an iterator that yields nothing (results are
+ * sent to the socket directly) and ends when the subscription does. A class, so that each of
+ * thousands of subscriptions holds one small object and no closures of its own.
+ */
+class MemberIterator implements AsyncIterableIterator<never> {
+  constructor(private readonly member: Member) {}
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+  next(): Promise<IteratorResult<never>> {
+    return this.member.ended ? Promise.resolve(DONE) : new Promise((resolve) => (this.member.waiting = resolve));
+  }
+  async return(): Promise<IteratorResult<never>> {
+    this.member.finish();
+    return DONE;
+  }
+  async throw(): Promise<IteratorResult<never>> {
+    this.member.finish();
+    return DONE;
+  }
+}
+
 const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> => typeof (value as any)?.[Symbol.asyncIterator] === "function";
 const DONE: IteratorResult<never> = { done: true, value: undefined };
-const viewerOf = (ctx: Context) => `${ctx.viewer.userId}\u0000${ctx.viewer.ssoProvider ?? ""}`;
+const viewerOf = (viewer: Viewer) => `${viewer.userId}\u0000${viewer.ssoProvider ?? ""}`;
 
 export class LiveStreams {
   private readonly groups = new Map<string, Group>();
@@ -558,17 +588,17 @@ export class LiveStreams {
   }
 
   private member(group: Group, op: StreamOperation, release: () => void): AsyncIterableIterator<never> {
-    let waiting: ((result: IteratorResult<never>) => void) | null = null;
     const member: Member = {
       id: op.id,
       socket: op.socket,
       raw: rawSocket(op.socket),
       tokenId: op.args.contextValue.viewer.tokenId,
-      ctx: op.args.contextValue,
+      viewer: op.args.contextValue.viewer,
       prefix: Buffer.from(`{"id":${JSON.stringify(op.id)},"type":"next","payload":`),
       // Events executed from now on (those already executed were published before it joined).
       cursor: group.logStart + group.log.length,
       ended: false,
+      waiting: null,
       finish: (payload) => {
         if (member.ended) return;
         member.ended = true;
@@ -576,25 +606,12 @@ export class LiveStreams {
         if (payload !== undefined && member.socket.readyState === member.socket.OPEN) member.socket.send(nextMessage(member.prefix, Buffer.from(payload)), TEXT);
         group.members.delete(member);
         if (group.members.size === 0) this.end(group);
-        waiting?.(DONE);
-        waiting = null;
+        member.waiting?.(DONE);
+        member.waiting = null;
       },
     };
     group.members.add(member);
-    return {
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-      next: () => (member.ended ? Promise.resolve(DONE) : new Promise((resolve) => (waiting = resolve))),
-      return: async () => {
-        member.finish();
-        return DONE;
-      },
-      throw: async () => {
-        member.finish();
-        return DONE;
-      },
-    };
+    return new MemberIterator(member);
   }
 
   /** Executes the group's events one after another, queueing each for delivery. */
@@ -646,10 +663,12 @@ export class LiveStreams {
     const version = this.opts.accessCache.version();
     if (version === group.checked) return true;
     const viewers = new Map<string, Member[]>();
-    for (const m of group.members) viewers.get(viewerOf(m.ctx))?.push(m) ?? viewers.set(viewerOf(m.ctx), [m]);
+    for (const m of group.members) viewers.get(viewerOf(m.viewer))?.push(m) ?? viewers.set(viewerOf(m.viewer), [m]);
     const refusals = await Promise.all(
       [...viewers.values()].map(async ([first]) => {
-        const args = { ...group.args, contextValue: { ...first!.ctx, loaders: new Map(), sharedStream: true } };
+        // The group's context as this viewer: nothing else in it depends on who subscribed; no gate (no event is read).
+        const contextValue: Context = { ...group.ctx, viewer: first!.viewer, loaders: new Map(), sharedStream: true, streamGate: undefined };
+        const args = { ...group.args, contextValue };
         let result: unknown;
         try {
           result = await args.rootValue.subscribe(args);
@@ -661,17 +680,17 @@ export class LiveStreams {
         return null;
       }),
     );
-    const kept: Context[] = [];
+    const kept: Viewer[] = [];
     [...viewers.values()].forEach((members, i) => {
       const refusal = refusals[i];
-      if (refusal === null || refusal === undefined) kept.push(members[0]!.ctx);
+      if (refusal === null || refusal === undefined) kept.push(members[0]!.viewer);
       else for (const m of members) m.finish(refusal);
     });
     if (group.closed || kept.length === 0) return false;
     // Events are executed with the access of a viewer who kept it (the opener may have left or lost it).
     group.checked = version;
-    if (kept.some((c) => viewerOf(c) === viewerOf(group.ctx))) return true;
-    group.ctx.viewer = kept[0]!.viewer;
+    if (kept.some((v) => viewerOf(v) === viewerOf(group.ctx.viewer))) return true;
+    group.ctx.viewer = kept[0]!;
     return "moved";
   }
 

@@ -44,6 +44,19 @@ export function forSocket(error: GraphQLError): GraphQLError {
   return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions });
 }
 
+/**
+ * Empties a shared subscription's arguments once it joined its stream (or was refused): graphql-ws
+ * keeps the object it was given for as long as the subscription lasts, and the stream keeps what
+ * it needs of them (graphql/streams.ts) — 10,000 subscriptions would each hold a whole context.
+ */
+function forget(op: Operation): void {
+  const emptied = op as Partial<Operation>;
+  emptied.contextValue = undefined;
+  emptied.variableValues = undefined;
+  emptied.rootValue = undefined;
+  emptied.stream = undefined;
+}
+
 /** The errors an operation that could not start answers with: its own, or a masked fault. */
 export function asErrors(err: unknown): readonly GraphQLError[] {
   if (err instanceof GraphQLError) return [forSocket(err)];
@@ -72,20 +85,18 @@ export function graphqlWsOperations(
   };
   return {
     execute: (args) => run(args as Operation, "execute") as any,
-    subscribe: (args) => {
+    subscribe: async (args) => {
       const op = args as Operation;
       if (!streams || !op.stream) return run(op, "subscribe") as any;
-      return streams.join({ ...op.stream, args: op as StreamOperation["args"] }) as any;
+      const joined = await streams.join({ ...op.stream, args: op as StreamOperation["args"] });
+      forget(op);
+      return joined as any;
     },
     onSubscribe: async (ctx, id, params) => {
       try {
-        const enveloped = yoga.getEnveloped({
-          ...ctx,
-          req: (ctx.extra as any).request,
-          socket: (ctx.extra as any).socket,
-          params,
-          connectionParams: ctx.connectionParams,
-        } as any);
+        // Not the connection's upgrade request (graphql-ws's `extra.request`): nothing run here reads
+        // it, and each operation's context would keep it, headers and parser, while it lasts.
+        const enveloped = yoga.getEnveloped({ socket: (ctx.extra as any).socket, params, connectionParams: ctx.connectionParams } as any);
         const query = trusted ? trustedQuery(trusted, params as any) : params.query;
         const document = enveloped.parse(query);
         const errors = enveloped.validate(enveloped.schema, document);

@@ -143,12 +143,17 @@ export function createHttpFront(opts: {
     },
     webSocket(socket, req) {
       const notes = notesFor(req);
+      // A generated id is a chain of the pieces it was joined from (crypto.randomUUID's, about 500
+      // bytes of heap): each socket keeps its notes for as long as it lasts, so they keep a flat copy.
+      notes.id = Buffer.from(notes.id, "latin1").toString("latin1");
       attachNotes(req, notes);
+      // What the closing line says, read now: the upgrade request is not kept for as long as the socket lasts.
       const path = (req.url ?? "").split("?")[0];
+      const method = req.method;
       socket.once("close", (code) => {
         const durationMs = Math.round(performance.now() - notes.start);
         opts.logger.info(
-          { reqId: notes.id, method: req.method, route: path, path, status: 101, durationMs, closeCode: code, remoteAddress: notes.clientAddress },
+          { reqId: notes.id, method, route: path, path, status: 101, durationMs, closeCode: code, remoteAddress: notes.clientAddress },
           `WebSocket ${path} closed (${code})`,
         );
       });

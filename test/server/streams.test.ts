@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import vm from "node:vm";
+import v8 from "node:v8";
 import WebSocket from "ws";
 import { startGateway, type Caller, type TestGateway } from "../helpers/gateway.js";
 import { sseSubscribe, wsClient } from "../helpers/graphql-ws.js";
@@ -9,6 +11,8 @@ import type { Client } from "graphql-ws";
 // Shared graphql-ws streams (src/graphql/streams.ts): one execution per event per group, access
 // per subscriber, slow sockets closed, order kept.
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 });
+// A test below collects garbage (what a live subscription keeps).
+v8.setFlagsFromString("--expose-gc");
 
 let t: TestGateway;
 let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
@@ -389,6 +393,38 @@ describe("slow consumers", () => {
     (slow as any)._socket.resume();
     expect(await closed).toEqual({ code: 4008, reason: expect.stringMatching(/slow consumer/i) });
     await fast.dispose();
+  });
+});
+
+describe("what a live subscription keeps", () => {
+  it("keeps neither its connection's upgrade request nor anything holding it, and goes on delivering", async () => {
+    // Each of 10,000 sockets would otherwise hold its request (headers, parser state) and, through
+    // its operation's context, more: the stream keeps the subscriber's viewer alone.
+    const gc = vm.runInNewContext("gc") as () => void;
+    let upgrade: WeakRef<object> | undefined;
+    const seen = (req: object) => (upgrade ??= new WeakRef(req));
+    t.gateway.httpServer.prependOnceListener("upgrade", seen);
+    const client = wsClient(t.url, admin.token);
+    try {
+      const sub = follow(client, SPACE, { id: spaceId });
+      for (let i = 0; sub.results.length === 0 && i < 100; i++) {
+        await admin.patch(`/v1/spaces/${spaceId}`, { title: `Kept ${i}` });
+        await until(() => sub.results.length > 0, 20);
+      }
+      expect(upgrade).toBeDefined();
+      for (let i = 0; i < 5 && upgrade!.deref(); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        gc();
+      }
+      expect(upgrade!.deref()).toBeUndefined();
+      const before = sub.results.length;
+      await admin.patch(`/v1/spaces/${spaceId}`, { title: "Still live" });
+      await until(() => sub.results.some((r) => r.data?.spaceUpdated?.title === "Still live"));
+      expect(sub.results.length).toBeGreaterThan(before);
+      expect(sub.ended()).toBeUndefined();
+    } finally {
+      await client.dispose();
+    }
   });
 });
 
