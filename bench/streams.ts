@@ -97,6 +97,8 @@ interface Target {
   cpuSeconds(): Promise<number>;
   /** The written server process's main thread so far (Linux; else undefined): see mainThreadOf. */
   mainThread?: () => ThreadTimes | undefined;
+  /** The server's processes (their resident memory is read, see residentBytes). */
+  pids: (number | undefined)[];
   stop(): Promise<unknown>;
 }
 
@@ -121,6 +123,7 @@ async function startMinimal(): Promise<Target> {
     pages,
     cpuSeconds: async () => (await request(child, { cmd: "cpu" }, "cpu")).seconds,
     mainThread: mainThreadOf(child.pid),
+    pids: [child.pid],
     stop: () => stopChild(child),
   };
 }
@@ -185,6 +188,7 @@ async function startGateways(shared: boolean, receiverUrl: string, spaces: numbe
       return total;
     },
     mainThread: mainThreadOf(servers[0]!.pid),
+    pids: servers.map((s) => s.pid),
     stop: () => Promise.all(servers.map((s) => s.stop())),
   };
 }
@@ -231,6 +235,21 @@ async function startGatewayProcess(env: NodeJS.ProcessEnv): Promise<{ url: strin
 interface ThreadTimes {
   runMs: number;
   waitMs: number;
+}
+
+/** Resident memory of processes `pids` together (Linux's /proc/<pid>/status VmRSS), in bytes; undefined elsewhere. */
+function residentBytes(pids: (number | undefined)[]): number | undefined {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const kb = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+      if (!pid || kb === undefined) return undefined;
+      total += Number(kb) * 1024;
+    } catch {
+      return undefined;
+    }
+  }
+  return total;
 }
 
 /**
@@ -392,6 +411,8 @@ interface TargetResult {
   connected: number;
   spaceUpdated: StreamResult;
   integrationEvents: StreamResult;
+  /** Resident memory of the server's processes before the subscribers connected, and with them subscribed (bytes; Linux). */
+  resident?: { before: number; with: number };
 }
 
 const SPACE_QUERY = "subscription Space($spaceId: String!) { spaceUpdated(spaceId: $spaceId) { id title updatedAt } }";
@@ -416,6 +437,7 @@ async function measureTarget(target: Target, options: Options, processes: number
     }
     return counts;
   };
+  const residentBefore = residentBytes(target.pids);
   const group = await SubscriberGroup.start(target, options.subscribers, processes);
   console.log(`  ${target.name}: ${group.connected}/${options.subscribers} sockets connected in ${(group.connectMs / 1000).toFixed(1)} s`);
   try {
@@ -432,6 +454,9 @@ async function measureTarget(target: Target, options: Options, processes: number
       idle: write.idle,
     });
     spaceUpdated.sent = difference(await sent(), before);
+    // Every socket connected and subscribed, 50 events delivered.
+    const residentWith = residentBytes(target.pids);
+    const resident = residentBefore !== undefined && residentWith !== undefined ? { before: residentBefore, with: residentWith } : undefined;
     console.log(`  ${target.name}: spaceUpdated ${line(spaceUpdated)}`);
     before = await sent();
     const integrationEvents = await streamPhase(group, options, {
@@ -446,7 +471,7 @@ async function measureTarget(target: Target, options: Options, processes: number
     });
     integrationEvents.sent = difference(await sent(), before);
     console.log(`  ${target.name}: integrationEvents ${line(integrationEvents)}`);
-    return { name: target.name, connectMs: group.connectMs, connected: group.connected, spaceUpdated, integrationEvents };
+    return { name: target.name, connectMs: group.connectMs, connected: group.connected, spaceUpdated, integrationEvents, resident };
   } finally {
     await group.close();
   }
@@ -904,6 +929,12 @@ function printResults(options: Options, floor: TargetResult, gw: TargetResult, b
   console.log("");
   for (const r of rows) console.log("  " + r.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "));
   console.log("  (* of the deliveries received; the target below counts a missing one as never arriving)");
+  const memory = (t: TargetResult) =>
+    t.resident &&
+    `${t.name} ${mb(t.resident.before)} → ${mb(t.resident.with)} MB (${((t.resident.with - t.resident.before) / Math.max(1, t.connected) / 1024).toFixed(1)} kB a subscriber)`;
+  if (floor.resident && gw.resident) {
+    console.log(`  resident memory of the server's processes, before the subscribers and with ${options.subscribers} subscribed to spaceUpdated: ${memory(floor)}, ${memory(gw)}`);
+  }
   console.log("targets (same run):");
   for (const stream of ["spaceUpdated", "integrationEvents"] as const) {
     const g = gw[stream];
@@ -961,6 +992,11 @@ function percentile(sorted: number[], q: number): number {
 /** Milliseconds of several percentiles, as `p50/p90/p99 ms`. */
 function spread(values: number[]): string {
   return `${values.map((v) => (Number.isNaN(v) ? "—" : String(Math.round(v)))).join("/")} ms`;
+}
+
+/** Bytes as whole megabytes. */
+function mb(bytes: number): string {
+  return String(Math.round(bytes / 1024 / 1024));
 }
 
 function ms(v: number): string {
