@@ -241,9 +241,10 @@ interface ThreadTimes {
 function residentBytes(pids: (number | undefined)[]): number | undefined {
   let total = 0;
   for (const pid of pids) {
+    if (!pid) return undefined;
     try {
       const kb = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-      if (!pid || kb === undefined) return undefined;
+      if (kb === undefined) return undefined;
       total += Number(kb) * 1024;
     } catch {
       return undefined;

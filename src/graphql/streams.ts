@@ -396,7 +396,6 @@ interface Member {
   socket: WebSocket;
   /** The socket's TCP stream when frames are written to it directly (see rawSocket). */
   raw: Writable | undefined;
-  tokenId: string;
   /**
    * The subscriber (access is checked again as them, with the group's context). Not its whole
    * context: a socket's context holds what its connection was opened with, kept by each of
@@ -560,7 +559,10 @@ export class LiveStreams {
 
   private open(op: StreamOperation): Group {
     const ctx: Context = { ...op.args.contextValue, loaders: new Map(), sharedStream: true };
-    const args = { ...op.args, contextValue: ctx };
+    // The opener's operation alone, not whatever else its arguments carry (graphql-ws's, with the
+    // opener's socket): the group lasts after the opener's socket closed.
+    const { schema, document, operationName, variableValues, rootValue } = op.args;
+    const args = { schema, document, operationName, variableValues, rootValue, contextValue: ctx };
     const group: Group = { key: op.key, ctx, args, members: new Set(), ready: undefined as any, checked: 0, closed: false, latest: isStateStream(args), log: [], logStart: 0, logEnds: [], startBytes: 0, sending: false, arena: new FrameArena() };
     // Each source event passes the group's access check before it is executed (gateSubscriptions).
     ctx.streamGate = () => this.gate(group);
@@ -592,7 +594,6 @@ export class LiveStreams {
       id: op.id,
       socket: op.socket,
       raw: rawSocket(op.socket),
-      tokenId: op.args.contextValue.viewer.tokenId,
       viewer: op.args.contextValue.viewer,
       prefix: Buffer.from(`{"id":${JSON.stringify(op.id)},"type":"next","payload":`),
       // Events executed from now on (those already executed were published before it joined).
@@ -753,7 +754,7 @@ export class LiveStreams {
     if (group.log.length === 0) return { behind: "none", blocked: [] };
     // Each subscriber's own token, once per distinct token (from the access cache).
     const tokens = new Map<string, Member[]>();
-    for (const m of members) tokens.get(m.tokenId)?.push(m) ?? tokens.set(m.tokenId, [m]);
+    for (const m of members) tokens.get(m.viewer.tokenId)?.push(m) ?? tokens.set(m.viewer.tokenId, [m]);
     // All at once: those the access cache does not hold are read in one statement (a batch).
     const holders = [...tokens];
     const live = await Promise.all(holders.map(([tokenId]) => !tokenId || tokenIsLive(group.ctx, tokenId)));

@@ -94,9 +94,10 @@ export function graphqlWsOperations(
     },
     onSubscribe: async (ctx, id, params) => {
       try {
-        // Not the connection's upgrade request (graphql-ws's `extra.request`): nothing run here reads
-        // it, and each operation's context would keep it, headers and parser, while it lasts.
-        const enveloped = yoga.getEnveloped({ socket: (ctx.extra as any).socket, params, connectionParams: ctx.connectionParams } as any);
+        // Neither the connection's upgrade request nor its socket: nothing run here reads them, each
+        // operation's context would keep them while it lasts, and a shared stream's context (its
+        // opener's) for as long as the stream lasts, after the opener's socket closed.
+        const enveloped = yoga.getEnveloped({ params, connectionParams: ctx.connectionParams } as any);
         const query = trusted ? trustedQuery(trusted, params as any) : params.query;
         const document = enveloped.parse(query);
         const errors = enveloped.validate(enveloped.schema, document);

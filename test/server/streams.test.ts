@@ -45,6 +45,14 @@ const until = async (test: () => boolean | Promise<boolean>, tries = 400) => {
   for (let i = 0; i < tries && !(await test()); i++) await new Promise((r) => setTimeout(r, 25));
 };
 
+/** Writes (`write(i)`, i = 0, 1, …, at most 100) until every subscription of `subs` received a result: they are live. */
+async function untilLive(subs: { results: unknown[] }[], write: (i: number) => Promise<unknown>): Promise<void> {
+  for (let i = 0; subs.some((s) => s.results.length === 0) && i < 100; i++) {
+    await write(i);
+    await until(() => subs.every((s) => s.results.length > 0), 20);
+  }
+}
+
 /** A subscription that records everything it receives, and how it ended. */
 function follow(client: Client, query: string, variables: Record<string, unknown> = {}) {
   const results: any[] = [];
@@ -78,10 +86,7 @@ describe("one execution per event per group", () => {
     const readerSub = follow(readerClient, SPACE, { id: spaceId });
     const all = [...subs, readerSub];
     // Live once every socket received an update.
-    for (let i = 0; all.some((s) => s.results.length === 0) && i < 100; i++) {
-      await admin.patch(`/v1/spaces/${spaceId}`, { title: `Warming ${i}` });
-      await until(() => all.every((s) => s.results.length > 0), 20);
-    }
+    await untilLive(all, (i) => admin.patch(`/v1/spaces/${spaceId}`, { title: `Warming ${i}` }));
     await admin.patch(`/v1/spaces/${spaceId}`, { title: "Settled" });
     await until(() => all.every((s) => s.results.at(-1)?.data?.spaceUpdated.title === "Settled"));
 
@@ -118,10 +123,7 @@ describe("groups per access grade", () => {
   /** Subscribes each client to `query`, warms them up with title changes, then counts the executions of one change. */
   async function executionsOfOneChange(clients: Client[], query: string) {
     const subs = clients.map((c) => follow(c, query, { id: spaceId }));
-    for (let i = 0; subs.some((s) => s.results.length === 0) && i < 100; i++) {
-      await admin.patch(`/v1/spaces/${spaceId}`, { title: `Grade warming ${i}` });
-      await until(() => subs.every((s) => s.results.length > 0), 20);
-    }
+    await untilLive(subs, (i) => admin.patch(`/v1/spaces/${spaceId}`, { title: `Grade warming ${i}` }));
     await admin.patch(`/v1/spaces/${spaceId}`, { title: "Grade settled" });
     await until(() => subs.every((s) => s.results.at(-1)?.data?.spaceUpdated.title === "Grade settled"));
     const before = await metric("live_stream_executions_total");
@@ -200,10 +202,7 @@ describe("groups per access grade", () => {
     const goneSub = follow(goneClient, ORG_EVENTS, { org: admin.organization });
     await until(async () => (await metric("live_stream_subscriptions")) >= 1);
     const keptSub = follow(keptClient, ORG_EVENTS, { org: admin.organization });
-    for (let i = 0; (keptSub.results.length === 0 || goneSub.results.length === 0) && i < 100; i++) {
-      await recordBurst(1);
-      await until(() => keptSub.results.length > 0 && goneSub.results.length > 0, 20);
-    }
+    await untilLive([keptSub, goneSub], () => recordBurst(1));
     const executions = await metric("live_stream_executions_total");
     const [shared] = await recordBurst(1);
     await until(() => keptSub.results.at(-1)?.data.organizationIntegrationEvents.id === shared && goneSub.results.at(-1)?.data.organizationIntegrationEvents.id === shared);
@@ -229,15 +228,9 @@ describe("groups per access grade", () => {
     const titled = (s: ReturnType<typeof follow>, title: string) => s.results.at(-1)?.data?.spaceUpdated.title === title;
     // The opener's subscription is live (its group open) before the other one joins it.
     const openerSub = follow(openerClient, SPACE_DATA, { id: space });
-    for (let i = 0; openerSub.results.length === 0 && i < 100; i++) {
-      await admin.patch(`/v1/spaces/${space}`, { title: `Opening ${i}` });
-      await until(() => openerSub.results.length > 0, 20);
-    }
+    await untilLive([openerSub], (i) => admin.patch(`/v1/spaces/${space}`, { title: `Opening ${i}` }));
     const keptSub = follow(keptClient, SPACE_DATA, { id: space });
-    for (let i = 0; keptSub.results.length === 0 && i < 100; i++) {
-      await admin.patch(`/v1/spaces/${space}`, { title: `Joining ${i}` });
-      await until(() => keptSub.results.length > 0, 20);
-    }
+    await untilLive([keptSub], (i) => admin.patch(`/v1/spaces/${space}`, { title: `Joining ${i}` }));
     const executions = await metric("live_stream_executions_total");
     await admin.patch(`/v1/spaces/${space}`, { title: "Both" });
     await until(() => titled(openerSub, "Both") && titled(keptSub, "Both"));
@@ -267,10 +260,7 @@ describe("access of each subscriber", () => {
     );
     const clients = tokens.map(({ token }) => wsClient(t.url, token));
     const subs = clients.map((c) => follow(c, ORG_EVENTS, { org: admin.organization }));
-    for (let i = 0; subs.some((s) => s.results.length === 0) && i < 100; i++) {
-      await recordBurst(1);
-      await until(() => subs.every((s) => s.results.length > 0), 20);
-    }
+    await untilLive(subs, () => recordBurst(1));
     const reads: string[] = [];
     t.gateway.db.observeStatements((_s, _ok, sql) => void (/FROM "public"\."ApiToken"/.test(sql) && reads.push(sql)));
     t.gateway.services.accessCache.forget();
@@ -288,10 +278,7 @@ describe("access of each subscriber", () => {
     const [keptClient, revokedClient] = tokens.map((tk) => wsClient(t.url, tk.token));
     const kept = follow(keptClient!, EVENTS);
     const revoked = follow(revokedClient!, EVENTS);
-    for (let i = 0; (kept.results.length === 0 || revoked.results.length === 0) && i < 100; i++) {
-      await recordBurst(1);
-      await until(() => kept.results.length > 0 && revoked.results.length > 0, 20);
-    }
+    await untilLive([kept, revoked], () => recordBurst(1));
     const executions = await metric("live_stream_executions_total");
     const [id] = await recordBurst(1);
     await until(() => kept.results.at(-1)?.data.integrationEvents.id === id && revoked.results.at(-1)?.data.integrationEvents.id === id);
@@ -315,10 +302,7 @@ describe("access of each subscriber", () => {
     const gone = wsClient(t.url, demoted.token);
     const keptSub = follow(kept, ORG_EVENTS, { org: admin.organization });
     const goneSub = follow(gone, ORG_EVENTS, { org: admin.organization });
-    for (let i = 0; (keptSub.results.length === 0 || goneSub.results.length === 0) && i < 100; i++) {
-      await recordBurst(1);
-      await until(() => keptSub.results.length > 0 && goneSub.results.length > 0, 20);
-    }
+    await untilLive([keptSub, goneSub], () => recordBurst(1));
     expect((await admin.patch(`/v1/orgs/${admin.organization}/members/${demoted.user}`, { role: "read" })).status).toBe(200);
     const before = keptSub.results.length;
     await recordBurst(1);
@@ -407,10 +391,7 @@ describe("what a live subscription keeps", () => {
     const client = wsClient(t.url, admin.token);
     try {
       const sub = follow(client, SPACE, { id: spaceId });
-      for (let i = 0; sub.results.length === 0 && i < 100; i++) {
-        await admin.patch(`/v1/spaces/${spaceId}`, { title: `Kept ${i}` });
-        await until(() => sub.results.length > 0, 20);
-      }
+      await untilLive([sub], (i) => admin.patch(`/v1/spaces/${spaceId}`, { title: `Kept ${i}` }));
       expect(upgrade).toBeDefined();
       for (let i = 0; i < 5 && upgrade!.deref(); i++) {
         await new Promise((r) => setTimeout(r, 20));
@@ -424,6 +405,33 @@ describe("what a live subscription keeps", () => {
       expect(sub.ended()).toBeUndefined();
     } finally {
       await client.dispose();
+    }
+  });
+  it("lets go of the socket that opened a shared stream once it closed, while the others of the stream go on", async () => {
+    const gc = vm.runInNewContext("gc") as () => void;
+    const space = (await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Opened" })).body.id;
+    let openerSocket: WeakRef<object> | undefined;
+    t.gateway.httpServer.prependOnceListener("upgrade", (req: { socket: object }) => (openerSocket ??= new WeakRef(req.socket)));
+    const opener = wsClient(t.url, admin.token);
+    const other = wsClient(t.url, admin.token);
+    try {
+      const openerSub = follow(opener, SPACE, { id: space });
+      await untilLive([openerSub], (i) => admin.patch(`/v1/spaces/${space}`, { title: `Opening ${i}` }));
+      // The same subscription and viewer: the group the opener's context executes.
+      const otherSub = follow(other, SPACE, { id: space });
+      await untilLive([otherSub], (i) => admin.patch(`/v1/spaces/${space}`, { title: `Joining ${i}` }));
+      await opener.dispose();
+      for (let i = 0; i < 10 && openerSocket!.deref(); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        gc();
+      }
+      expect(openerSocket!.deref()).toBeUndefined();
+      await admin.patch(`/v1/spaces/${space}`, { title: "After the opener" });
+      await until(() => otherSub.results.some((r) => r.data?.spaceUpdated?.title === "After the opener"));
+      expect(otherSub.results.at(-1)?.data?.spaceUpdated?.title).toBe("After the opener");
+    } finally {
+      await opener.dispose();
+      await other.dispose();
     }
   });
 });
@@ -486,10 +494,7 @@ describe("order under a burst", () => {
   it("delivers every integration event to every subscriber, in the order recorded", async () => {
     const clients = [wsClient(t.url, admin.token), wsClient(t.url, admin.token), wsClient(t.url, reader.token)];
     const subs = clients.map((c) => follow(c, EVENTS));
-    for (let i = 0; subs.some((s) => s.results.length === 0) && i < 100; i++) {
-      await recordBurst(1);
-      await until(() => subs.every((s) => s.results.length > 0), 20);
-    }
+    await untilLive(subs, () => recordBurst(1));
     const seen = subs.map((s) => s.results.length);
     const ids = await recordBurst(100);
     await until(() => subs.every((s, i) => s.results.length >= seen[i]! + ids.length));
@@ -502,10 +507,7 @@ describe("many sockets in one group", () => {
   it("gives every socket every event of a burst exactly once, in one order, each as its own message", async () => {
     const clients = Array.from({ length: 120 }, () => wsClient(t.url, admin.token));
     const subs = clients.map((c) => follow(c, EVENTS));
-    for (let i = 0; subs.some((s) => s.results.length === 0) && i < 100; i++) {
-      await recordBurst(1);
-      await until(() => subs.every((s) => s.results.length > 0), 20);
-    }
+    await untilLive(subs, () => recordBurst(1));
     await new Promise((r) => setTimeout(r, 200));
     const seen = subs.map((s) => s.results.length);
     const deliveries = await metric("live_stream_deliveries_total");
