@@ -8,6 +8,7 @@ import { getDatamodel } from "../generated/pothos-types.js";
 import type { Context } from "./context.js";
 import { typeOfId } from "./ids.js";
 import { AppError, invalidScalarValue } from "./errors.js";
+import { isoString } from "./dates.js";
 
 /** Most items one page of a Relay connection may hold. */
 export const MAX_CONNECTION_SIZE = 100;
@@ -79,7 +80,7 @@ export const builder = new SchemaBuilder<{
 builder.scalarType("DateTime", {
   description: "ISO 8601 date-time string.",
   extensions: { jsonSchema: { type: "string", format: "date-time" } },
-  serialize: (value) => (value instanceof Date ? value.toISOString() : String(value)),
+  serialize: (value) => (value instanceof Date ? isoString(value) : String(value)),
   parseValue: (value) => {
     const date = new Date(String(value));
     if (Number.isNaN(date.getTime())) throw invalidScalarValue("DateTime", `"${value}" is not an ISO 8601 date-time`);
