@@ -682,7 +682,10 @@ async function streamPhase(group: SubscriberGroup, options: Options, phase: Phas
   const latencies: number[] = [];
   for (const r of reports) for (const l of r.latencies as Float64Array) if (!Number.isNaN(l)) latencies.push(l);
   latencies.sort((a, b) => a - b);
-  if (process.env.BENCH_STREAM_DETAIL) console.log(perWrite(reports.map((r) => r.latencies as Float64Array), phase.keys.length, writes.durations));
+  if (process.env.BENCH_STREAM_DETAIL) {
+    console.log(perWrite(reports.map((r) => r.latencies as Float64Array), phase.keys.length, writes.durations));
+    console.log(`    PATCH ms with none: ${phase.none.durations.map((d) => Math.round(d)).join(" ")}`);
+  }
   await group.all({ cmd: "unsubscribe" }, "unsubscribed");
   await group.quiet(1000, 30_000);
   // A server still sending what was not delivered in time would slow the next phase down.
