@@ -1,5 +1,4 @@
 import { shouldRenderGraphiQL, type GraphiQLOptions } from "graphql-yoga";
-import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { fixedAnswer } from "../server/fixed-answers.js";
 import { isGraphQLPath } from "./endpoint.js";
 
@@ -55,9 +54,11 @@ const options = {
  * from `@graphql-yoga/render-graphiql`: its scripts, styles and editor workers are inlined in the
  * page, so it works without internet. The page is 9 MB: it is rendered and compressed once (a
  * fixed answer, server/fixed-answers.ts) rather than by yoga at every request, where one
- * anonymous request cost about 150 ms of CPU with compression.
+ * anonymous request cost about 150 ms of CPU with compression. Its module is loaded by the first
+ * request for the page: it holds the page's scripts as strings, about 29 MB of heap that a server
+ * nobody opens GraphiQL on kept from its start.
  */
 export const graphiql = {
   wanted: (request: Request, url: URL) => isGraphQLPath(url.pathname) && shouldRenderGraphiQL(request),
-  answer: fixedAnswer(() => renderGraphiQL(options), { "content-type": "text/html; charset=utf-8" }),
+  answer: fixedAnswer(async () => (await import("@graphql-yoga/render-graphiql")).renderGraphiQL(options), { "content-type": "text/html; charset=utf-8" }),
 };

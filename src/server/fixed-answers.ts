@@ -33,11 +33,19 @@ interface Made {
  * bundle (1.7 MB) read from disk and compressed at every request: 2 and 15 ms of CPU for an
  * anonymous caller, within the rate limit a core's worth for a few clients.
  */
-export function fixedAnswer(make: () => Buffer | string, headers: Record<string, string>): (request: Request) => Promise<Response> {
-  let made: Made | undefined;
+export function fixedAnswer(make: () => Buffer | string | Promise<Buffer | string>, headers: Record<string, string>): (request: Request) => Promise<Response> {
+  let making: Promise<Made> | undefined;
   const codes = compressible(headers["content-type"]);
   return async (request) => {
-    made ??= prepare(make());
+    // Made once, by the first request (those arriving meanwhile wait for it); a failure is not
+    // kept: the next request makes it again.
+    const made = await (making ??= Promise.resolve()
+      .then(make)
+      .then(prepare)
+      .catch((err: unknown) => {
+        making = undefined;
+        throw err;
+      }));
     const common = { ...headers, etag: made.etag, vary: "Accept-Encoding" };
     const unchanged = notModified(request, made.etag, common);
     if (unchanged) return unchanged;

@@ -3,6 +3,7 @@ import http from "node:http";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
+import { fixedAnswer } from "../../src/server/fixed-answers.js";
 
 /**
  * Answers whose bytes are fixed (src/server/fixed-answers.ts): the OpenAPI document, the API
@@ -121,6 +122,29 @@ describe("fixed answers", () => {
     const get = await request("/graphql?query=%7B__typename%7D", { accept: "application/json" });
     expect(get.status).toBe(401);
     expect(JSON.parse(get.body.toString()).errors[0].message).toMatch(/^Authentication required/);
+  });
+
+  it("are made once, by the first request, whichever waits (a page made lazily: GraphiQL's), and again after a failure", async () => {
+    let calls = 0;
+    let fail = true;
+    const answer = fixedAnswer(
+      async () => {
+        calls++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        if (fail) throw new Error("not yet");
+        return "made";
+      },
+      { "content-type": "text/plain; charset=utf-8" },
+    );
+    const first = await Promise.allSettled(Array.from({ length: 5 }, () => answer(new Request("http://x/"))));
+    expect(first.every((r) => r.status === "rejected")).toBe(true);
+    expect(calls).toBe(1);
+    fail = false;
+    const answers = await Promise.all(Array.from({ length: 5 }, () => answer(new Request("http://x/"))));
+    expect(calls).toBe(2);
+    for (const a of answers) expect(await a.text()).toBe("made");
+    expect((await answer(new Request("http://x/"))).headers.get("etag")).toBe(answers[0]!.headers.get("etag"));
+    expect(calls).toBe(2);
   });
 
   it("give clients asking at once for a coding not made yet the same bytes", async () => {
