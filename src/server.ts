@@ -20,7 +20,7 @@ import { UNEXPECTED, maskGraphQLError, useBoundedEchoes, yogaLogger } from "./co
 import { AccessCache, accessScope } from "./core/access-cache.js";
 import { useGraphLimits } from "./graphql/limits.js";
 import { useInputChecks } from "./graphql/input.js";
-import { asErrors, boundCloseReasons, forSocket, graphqlWsOperations } from "./graphql/ws.js";
+import { asErrors, boundCloseReasons, forSocket, graphqlWsOperations, peerFaultsAreTheClients } from "./graphql/ws.js";
 import { LiveStreams } from "./graphql/streams.js";
 import { graphiql } from "./graphql/graphiql.js";
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
@@ -260,6 +260,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const wsServer = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, perMessageDeflate: false, maxPayload: config.maxBodyBytes });
   wsServer.on("connection", (socket, req) => {
     boundCloseReasons(socket);
+    peerFaultsAreTheClients(socket);
     front.webSocket(socket, req);
   });
   // Subscriptions share one execution per event among the sockets that would get the same result.

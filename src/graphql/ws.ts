@@ -27,6 +27,23 @@ export function boundCloseReasons(socket: { close(code?: number, reason?: string
   socket.close = (code, reason) => close(code, typeof reason === "string" ? shortReason(reason) : reason);
 }
 
+/**
+ * Keeps ws's errors about what the peer sent — a message past the bound (MAX_BODY_BYTES), a
+ * malformed frame: the codes `WS_ERR_…` — from graphql-ws's listener, which writes each to standard
+ * error as "Internal error emitted on a WebSocket socket. Please check your implementation." and
+ * closes with 1011. They are the client's: ws has closed the socket already with the protocol's
+ * code for it (1009, 1002, 1007), which the socket's log line gives (server/http.ts).
+ */
+export function peerFaultsAreTheClients(socket: { emit(event: string | symbol, ...args: any[]): boolean }): void {
+  const emit = socket.emit.bind(socket);
+  socket.emit = (event, ...args) => (event === "error" && isPeerFault(args[0]) ? true : emit(event, ...args));
+}
+
+function isPeerFault(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("WS_ERR_");
+}
+
 export function shortReason(reason: string): string {
   if (Buffer.byteLength(reason) <= MAX_CLOSE_REASON_BYTES) return reason;
   let cut = "";

@@ -262,8 +262,10 @@ function runSocket(script: { init: unknown; frames: string[]; afterAck: boolean 
     });
     ws.on("close", (code, reason) => {
       clearTimeout(timer);
-      // 1006: terminated by this test's timer (the socket was still open: fine).
-      if (!CLIENT_FAULT_CLOSES.has(code) && code !== 1006) problem = `closed ${code} ${reason.toString().slice(0, 200)} after ${script.frames.map((f) => f.slice(0, 200)).join(" | ")}`;
+      // 1006: terminated by this test's timer (the socket was still open: fine). 1009: a message
+      // past MAX_BODY_BYTES, the client's fault when it sent one.
+      const tooBig = code === 1009 && [JSON.stringify({ type: "connection_init", payload: script.init }) ?? "", ...script.frames].some((m) => Buffer.byteLength(m) > t.config.maxBodyBytes);
+      if (!CLIENT_FAULT_CLOSES.has(code) && code !== 1006 && !tooBig) problem = `closed ${code} ${reason.toString().slice(0, 200)} after ${script.frames.map((f) => f.slice(0, 200)).join(" | ")}`;
       finish();
     });
     ws.on("error", () => undefined);

@@ -1,5 +1,5 @@
 import WebSocket from "ws";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, createSpace, type Admin } from "../helpers/fixtures.js";
 import { shortReason } from "../../src/graphql/ws.js";
@@ -50,9 +50,22 @@ describe("close reasons", () => {
       return { socket, closed };
     };
     const init = (padding: number) => JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}`, padding: "x".repeat(padding) } });
+    // Not the server's fault: nothing says "Internal error" on standard error (graphql-ws did, for each).
+    const errors = vi.spyOn(console, "error");
     const big = await open();
     big.socket.send(init(limit));
     expect(await big.closed).toBe(1009);
+    // A frame whose length field says more than the bound is refused as it starts.
+    const lying = await open();
+    const head = Buffer.alloc(14);
+    head[0] = 0x81;
+    head[1] = 0x80 | 127;
+    head.writeUInt32BE(0, 2);
+    head.writeUInt32BE(limit + 1, 6);
+    (lying.socket as unknown as { _socket: import("node:net").Socket })._socket.write(head);
+    expect(await lying.closed).toBe(1009);
+    expect(errors.mock.calls.map((c) => String(c[0])).filter((m) => /Internal error/.test(m))).toEqual([]);
+    errors.mockRestore();
     // Up to the bound, a message is read as ever.
     const fits = await open();
     fits.socket.send(init(limit - 200));
