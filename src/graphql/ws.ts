@@ -35,8 +35,13 @@ export function boundCloseReasons(socket: { close(code?: number, reason?: string
  * code for it (1009, 1002, 1007), which the socket's log line gives (server/http.ts).
  */
 export function peerFaultsAreTheClients(socket: { emit(event: string | symbol, ...args: any[]): boolean }): void {
-  const emit = socket.emit.bind(socket);
-  socket.emit = (event, ...args) => (event === "error" && isPeerFault(args[0]) ? true : emit(event, ...args));
+  // One function for every socket (nothing allocated per socket): it calls the socket's class's own.
+  socket.emit = emitUnlessPeerFault;
+}
+
+function emitUnlessPeerFault(this: object, event: string | symbol, ...args: unknown[]): boolean {
+  if (event === "error" && isPeerFault(args[0])) return true;
+  return (Object.getPrototypeOf(this) as { emit(event: string | symbol, ...args: unknown[]): boolean }).emit.call(this, event, ...args);
 }
 
 function isPeerFault(err: unknown): boolean {
