@@ -20,7 +20,7 @@ import { UNEXPECTED, maskGraphQLError, useBoundedEchoes, yogaLogger } from "./co
 import { AccessCache, accessScope } from "./core/access-cache.js";
 import { useGraphLimits } from "./graphql/limits.js";
 import { useInputChecks } from "./graphql/input.js";
-import { asErrors, boundCloseReasons, forSocket, graphqlWsOperations, peerFaultsAreTheClients } from "./graphql/ws.js";
+import { asErrors, guardClientFaults, forSocket, graphqlWsOperations } from "./graphql/ws.js";
 import { LiveStreams } from "./graphql/streams.js";
 import { graphiql } from "./graphql/graphiql.js";
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
@@ -259,8 +259,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   // A message is bounded as a request body is (MAX_BODY_BYTES; ws's own bound is 100 MiB): past it, the socket is closed with 1009.
   const wsServer = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, perMessageDeflate: false, maxPayload: config.maxBodyBytes });
   wsServer.on("connection", (socket, req) => {
-    boundCloseReasons(socket);
-    peerFaultsAreTheClients(socket);
+    guardClientFaults(socket);
     front.webSocket(socket, req);
   });
   // Subscriptions share one execution per event among the sockets that would get the same result.

@@ -15,33 +15,41 @@ type Operation = ExecutionArgs & {
 /** Longest close reason a WebSocket may carry, in UTF-8 bytes (RFC 6455 5.5: a control frame's 125, less the code's 2). */
 const MAX_CLOSE_REASON_BYTES = 123;
 
-/**
- * Makes `socket.close` shorten a reason too long for a close frame. graphql-ws writes client
- * data into some reasons (`Subscriber for <id> already exists`, with the operation id as sent):
- * ws refuses a reason over 123 bytes with a RangeError, which graphql-ws turns into 4500
- * "Internal error" — a client's own mistake reported as the server's. The code is kept; the
- * reason is cut at a character boundary and ends with "…".
- */
-export function boundCloseReasons(socket: { close(code?: number, reason?: string | Buffer): void }): void {
-  const close = socket.close.bind(socket);
-  socket.close = (code, reason) => close(code, typeof reason === "string" ? shortReason(reason) : reason);
+/** What of a ws socket `guardClientFaults` replaces: its class's own methods stay underneath. */
+interface Patched {
+  close(code?: number, reason?: string | Buffer): void;
+  emit(event: string | symbol, ...args: any[]): boolean;
 }
 
 /**
- * Keeps ws's errors about what the peer sent — a message past the bound (MAX_BODY_BYTES), a
- * malformed frame: the codes `WS_ERR_…` — from graphql-ws's listener, which writes each to standard
- * error as "Internal error emitted on a WebSocket socket. Please check your implementation." and
- * closes with 1011. They are the client's: ws has closed the socket already with the protocol's
- * code for it (1009, 1002, 1007), which the socket's log line gives (server/http.ts).
+ * Keeps a client's mistakes on a graphql-ws socket from being reported as the server's, with one
+ * pair of functions for every socket (nothing allocated per socket; each calls its class's own):
+ * - `close` shortens a reason too long for a close frame. graphql-ws writes client data into some
+ *   reasons (`Subscriber for <id> already exists`, with the operation id as sent): ws refuses a
+ *   reason over 123 bytes with a RangeError, which graphql-ws turns into 4500 "Internal error".
+ *   The code is kept; the reason is cut at a character boundary and ends with "…".
+ * - `emit` keeps ws's errors about what the peer sent — a message past the bound (MAX_BODY_BYTES),
+ *   a malformed frame: the codes `WS_ERR_…` — from graphql-ws's listener, which writes each to
+ *   standard error as "Internal error emitted on a WebSocket socket. Please check your
+ *   implementation." and closes with 1011. ws has closed the socket already with the protocol's
+ *   code for it (1009, 1002, 1007), which the socket's log line gives (server/http.ts).
  */
-export function peerFaultsAreTheClients(socket: { emit(event: string | symbol, ...args: any[]): boolean }): void {
-  // One function for every socket (nothing allocated per socket): it calls the socket's class's own.
+export function guardClientFaults(socket: Patched): void {
+  socket.close = closeWithShortReason;
   socket.emit = emitUnlessPeerFault;
 }
 
-function emitUnlessPeerFault(this: object, event: string | symbol, ...args: unknown[]): boolean {
+function own(socket: Patched): Patched {
+  return Object.getPrototypeOf(socket) as Patched;
+}
+
+function closeWithShortReason(this: Patched, code?: number, reason?: string | Buffer): void {
+  own(this).close.call(this, code, typeof reason === "string" ? shortReason(reason) : reason);
+}
+
+function emitUnlessPeerFault(this: Patched, event: string | symbol, ...args: unknown[]): boolean {
   if (event === "error" && isPeerFault(args[0])) return true;
-  return (Object.getPrototypeOf(this) as { emit(event: string | symbol, ...args: unknown[]): boolean }).emit.call(this, event, ...args);
+  return own(this).emit.call(this, event, ...args);
 }
 
 function isPeerFault(err: unknown): boolean {
