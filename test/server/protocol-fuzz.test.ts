@@ -29,9 +29,10 @@ vi.setConfig({ testTimeout: 600_000, hookTimeout: 120_000 });
  * documents and variables built from the printed schema (every query and mutation field but the
  * destructive ones, every argument with fitting, hostile or wrongly typed values) sent over
  * POST and GET and as malformed requests; raw HTTP requests with hostile headers; and graphql-ws
- * sockets sending hostile frames. No answer may be a 5xx or a masked "Unexpected error."; a
- * socket is closed only with the protocol's 44xx codes, never 1011/4500; the server keeps
- * serving and stored data reads afterwards.
+ * sockets sending hostile frames, and malformed WebSocket frames beneath them. No answer may be a
+ * 5xx or a masked "Unexpected error."; a socket is closed only with the protocol's 44xx codes (or
+ * 1002/1007/1009 for a malformed or oversized frame), never 1011/4500, and nothing is reported as
+ * an internal error; the server keeps serving and stored data reads afterwards.
  *
  * PROTOCOL_FUZZ_RUNS (requests and sockets, default 1,200) and FUZZ_SEED tune it.
  */
@@ -226,6 +227,35 @@ const frame: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 100, unit: "binary" }), fc.constantFrom("{", "null", "[]", "1", '"x"', '{"__proto__":{"type":"subscribe"}}', "[".repeat(50_000))) },
 );
 
+/** Bytes of a client frame (RFC 6455 5.2): fin, reserved bits, opcode, masked or not, and its payload masked with a fixed key. */
+function frameBytes(f: { fin: boolean; rsv: number; opcode: number; masked: boolean; payload: Uint8Array }): Uint8Array {
+  const length = f.payload.length;
+  const head = [(f.fin ? 0x80 : 0) | (f.rsv << 4) | f.opcode];
+  if (length < 126) head.push((f.masked ? 0x80 : 0) | length);
+  else head.push((f.masked ? 0x80 : 0) | 126, length >> 8, length & 0xff);
+  const key = [0x11, 0x22, 0x33, 0x44];
+  const payload = f.masked ? f.payload.map((b, i) => b ^ key[i % 4]!) : f.payload;
+  return Buffer.concat([Buffer.from(head), Buffer.from(f.masked ? key : []), Buffer.from(payload)]);
+}
+
+/**
+ * Bytes written on the socket beneath the client, past what its library would send: random bytes,
+ * or frames with any fin, reserved bits and opcode (close frames aside: the server would answer
+ * with the code they carry), masked or not, their payload invalid UTF-8 or not.
+ */
+const wireBytes = fc.oneof(
+  fc.uint8Array({ minLength: 1, maxLength: 64 }),
+  fc
+    .record({
+      fin: fc.boolean(),
+      rsv: fc.integer({ min: 0, max: 7 }),
+      opcode: fc.integer({ min: 0, max: 15 }).filter((op) => op !== 8),
+      masked: fc.integer({ min: 0, max: 3 }).map((n) => n > 0),
+      payload: fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.constantFrom(Uint8Array.of(0xff, 0xfe), Uint8Array.of(0xc0, 0x80), Uint8Array.of(0xed, 0xa0, 0x80))),
+    })
+    .map(frameBytes),
+);
+
 const socketScript = fc.record({
   init: fc.oneof(
     { weight: 4, arbitrary: fc.constant<unknown>("token") },
@@ -235,12 +265,18 @@ const socketScript = fc.record({
   ),
   frames: fc.array(frame, { minLength: 1, maxLength: 5 }),
   afterAck: fc.integer({ min: 0, max: 9 }).map((n) => n < 8),
+  wire: fc.option(wireBytes, { freq: 3 }),
 });
 
 /** Close codes graphql-ws and this server use for a client's fault (or a normal end). */
 const CLIENT_FAULT_CLOSES = new Set([1000, 1005, 4008, 4400, 4401, 4403, 4406, 4408, 4409, 4429, 4413]);
 
-function runSocket(script: { init: unknown; frames: string[]; afterAck: boolean }): Promise<string | null> {
+type SocketScript = { init: unknown; frames: string[]; afterAck: boolean; wire: Uint8Array | null };
+
+/** What the server sent a socket when the client broke the protocol (ws's codes: protocol error, bad UTF-8, too big). */
+const PROTOCOL_CLOSES = new Set([1002, 1007, 1009]);
+
+function runSocket(script: SocketScript): Promise<string | null> {
   return new Promise((resolve) => {
     const ws = new WebSocket(t.url.replace(/^http/, "ws") + "/graphql", "graphql-transport-ws");
     let problem: string | null = null;
@@ -248,6 +284,7 @@ function runSocket(script: { init: unknown; frames: string[]; afterAck: boolean 
     const timer = setTimeout(() => ws.terminate(), 1_500);
     const sendFrames = () => {
       for (const f of script.frames) ws.send(f);
+      if (script.wire) (ws as unknown as { _socket: import("node:net").Socket })._socket.write(script.wire);
     };
     ws.on("open", () => {
       if (script.init === "token") ws.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}` } }));
@@ -265,7 +302,8 @@ function runSocket(script: { init: unknown; frames: string[]; afterAck: boolean 
       // 1006: terminated by this test's timer (the socket was still open: fine). 1009: a message
       // past MAX_BODY_BYTES, the client's fault when it sent one.
       const tooBig = code === 1009 && [JSON.stringify({ type: "connection_init", payload: script.init }) ?? "", ...script.frames].some((m) => Buffer.byteLength(m) > t.config.maxBodyBytes);
-      if (!CLIENT_FAULT_CLOSES.has(code) && code !== 1006 && !tooBig) problem = `closed ${code} ${reason.toString().slice(0, 200)} after ${script.frames.map((f) => f.slice(0, 200)).join(" | ")}`;
+      const brokeProtocol = !!script.wire && PROTOCOL_CLOSES.has(code);
+      if (!CLIENT_FAULT_CLOSES.has(code) && code !== 1006 && !tooBig && !brokeProtocol) problem = `closed ${code} ${reason.toString().slice(0, 200)} after ${script.frames.map((f) => f.slice(0, 200)).join(" | ")}`;
       finish();
     });
     ws.on("error", () => undefined);
@@ -274,7 +312,7 @@ function runSocket(script: { init: unknown; frames: string[]; afterAck: boolean 
 
 // ─── The property ────────────────────────────────────────────────────────────────────────────
 
-type Probe = { kind: "graphql"; call: HttpCall; what: string } | { kind: "raw"; request: RawRequest } | { kind: "ws"; script: { init: unknown; frames: string[]; afterAck: boolean } };
+type Probe = { kind: "graphql"; call: HttpCall; what: string } | { kind: "raw"; request: RawRequest } | { kind: "ws"; script: SocketScript };
 
 function graphqlProbes(): fc.Arbitrary<Probe> {
   const fields: fc.Arbitrary<GraphQLCall>[] = [];
@@ -349,6 +387,8 @@ describe("hostile input on the GraphQL, header and graphql-ws faces", () => {
     process.on("unhandledRejection", onUnhandled);
     // No answer is a 5xx, so nothing the server logs as an error is right.
     const logged = errorsLogged();
+    // graphql-ws writes what it takes for the server's own fault to standard error.
+    const stderr = vi.spyOn(console, "error");
     const started = Date.now();
     const details = await fc.check(
       fc.asyncProperty(fc.array(probes, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
@@ -372,6 +412,9 @@ describe("hostile input on the GraphQL, header and graphql-ws faces", () => {
     );
     process.off("unhandledRejection", onUnhandled);
     logged.stop();
+    const internal = stderr.mock.calls.map((c) => String(c[0])).filter((m) => /Internal error/.test(m));
+    stderr.mockRestore();
+    expect(internal, "graphql-ws reported a client's input as an internal error").toEqual([]);
     expect(unhandled).toEqual([]);
     if (details.failed) throw new Error(`FUZZ_SEED=${details.seed} reproduces it:\n${[...new Set(found)].slice(0, 20).join("\n")}`);
     expect(logged.lines, "logged as errors while answering generated requests").toEqual([]);
