@@ -1,0 +1,315 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort } from "../test/helpers/ports.js";
+import { freshPostgres } from "../test/helpers/postgres.js";
+
+/**
+ * Restarts as an operator makes them: `npm start` on a data folder (or a PostgreSQL database) that
+ * already holds an organization, spaces and content, timed from the moment `npm start` is run
+ * (npm's own start-up included) to:
+ * - the server's "listening" line on its standard output;
+ * - the first 200 of `/readyz` (the database answers);
+ * - the first 200 of an authenticated `GET /v1/spaces/{id}` (a real answer, token and row read).
+ * With the CPU time the server's process used by then (Linux: /proc/<pid>/stat, all its threads).
+ * BENCH_RESTARTS restarts after a clean stop (SIGTERM, 5), then BENCH_CRASH_RESTARTS (2) after the
+ * server was killed (SIGKILL) while a client was writing: the embedded database replays its log.
+ * The data: BENCH_RESTART_SPACES spaces (200), each with a page edited once. Target (issue: speed):
+ * a restart on an existing data folder answers in under 2 s. Embedded database by default,
+ * PostgreSQL with DATABASE_URL (a fresh database next to it; no Redis).
+ *
+ *   npm run bench -- restart
+ */
+export async function restarts() {
+  const cleanRuns = int("BENCH_RESTARTS", 5);
+  const crashRuns = int("BENCH_CRASH_RESTARTS", 2);
+  const spaces = int("BENCH_RESTART_SPACES", 200);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOST: "127.0.0.1",
+    PORT: String(await freePort()),
+    LOG_LEVEL: "info",
+    LOG_FORMAT: "json",
+    RATE_LIMIT_PER_MINUTE: "0",
+    REDIS_URL: "",
+  };
+  const cleanups: (() => Promise<unknown>)[] = [];
+  try {
+    if (process.env.DATABASE_URL) {
+      const db = await freshPostgres(process.env.DATABASE_URL, "bench");
+      cleanups.push(db.drop);
+      env.DATABASE_URL = db.url;
+    } else {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-restart-"));
+      cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+      env.DATA_DIR = dataDir;
+      env.DATABASE_URL = "";
+    }
+    const where = env.DATABASE_URL ? "PostgreSQL (a fresh database)" : "embedded (PGlite), a new data folder";
+    console.log(`database: ${where}; ${spaces} spaces with a page each; timed from \`npm start\` (npm's own start included)`);
+
+    // The first start creates the database (or its schema) and applies the migrations.
+    let server = await Server.start(env);
+    cleanups.push(() => server.stop());
+    const first = await server.ready();
+    const seeded = await seed(env, server, spaces);
+    console.log(`  first start (a new database): ${line(first)}`);
+    await server.stop();
+    if (env.DATA_DIR) console.log(`  data folder: ${(folderBytes(env.DATA_DIR) / 1e6).toFixed(0)} MB`);
+
+    const clean: Timing[] = [];
+    for (let i = 0; i < cleanRuns; i++) {
+      server = await Server.start(env);
+      const t = await server.ready(seeded);
+      clean.push(t);
+      console.log(`  restart after a clean stop: ${line(t)}`);
+      await server.stop();
+    }
+    const crashed: Timing[] = [];
+    for (let i = 0; i < crashRuns; i++) {
+      server = await Server.start(env);
+      await server.ready(seeded);
+      // Writes under way when the process is killed: the next start replays what was acknowledged.
+      const writing = writeUntilKilled(server.url, seeded);
+      await sleep(500);
+      await server.kill();
+      const acknowledged = await writing;
+      server = await Server.start(env);
+      const t = await server.ready(seeded);
+      crashed.push(t);
+      console.log(`  restart after SIGKILL during writes (${acknowledged} acknowledged): ${line(t)}`);
+      await server.stop();
+    }
+
+    const all = [...clean, ...crashed];
+    if (all.length) {
+      const worst = (key: keyof Timing) => Math.max(...all.map((t) => t[key]));
+      const median = (key: keyof Timing) => percentile(all.map((t) => t[key]).sort((a, b) => a - b), 50);
+      console.log(
+        `restarts (${all.length}): listening median ${ms(median("listening"))}, slowest ${ms(worst("listening"))}; ` +
+          `first answer median ${ms(median("answer"))}, slowest ${ms(worst("answer"))}; CPU median ${(median("cpuMs") / 1000).toFixed(1)} s`,
+      );
+      console.log(`target: a restart answers in under 2 s — slowest first answer ${ms(worst("answer"))} ${worst("answer") < 2000 ? "✓" : "✗"}`);
+    }
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => console.error(err));
+  }
+}
+
+interface Timing {
+  /** From `npm start` to the "listening" line, ms. */
+  listening: number;
+  /** …to the first 200 of /readyz. */
+  ready: number;
+  /** …to the first 200 of an authenticated GET /v1/spaces/{id} (when there is a token yet; else /readyz). */
+  answer: number;
+  /** CPU time of the server's process by its first answer (all threads), ms. */
+  cpuMs: number;
+}
+
+interface Seeded {
+  token: string;
+  spaceId: string;
+  pages: { space: string; page: string }[];
+}
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** A server started as an operator does: `npm start` in the project's folder. */
+class Server {
+  private lines: string[] = [];
+  private listeningAt: number | undefined;
+  private pid: number | undefined;
+
+  private constructor(
+    private child: ChildProcess,
+    private started: number,
+    readonly url: string,
+  ) {}
+
+  static async start(env: NodeJS.ProcessEnv): Promise<Server> {
+    const started = performance.now();
+    const child = spawn("npm", ["start", "--silent"], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
+    const server = new Server(child, started, `http://127.0.0.1:${env.PORT}`);
+    let partial = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      const text = partial + chunk.toString();
+      const lines = text.split("\n");
+      partial = lines.pop()!;
+      for (const l of lines) server.note(l);
+    });
+    return server;
+  }
+
+  private note(raw: string) {
+    this.lines.push(raw);
+    if (this.lines.length > 50) this.lines.shift();
+    let entry: { msg?: string; pid?: number };
+    try {
+      entry = JSON.parse(raw);
+    } catch {
+      return;
+    }
+    this.pid ??= entry.pid;
+    if (this.listeningAt === undefined && entry.msg?.includes(" listening on ")) this.listeningAt = performance.now();
+  }
+
+  /** Waits for the listening line, /readyz and (with `seeded`) the first authenticated answer. */
+  async ready(seeded?: Seeded): Promise<Timing> {
+    const deadline = Date.now() + 120_000;
+    const until = async (ok: () => Promise<boolean>) => {
+      while (!(await ok())) {
+        if (this.child.exitCode !== null) throw new Error(`The server exited with code ${this.child.exitCode} while starting:\n${this.lines.join("\n")}`);
+        if (Date.now() > deadline) throw new Error("The server did not answer within 120 s.");
+        await sleep(5);
+      }
+      return performance.now() - this.started;
+    };
+    const ready = await until(() => fetch(`${this.url}/readyz`).then((r) => (r.body?.cancel(), r.ok), () => false));
+    const answer = seeded
+      ? await until(() =>
+          fetch(`${this.url}/v1/spaces/${seeded.spaceId}`, { headers: { authorization: `Bearer ${seeded.token}` } }).then(
+            (r) => (r.body?.cancel(), r.ok),
+            () => false,
+          ),
+        )
+      : ready;
+    const cpuMs = cpuOf(this.pid);
+    await until(async () => this.listeningAt !== undefined);
+    return { listening: this.listeningAt! - this.started, ready, answer, cpuMs };
+  }
+
+  stop(): Promise<void> {
+    return ended(this.child, "SIGTERM");
+  }
+
+  /** SIGKILL to the server's own process (npm's child runs it: `exec node …`); npm then exits by itself. */
+  async kill(): Promise<void> {
+    if (!this.pid) throw new Error("The server's process id is not known (no log line yet).");
+    process.kill(this.pid, "SIGKILL");
+    // npm reaps its child and exits: signalling npm too soon could leave the child unreaped, its
+    // process id still taken, and the next start would find the data folder held.
+    await ended(this.child, null);
+  }
+}
+
+/** Resolves once `child` exited, after `signal` (none: it exits by itself); SIGKILL after 15 s. */
+function ended(child: ChildProcess, signal: NodeJS.Signals | null): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    child.once("exit", () => (clearTimeout(timer), resolve()));
+    if (signal) child.kill(signal);
+  });
+}
+
+/** CPU time (user + system, all threads) of process `pid` so far, ms; NaN where /proc is not there. */
+function cpuOf(pid: number | undefined): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // Fields 14 and 15 of stat (utime, stime), in clock ticks (100 a second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The first user, organization and token (`npm run admin -- bootstrap`), then the spaces and a page edit each. */
+async function seed(env: NodeJS.ProcessEnv, server: Server, spaces: number): Promise<Seeded> {
+  const boot = await admin(env, ["bootstrap", "--email", "restart@example.com", "--org", "Restart"]);
+  const call = client(server.url, boot.token);
+  const pages: Seeded["pages"] = [];
+  let spaceId = "";
+  for (let i = 0; i < spaces; i++) {
+    const space = await call("POST", `/v1/orgs/${boot.organization}/spaces`, { title: `Space ${i}` });
+    spaceId ||= space.id;
+    const page = await call("POST", `/v1/spaces/${space.id}/content/pages`, { title: `Page ${i}`, markdown: `# Page ${i}\n\nText of page ${i}.` });
+    pages.push({ space: space.id, page: page.id });
+    await call("PATCH", `/v1/spaces/${space.id}/content/page/${page.id}`, { markdown: `# Page ${i}\n\nEdited text of page ${i}.` });
+  }
+  return { token: boot.token, spaceId, pages };
+}
+
+/** Page edits one after another until the server stops answering; how many were acknowledged. */
+async function writeUntilKilled(url: string, seeded: Seeded): Promise<number> {
+  const call = client(url, seeded.token);
+  let acknowledged = 0;
+  for (let i = 0; ; i++) {
+    const { space, page } = seeded.pages[i % seeded.pages.length]!;
+    try {
+      await call("PATCH", `/v1/spaces/${space}/content/page/${page}`, { markdown: `# Edit ${i}\n\nText.` });
+      acknowledged++;
+    } catch {
+      return acknowledged;
+    }
+  }
+}
+
+function admin(env: NodeJS.ProcessEnv, args: string[]): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["scripts/run.mjs", "src/cli/admin.ts", ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`admin ${args[0]} failed (${code}): ${err}`));
+      resolve(JSON.parse(out.trim().split("\n").at(-1)!));
+    });
+  });
+}
+
+function client(base: string, token: string) {
+  return async (method: string, p: string, body?: unknown): Promise<any> => {
+    const res = await fetch(base + p, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+}
+
+function folderBytes(dir: string): number {
+  let total = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += fs.statSync(path.join(entry.parentPath, entry.name)).size;
+  }
+  return total;
+}
+
+function line(t: Timing): string {
+  return `listening ${ms(t.listening)}, /readyz ${ms(t.ready)}, first answer ${ms(t.answer)}, ${(t.cpuMs / 1000).toFixed(1)} s of CPU`;
+}
+
+function ms(v: number): string {
+  return `${Math.round(v)} ms`;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+function int(name: string, fallback: number): number {
+  const v = Number(process.env[name]);
+  return Number.isInteger(v) && v >= 0 ? v : fallback;
+}
+
+function sleep(ms: number) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  restarts().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
