@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { freePort } from "../test/helpers/ports.js";
 import { freshPostgres } from "../test/helpers/postgres.js";
+import { admin, client, ended, int, percentile, root, sleep } from "./common.js";
 
 /**
  * Restarts as an operator makes them: `npm start` on a data folder (or a PostgreSQL database) that
@@ -115,8 +115,6 @@ interface Seeded {
   pages: { space: string; page: string }[];
 }
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-
 /** A server started as an operator does: `npm start` in the project's folder. */
 class Server {
   private lines: string[] = [];
@@ -195,16 +193,6 @@ class Server {
   }
 }
 
-/** Resolves once `child` exited, after `signal` (none: it exits by itself); SIGKILL after 15 s. */
-function ended(child: ChildProcess, signal: NodeJS.Signals | null): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-    child.once("exit", () => (clearTimeout(timer), resolve()));
-    if (signal) child.kill(signal);
-  });
-}
-
 /** CPU time (user + system, all threads) of process `pid` so far, ms; NaN where /proc is not there. */
 function cpuOf(pid: number | undefined): number {
   try {
@@ -248,33 +236,6 @@ async function writeUntilKilled(url: string, seeded: Seeded): Promise<number> {
   }
 }
 
-function admin(env: NodeJS.ProcessEnv, args: string[]): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["scripts/run.mjs", "src/cli/admin.ts", ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (err += d));
-    child.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`admin ${args[0]} failed (${code}): ${err}`));
-      resolve(JSON.parse(out.trim().split("\n").at(-1)!));
-    });
-  });
-}
-
-function client(base: string, token: string) {
-  return async (method: string, p: string, body?: unknown): Promise<any> => {
-    const res = await fetch(base + p, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
-}
-
 function folderBytes(dir: string): number {
   let total = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
@@ -289,19 +250,6 @@ function line(t: Timing): string {
 
 function ms(v: number): string {
   return `${Math.round(v)} ms`;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-function int(name: string, fallback: number): number {
-  const v = Number(process.env[name]);
-  return Number.isInteger(v) && v >= 0 ? v : fallback;
-}
-
-function sleep(ms: number) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

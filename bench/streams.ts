@@ -3,9 +3,9 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { freePort } from "../test/helpers/ports.js";
 import { freshPostgres } from "../test/helpers/postgres.js";
+import { admin, client, ended, int, percentile, root, sleep } from "./common.js";
 
 /**
  * Live streams as a dashboard sees them. The gateway runs as its own process (two, on PostgreSQL
@@ -107,7 +107,6 @@ interface SpacePage {
   page: string;
 }
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 async function startMinimal(): Promise<Target> {
   // The node options of the gateway (npm start's), so that both servers run on the same runtime settings.
@@ -124,7 +123,7 @@ async function startMinimal(): Promise<Target> {
     cpuSeconds: async () => (await request(child, { cmd: "cpu" }, "cpu")).seconds,
     mainThread: mainThreadOf(child.pid),
     pids: [child.pid],
-    stop: () => stopChild(child),
+    stop: () => ended(child),
   };
 }
 
@@ -228,7 +227,7 @@ async function startGatewayProcess(env: NodeJS.ProcessEnv): Promise<{ url: strin
     if (Date.now() > deadline) throw new Error("The gateway was not ready within 180 s.");
     await sleep(200);
   }
-  return { url, pid: child.pid, stop: () => ((stopping = true), stopChild(child)) };
+  return { url, pid: child.pid, stop: () => ((stopping = true), ended(child)) };
 }
 
 /** Milliseconds a thread has run on a core, and waited for one while it was runnable (the kernel's run queue). */
@@ -268,34 +267,6 @@ function mainThreadOf(pid: number | undefined): (() => ThreadTimes | undefined) 
     } catch {
       return undefined; // the process ended
     }
-  };
-}
-
-/** Runs an admin command (`npm run admin -- …`) against the gateway's database; returns its last line, parsed. */
-function admin(env: NodeJS.ProcessEnv, args: string[]): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["scripts/run.mjs", "src/cli/admin.ts", ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (err += d));
-    child.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`admin ${args[0]} failed (${code}): ${err}`));
-      resolve(JSON.parse(out.trim().split("\n").at(-1)!));
-    });
-  });
-}
-
-function client(base: string, token: string) {
-  return async (method: string, p: string, body?: unknown): Promise<any> => {
-    const res = await fetch(base + p, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : undefined;
   };
 }
 
@@ -797,7 +768,7 @@ class SubscriberGroup {
 
   async close() {
     await Promise.all(this.children.map((c) => request(c, { cmd: "close" }, "closed").catch(() => undefined)));
-    await Promise.all(this.children.map((c) => stopChild(c)));
+    await Promise.all(this.children.map((c) => ended(c)));
   }
 }
 
@@ -978,25 +949,8 @@ function now() {
   return performance.timeOrigin + performance.now();
 }
 
-function sleep(ms: number) {
-  return new Promise((r) => setTimeout(r, Math.max(0, ms)));
-}
-
-function int(name: string, fallback: number): number {
-  const v = process.env[name];
-  if (v === undefined || v === "") return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`);
-  return n;
-}
-
 function sum(list: any[], field: string): number {
   return list.reduce((s, x) => s + (x[field] as number), 0);
-}
-
-function percentile(sorted: number[], q: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((q / 100) * sorted.length) - 1)]!;
 }
 
 /** Milliseconds of several percentiles, as `p50/p90/p99 ms`. */
@@ -1058,15 +1012,6 @@ function request<T = any>(child: ChildProcess, cmd: Record<string, unknown>, kin
   const answer = nextMessage<T>(child, kind);
   child.send(cmd);
   return answer;
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-    child.once("exit", () => (clearTimeout(timer), resolve()));
-    child.kill("SIGTERM");
-  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
