@@ -1,10 +1,11 @@
 import dns from "node:dns";
 import net from "node:net";
 import ipaddr from "ipaddr.js";
-import { Agent, buildConnector } from "undici";
+import type { Agent, buildConnector as BuildConnector } from "undici";
 import type { Config } from "../config.js";
 import { badInput } from "./errors.js";
 import { readsOutsideDatabase } from "./request-reads.js";
+import { lazy } from "./lazy.js";
 
 /**
  * Requests the server makes to addresses its users choose — website imports, OpenAPI sources,
@@ -64,11 +65,16 @@ function refused(host: string, address: string): Error {
 }
 
 const agents = new Map<string, Agent>();
+/** undici (the pool and connector below), loaded by the first outbound request rather than at start. */
+const undici = lazy(() => import("undici"));
 
 /** The connection pool of outbound requests under the configured policy (one per policy). */
-export function outboundDispatcher(config: Pick<Config, "outboundAllowedNetworks">): Agent {
+async function outboundDispatcher(config: Pick<Config, "outboundAllowedNetworks">): Promise<Agent> {
   const key = config.outboundAllowedNetworks.join(",");
   let agent = agents.get(key);
+  if (agent) return agent;
+  const { Agent, buildConnector } = await undici();
+  agent = agents.get(key);
   if (agent) return agent;
   const networks = networksOf(config.outboundAllowedNetworks);
   const lookup = ((hostname: string, options: dns.LookupOptions, callback: (...args: any[]) => void) => {
@@ -80,7 +86,7 @@ export function outboundDispatcher(config: Pick<Config, "outboundAllowedNetworks
       callback(null, address, family);
     });
   }) as unknown as net.LookupFunction;
-  const connector = buildConnector({ lookup } as buildConnector.BuildOptions);
+  const connector = buildConnector({ lookup } as BuildConnector.BuildOptions);
   agent = new Agent({
     connect: (opts, callback) => {
       const host = opts.hostname.replace(/^\[|\]$/g, "");
@@ -94,9 +100,9 @@ export function outboundDispatcher(config: Pick<Config, "outboundAllowedNetworks
 }
 
 /** fetch() under the outbound policy. An answer made with what it fetched is not kept by the response cache. */
-export function outboundFetch(config: Pick<Config, "outboundAllowedNetworks">, url: string | URL, init: RequestInit = {}): Promise<Response> {
+export async function outboundFetch(config: Pick<Config, "outboundAllowedNetworks">, url: string | URL, init: RequestInit = {}): Promise<Response> {
   readsOutsideDatabase();
-  return fetch(url, { ...init, dispatcher: outboundDispatcher(config) } as RequestInit);
+  return fetch(url, { ...init, dispatcher: await outboundDispatcher(config) } as RequestInit);
 }
 
 /**

@@ -3,6 +3,7 @@ import { promisify } from "node:util";
 import Negotiator from "negotiator";
 import { COMPRESS_FROM, compressible } from "./compression.js";
 import { Answer, etagOf, notModified } from "./answers.js";
+import { lazy } from "../core/lazy.js";
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
@@ -34,18 +35,12 @@ interface Made {
  * anonymous caller, within the rate limit a core's worth for a few clients.
  */
 export function fixedAnswer(make: () => Buffer | string | Promise<Buffer | string>, headers: Record<string, string>): (request: Request) => Promise<Response> {
-  let making: Promise<Made> | undefined;
+  // Made once, by the first request (those arriving meanwhile wait for it); a failure is not
+  // kept: the next request makes it again.
+  const making = lazy(() => Promise.resolve().then(make).then(prepare));
   const codes = compressible(headers["content-type"]);
   return async (request) => {
-    // Made once, by the first request (those arriving meanwhile wait for it); a failure is not
-    // kept: the next request makes it again.
-    const made = await (making ??= Promise.resolve()
-      .then(make)
-      .then(prepare)
-      .catch((err: unknown) => {
-        making = undefined;
-        throw err;
-      }));
+    const made = await making();
     const common = { ...headers, etag: made.etag, vary: "Accept-Encoding" };
     const unchanged = notModified(request, made.etag, common);
     if (unchanged) return unchanged;

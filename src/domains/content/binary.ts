@@ -3,8 +3,11 @@ import { notFound } from "../../core/errors.js";
 import { rawRoute, type RawRoute } from "../../rest/raw-routes.js";
 import { requireSpace } from "../spaces/spaces.access.js";
 import { readScope, scopeRevision } from "./revisions.js";
-import { renderPdf } from "./pdf.js";
 import { entry } from "./model.js";
+import { lazy } from "../../core/lazy.js";
+
+/** PDF rendering (pdf-lib), loaded by the first export. */
+const pdf = lazy(() => import("./pdf.js"));
 
 /**
  * The content routes that answer bytes rather than JSON, served beside the /v1 graph routes as
@@ -57,7 +60,7 @@ async function servePdf(ctx: Context, spaceId: string, changeRequestId: string, 
   if (pageId && !entry(content.pages, pageId)) throw notFound(`Page "${pageId}"`);
   const cr = scope.changeRequest!;
   const title = `${scope.space.title} — #${cr.number}${cr.subject ? ` ${cr.subject}` : ""}`;
-  const bytes = await renderPdf(content, { title, pageId });
+  const bytes = await (await pdf()).renderPdf(content, { title, pageId });
   return new Response(bytes as unknown as BodyInit, {
     status: 200,
     headers: {

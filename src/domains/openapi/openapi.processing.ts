@@ -2,8 +2,11 @@ import type { PrismaClient } from "../../generated/prisma/client.js";
 import type { Config } from "../../config.js";
 import { newId } from "../../core/ids.js";
 import { fetchSource, ProcessError } from "./openapi.fetch.js";
-import { parseDocument, validateDocument } from "./openapi.document.js";
+import { lazy } from "../../core/lazy.js";
 import { log } from "../../core/logger.js";
+
+/** Parsing and validating a document (yaml, @readme/openapi-parser), loaded by the first spec processed. */
+const documents = lazy(() => import("./openapi.document.js"));
 
 /**
  * Background processing of OpenAPI specs: fetch the source URL (bounded in time and size), parse
@@ -74,6 +77,7 @@ class Processor {
           maxBytes: config.openApiMaxBytes,
           signal: this.closing.signal,
         });
+        const { parseDocument, validateDocument } = await documents();
         const parsed = parseDocument(text);
         await validateDocument(parsed.document);
         outcome = { fileName: parsed.fileName, text };

@@ -1,8 +1,11 @@
 import type { Services } from "../../core/context.js";
 import { badInput, notFound } from "../../core/errors.js";
 import { rawRoute, readBodyBytes, type RawRoute } from "../../rest/raw-routes.js";
-import { authorizeUrl, serviceMetadata, verifySamlResponse } from "./sso.saml.js";
+import { lazy } from "../../core/lazy.js";
 import { signInWithSaml } from "./sso.service.js";
+
+/** SAML (node-saml, xmldom), loaded by the first sign-in or metadata request. */
+const saml = lazy(() => import("./sso.saml.js"));
 
 /**
  * The unauthenticated SAML endpoints of every provider, raw routes (src/rest/raw-routes.ts) with
@@ -46,7 +49,7 @@ export const samlRoutes: RawRoute[] = [
     rateLimited: true,
     async handler(services, { providerId }, _request, url) {
       const provider = await activeProvider(services, providerId);
-      const location = await authorizeUrl(provider, services.config, url.searchParams.get("RelayState"));
+      const location = await (await saml()).authorizeUrl(provider, services.config, url.searchParams.get("RelayState"));
       return new Response(null, { status: 302, headers: { location, "cache-control": "no-store" } });
     },
   }),
@@ -57,7 +60,7 @@ export const samlRoutes: RawRoute[] = [
     rateLimited: true,
     async handler(services, { providerId }, request) {
       const provider = await activeProvider(services, providerId);
-      const identity = await verifySamlResponse(provider, services.config, await readSamlResponse(services, request));
+      const identity = await (await saml()).verifySamlResponse(provider, services.config, await readSamlResponse(services, request));
       const session = await signInWithSaml(services, provider, identity);
       return new Response(JSON.stringify(session), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
     },
@@ -69,7 +72,7 @@ export const samlRoutes: RawRoute[] = [
     rateLimited: true,
     async handler(services, { providerId }) {
       const provider = await activeProvider(services, providerId);
-      return new Response(serviceMetadata(provider, services.config), { headers: { "content-type": "application/samlmetadata+xml; charset=utf-8" } });
+      return new Response((await saml()).serviceMetadata(provider, services.config), { headers: { "content-type": "application/samlmetadata+xml; charset=utf-8" } });
     },
   }),
 ];

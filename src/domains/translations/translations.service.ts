@@ -1,4 +1,3 @@
-import tags from "language-tags";
 import type { Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { requireMembership, requireOrgRole } from "../../core/access.js";
@@ -7,6 +6,7 @@ import { badInput, notFound } from "../../core/errors.js";
 import { checkLength } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
 import { EDIT_ROLE } from "./translations.policy.js";
+import { lazy } from "../../core/lazy.js";
 
 export const TITLE_MAX = 100;
 export const LANGUAGES_MAX = 200;
@@ -19,12 +19,16 @@ function checkTitle(value: string | null | undefined): string {
   return title;
 }
 
+/** The IANA language subtag registry (language-tags), loaded by the first check. */
+const languageTags = lazy(async () => (await import("language-tags")).default);
+
 /**
  * Language codes must be valid BCP 47 tags known to the IANA registry (en, fr-CA, zh-Hant-TW…);
  * they are stored in their canonical case (en-us → en-US), without duplicates, in the order given.
  */
-export function checkLanguages(values: readonly string[]): string[] {
+export async function checkLanguages(values: readonly string[]): Promise<string[]> {
   if (values.length > LANGUAGES_MAX) throw badInput(`languages must hold at most ${LANGUAGES_MAX} codes (got ${values.length}).`);
+  const tags = await languageTags();
   const out: string[] = [];
   values.forEach((raw, i) => {
     const code = typeof raw === "string" ? raw.trim() : "";
@@ -67,7 +71,7 @@ export interface TranslationInput {
 export async function createTranslations(ctx: Context, organizationId: string, input: TranslationInput) {
   await requireOrgRole(ctx, organizationId, EDIT_ROLE, "create translation settings");
   const title = checkTitle(input.title);
-  const languages = input.languages ? checkLanguages(input.languages) : [];
+  const languages = input.languages ? await checkLanguages(input.languages) : [];
   return ctx.prisma.translationSettings.create({
     data: { id: newId("TranslationSettings"), organizationId, title, languages },
   });
@@ -79,7 +83,7 @@ export async function updateTranslations(ctx: Context, organizationId: string, t
   const title = checkTitle(input.title);
   const data: P.TranslationSettingsUpdateInput = { title };
   if (input.languages === null) data.languages = [];
-  else if (input.languages !== undefined) data.languages = checkLanguages(input.languages);
+  else if (input.languages !== undefined) data.languages = await checkLanguages(input.languages);
   await findSettings(ctx, organizationId, translationSettingsId);
   return ctx.prisma.translationSettings.update({ where: { id: translationSettingsId }, data });
 }
