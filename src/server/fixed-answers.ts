@@ -15,8 +15,8 @@ type Coding = (typeof CODINGS)[number];
 interface Made {
   bytes: Buffer;
   etag: string;
-  /** Each coding's bytes, made once when first asked. */
-  coded: Partial<Record<Coding, Promise<Buffer>>>;
+  /** Each coding's bytes, made once when first asked (a coding that failed is made again by the next request asking for it). */
+  coded: Record<Coding, () => Promise<Buffer>>;
 }
 
 /**
@@ -46,19 +46,14 @@ export function fixedAnswer(make: () => Buffer | string | Promise<Buffer | strin
     if (unchanged) return unchanged;
     const coding = codes && made.bytes.length >= COMPRESS_FROM ? negotiated(request) : undefined;
     if (!coding) return new Answer(made.bytes as BodyInit, { headers: common });
-    const coded = made.coded;
-    // A coding that failed is not kept: the next request asking for it tries again.
-    const bytes = await (coded[coding] ??= encode(made.bytes, coding).catch((err) => {
-      delete coded[coding];
-      throw err;
-    }));
+    const bytes = await made.coded[coding]();
     return new Answer(bytes as BodyInit, { headers: { ...common, "content-encoding": coding } });
   };
 }
 
 function prepare(content: Buffer | string): Made {
   const bytes = typeof content === "string" ? Buffer.from(content) : content;
-  return { bytes, etag: etagOf(bytes), coded: {} };
+  return { bytes, etag: etagOf(bytes), coded: { br: lazy(() => encode(bytes, "br")), gzip: lazy(() => encode(bytes, "gzip")) } };
 }
 
 function encode(bytes: Buffer, coding: Coding): Promise<Buffer> {
