@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** Helpers the benchmarks that run the server as its own process share (streams.ts, restart.ts). */
 
@@ -63,4 +63,19 @@ export function int(name: string, fallback: number): number {
 export function percentile(sorted: number[], q: number): number {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((q / 100) * sorted.length) - 1)]!;
+}
+
+/**
+ * Runs `run` when the module at `moduleUrl` is the program itself (`npx tsx bench/streams.ts`), not
+ * imported by bench/run.ts: exits 0 after it, or prints its error and exits 1.
+ */
+export function runWhenMain(moduleUrl: string, run: () => Promise<unknown>): void {
+  if (moduleUrl !== pathToFileURL(process.argv[1] ?? "").href) return;
+  run().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

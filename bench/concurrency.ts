@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { freshPostgres } from "../test/helpers/postgres.js";
+import { runWhenMain } from "./common.js";
 import { loadConfig } from "../src/config.js";
 import { createGateway } from "../src/server.js";
 import { runAdminCommand } from "../src/cli/commands.js";
@@ -171,7 +171,4 @@ async function lostConnections(
   console.log(`lost connections (${killed} backends terminated in ${seconds} s): GET space ${spread(reads)}; PATCH page ${spread(writes)}; ${retryAfter} answers 503 with Retry-After`);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  await concurrencyFigures();
-  process.exit(0);
-}
+runWhenMain(import.meta.url, concurrencyFigures);

@@ -5,6 +5,7 @@ import http from "node:http";
 import { Worker } from "node:worker_threads";
 import { Agent, fetch as undiciFetch } from "undici";
 import { freshPostgres } from "../test/helpers/postgres.js";
+import { runWhenMain } from "./common.js";
 import { loadConfig, type Config } from "../src/config.js";
 import { createGateway, type Gateway } from "../src/server.js";
 import { runAdminCommand } from "../src/cli/commands.js";
@@ -416,7 +417,4 @@ function load(opts: { url: string; paths?: string[]; method?: string; headers?: 
   });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  await requestPath();
-  process.exit(0);
-}
+runWhenMain(import.meta.url, requestPath);

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { freePort } from "../test/helpers/ports.js";
 import { freshPostgres } from "../test/helpers/postgres.js";
-import { admin, client, ended, int, percentile, root, sleep } from "./common.js";
+import { admin, client, ended, int, percentile, root, runWhenMain, sleep } from "./common.js";
 
 /**
  * Live streams as a dashboard sees them. The gateway runs as its own process (two, on PostgreSQL
@@ -1014,12 +1014,4 @@ function request<T = any>(child: ChildProcess, cmd: Record<string, unknown>, kin
   return answer;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  liveStreams().then(
-    () => process.exit(0),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(import.meta.url, liveStreams);
