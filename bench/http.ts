@@ -17,13 +17,15 @@ import { createLogger } from "../src/core/logger.js";
  *
  * - the same Space row read by a raw node:http handler with one driver SELECT, by node:http with
  *   the project's Prisma client (`findUnique`), by GraphQL (the same fields as REST) and by
- *   `GET /v1/spaces/{id}`, with the access cache on and, on a second gateway, off
- *   (ACCESS_CACHE_TTL_MS=0), all without the response cache (RESPONSE_CACHE=off); and the REST GET
- *   of the list's 50 spaces in turn (requests under way together read different rows, which
- *   they read in one statement: core/loaders.ts `readTogether`);
+ *   `GET /v1/spaces/{id}`, as the server runs by default but without the response cache
+ *   (RESPONSE_CACHE=off) and, on a second gateway, with nothing shared between requests: no
+ *   access cache (ACCESS_CACHE_TTL_MS=0), no request coalescing (REQUEST_COALESCING=off: identical
+ *   GETs arriving together share one answer, core/flights.ts); and the REST GET of the list's 50
+ *   spaces in turn (requests under way together read different rows, which they read in one
+ *   statement: core/loaders.ts `readTogether`);
  * - the same REST GET and GraphQL query on a third gateway with the response cache on
  *   (RESPONSE_CACHE=on): answers served from it, against the rows above;
- * - the REST list of 50 spaces, without and with the response cache, and the raw handler reading
+ * - the REST list of 50 spaces, without and with the response cache and with nothing shared, and the raw handler reading
  *   the same page of rows in one SELECT (the floor of a list, as the raw GET is of a GET);
  * - the same list in an organization of BENCH_LONG_LIST spaces (20,000): first pages and pages
  *   from 200 on (after a cursor), ten different ones in turn, against the list of 50 (a page reads
@@ -47,7 +49,7 @@ export async function requestPath() {
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
     const main = await startBenchGateway({ responseCache: "off" }, cleanups);
-    const uncached = await startBenchGateway({ accessCacheTtlMs: 0, responseCache: "off" }, cleanups);
+    const uncached = await startBenchGateway({ accessCacheTtlMs: 0, responseCache: "off", requestCoalescing: false }, cleanups);
     const cachedGateway = await startBenchGateway({ responseCache: "on" }, cleanups);
     console.log(`database: ${main.gateway.db.kind === "pglite" ? "embedded (PGlite)" : "PostgreSQL"}; ${connections} connections, ${duration} s per row`);
 
@@ -86,8 +88,8 @@ export async function requestPath() {
     const rawRow = await measure({ name: "raw node:http + driver, one SELECT", url: `${raw.url}/${a.spaceId}` });
     const ormRow = await measure({ name: "node:http + Prisma findUnique", url: `${orm.url}/${a.spaceId}` });
     const rawListRow = await measure({ name: "raw node:http + driver, list of 50, one SELECT", url: `${rawList.url}/list` });
-    const restUn = await measure({ name: "REST GET /v1/spaces/{id}, access cache off", url: `${b.url}/v1/spaces/${b.spaceId}`, headers: b.headers }, uncached.gateway);
-    const gqlUn = await measure({ name: "GraphQL same fields, access cache off", ...gql(b, SPACE_QUERY, { id: b.spaceId }) }, uncached.gateway);
+    const restUn = await measure({ name: "REST GET /v1/spaces/{id}, nothing shared", url: `${b.url}/v1/spaces/${b.spaceId}`, headers: b.headers }, uncached.gateway);
+    const gqlUn = await measure({ name: "GraphQL same fields, nothing shared", ...gql(b, SPACE_QUERY, { id: b.spaceId }) }, uncached.gateway);
     const rest = await measure({ name: "REST GET /v1/spaces/{id}", url: `${a.url}/v1/spaces/${a.spaceId}`, headers: a.headers }, main.gateway);
     const restEach = await measure(
       { name: "REST GET /v1/spaces/{id}, 50 spaces in turn", url: `${a.url}/v1/spaces/${a.listed[0]}`, paths: a.listed.map((id) => `/v1/spaces/${id}`), headers: a.headers },
@@ -97,6 +99,7 @@ export async function requestPath() {
     const restCached = await measure({ name: "REST GET /v1/spaces/{id}, response cache", url: `${c.url}/v1/spaces/${c.spaceId}`, headers: c.headers }, cachedGateway.gateway);
     const graphCached = await measure({ name: "GraphQL same fields, response cache", ...gql(c, SPACE_QUERY, { id: c.spaceId }) }, cachedGateway.gateway);
     const list = await measure({ name: "REST list of 50 spaces", url: `${a.url}/v1/orgs/${a.organization}/spaces?limit=50`, headers: a.headers }, main.gateway);
+    const listUn = await measure({ name: "REST list of 50 spaces, nothing shared", url: `${b.url}/v1/orgs/${b.organization}/spaces?limit=50`, headers: b.headers }, uncached.gateway);
     const listCached = await measure(
       { name: "REST list of 50 spaces, response cache", url: `${c.url}/v1/orgs/${c.organization}/spaces?limit=50`, headers: c.headers },
       cachedGateway.gateway,
@@ -137,15 +140,15 @@ export async function requestPath() {
 
     const ratio = (x: Row, y: Row) => (y.rps ? (x.rps / y.rps).toFixed(2) : "n/a");
     console.log("ratios (same run):");
-    console.log(`  REST GET / raw driver          ${ratio(rest, rawRow)}   (access cache off: ${ratio(restUn, rawRow)})`);
-    console.log(`  REST GET / Prisma findUnique   ${ratio(rest, ormRow)}   (access cache off: ${ratio(restUn, ormRow)})`);
-    console.log(`  REST GET / GraphQL same fields ${ratio(rest, graph)}   (access cache off: ${ratio(restUn, gqlUn)})`);
+    console.log(`  REST GET / raw driver          ${ratio(rest, rawRow)}   (nothing shared: ${ratio(restUn, rawRow)})`);
+    console.log(`  REST GET / Prisma findUnique   ${ratio(rest, ormRow)}   (nothing shared: ${ratio(restUn, ormRow)})`);
+    console.log(`  REST GET / GraphQL same fields ${ratio(rest, graph)}   (nothing shared: ${ratio(restUn, gqlUn)})`);
     console.log(`  GraphQL / raw driver           ${ratio(graph, rawRow)}`);
     console.log(`  REST GET cached / raw driver   ${ratio(restCached, rawRow)}   (cached / uncached: ${ratio(restCached, rest)})`);
     console.log(`  GraphQL cached / raw driver    ${ratio(graphCached, rawRow)}   (cached / uncached: ${ratio(graphCached, graph)})`);
-    console.log(`  REST GET / same, cache off     ${ratio(rest, restUn)}`);
+    console.log(`  REST GET / same, nothing shared ${ratio(rest, restUn)}`);
     console.log(`  REST GET, 50 spaces in turn / one space  ${ratio(restEach, rest)}`);
-    console.log(`  list of 50 / REST GET          ${ratio(list, rest)}   (both from the response cache: ${ratio(listCached, restCached)})`);
+    console.log(`  list of 50 / REST GET          ${ratio(list, rest)}   (both from the response cache: ${ratio(listCached, restCached)}; both with nothing shared: ${ratio(listUn, restUn)})`);
     console.log(`  list of 50 / raw driver list   ${ratio(list, rawListRow)}   (the raw handler's own list / one row: ${ratio(rawListRow, rawRow)})`);
     console.log(`  list of ${LONG_LIST}: page 1 / list of 50  ${ratio(longFirst, list)}   page ${long.deepPage}+ / page 1 ${ratio(longDeep, longFirst)}   (each page also counts the list: COUNT(*) of its rows)`);
     console.log(`  nested N=50 / N=5              ${ratio(n50, n5)}   statements ${n5.statements} → ${n50.statements}`);

@@ -127,6 +127,12 @@ export interface Config {
    */
   restJit: boolean;
   /**
+   * REQUEST_COALESCING: `on` (default) has identical REST GETs (same URL, same credentials) that
+   * arrive together share one answer, made after all of them arrived (core/flights.ts); `off`
+   * answers each on its own. Both answer the same (test/server/coalescing.test.ts).
+   */
+  requestCoalescing: boolean;
+  /**
    * QUERY_PLAN_CACHE: `on` (default) keeps Prisma's query plans by the shape of their queries
    * (core/query-plans.ts); `off` has every query compiled anew.
    */
@@ -205,6 +211,7 @@ export function operations(env: NodeJS.ProcessEnv) {
     responseCache: responseCacheSetting(env.RESPONSE_CACHE),
     responseCacheTtlMs: intFrom(env.RESPONSE_CACHE_TTL_MS, 60_000, "RESPONSE_CACHE_TTL_MS"),
     restJit: onOff(env.REST_JIT, true, "REST_JIT"),
+    requestCoalescing: onOff(env.REQUEST_COALESCING, true, "REQUEST_COALESCING"),
     queryPlanCache: onOff(env.QUERY_PLAN_CACHE, true, "QUERY_PLAN_CACHE"),
   };
 }

@@ -57,6 +57,8 @@ export interface Gateway {
   services: Services;
   /** The response cache (tests drop its entries to compare cached answers with uncached ones). */
   responseCache: ResponseCache;
+  /** REST GETs coalesced (REQUEST_COALESCING): answers made for several identical GETs, and GETs answered by another's. */
+  coalesced: { flights: number; joined: number };
   /** Runs the periodic upkeep now (src/maintenance.ts): purges, and on the embedded database VACUUM (ANALYZE) of each table. */
   maintain(): Promise<unknown>;
   /** Node HTTP server with graphql-ws mounted on /graphql; not listening until `listen`. */
@@ -136,8 +138,11 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     // Through yoga's envelop: its plugins (the response cache's among them) see /v1 operations too.
     execute: (args) => yoga.getEnveloped(args.contextValue as any).execute(args) as any,
     cache: responseCache,
+    coalesce: config.requestCoalescing,
     context: (request, explicitNulls, allowAnonymous) => authenticateRequest(services, request, allowAnonymous ? "optional" : "required", explicitNulls),
   });
+
+  metrics.counterFrom("coalesced_requests_total", "REST GETs answered by the answer of an identical GET that arrived with them (REQUEST_COALESCING).", () => rest.coalesced?.joined ?? 0);
 
   // The admin channel of `npm run admin` (src/cli/admin.ts): hidden, it answers 404 to every
   // method but POST with the secret of this process, so it takes every method itself.
@@ -344,6 +349,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     db,
     services,
     responseCache,
+    coalesced: rest.coalesced ?? { flights: 0, joined: 0 },
     maintain: () => maintenance.run(),
     httpServer,
     listen(port = config.port) {

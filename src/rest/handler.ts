@@ -28,6 +28,8 @@ import { pickError, reportError, type ErrorBody } from "../core/error-report.js"
 import { RETRY_AFTER_SECONDS } from "../core/db-faults.js";
 import { badInput, boundEchoes } from "../core/errors.js";
 import type { Context } from "../core/context.js";
+import { Flights } from "../core/flights.js";
+import { noteViewer, notesOf } from "../core/request-notes.js";
 
 const INTERNAL_DOC = "/__sofa/openapi.json";
 
@@ -49,6 +51,11 @@ export interface RestOptions {
    * as they see /graphql ones); graphql's `execute` when absent.
    */
   execute?: (args: ExecutionArgs) => PromiseOrValue<ExecutionResult>;
+  /**
+   * Request coalescing (REQUEST_COALESCING): GETs of the same URL with the same credentials that
+   * arrive together share one answer, made after all of them arrived (core/flights.ts).
+   */
+  coalesce?: boolean;
   /** The response cache's side of GET answers (src/server/response-cache.ts). */
   cache?: {
     /** The answer kept for this URL and these credentials, or null. */
@@ -65,6 +72,30 @@ export interface KeptAnswer {
 }
 
 type PromiseOrValue<T> = T | Promise<T>;
+
+/**
+ * Longest a GET waits for the identical one under way to land before its own answer is made
+ * anyway (core/flights.ts): answers take a few milliseconds; a slow one does not hold the next.
+ */
+const COALESCE_MAX_WAIT_MS = 20;
+
+/** An answer as the GETs of a flight share it, and the caller it was made for. */
+interface SharedAnswer {
+  status: number;
+  headers: [string, string][];
+  body: Buffer | null;
+  viewer: string | undefined;
+}
+
+/**
+ * What a GET's answer depends on besides the server's state: its URL (path and query) and the
+ * caller's credentials (the API token, the visitor token of published content) — what the
+ * response cache keys its answers by (server/response-cache.ts `sessionOf`).
+ */
+function readKey(request: Request, url: URL): string {
+  const h = request.headers;
+  return `${url.pathname}${url.search}\u0000${h.get("authorization") ?? ""}\u0000${h.get("x-visitor-token") ?? ""}`;
+}
 
 export function errorResponse(body: ErrorBody, headers: Record<string, string> = {}): Response {
   // Every REST error body is made here: a message that quotes a path or a value as sent (graphql's,
@@ -159,6 +190,7 @@ export function createRestHandler(opts: RestOptions) {
   const router = useSofa(sofaConfig);
   const operations = createRouteOperations(restSchema, createSofa(sofaConfig));
   const run = opts.execute ?? execute;
+  const flights = opts.coalesce ? new Flights<SharedAnswer>(COALESCE_MAX_WAIT_MS) : undefined;
 
   let openapi: any;
   const openAPIDocument = () =>
@@ -193,6 +225,26 @@ export function createRestHandler(opts: RestOptions) {
       // A kept answer of this URL for these credentials (only 200s of valid requests are kept).
       const kept = method === "GET" ? await opts.cache?.lookupRest(request, url) : null;
       if (kept) return notModified(new Answer(kept.body as BodyInit, { status: 200, headers: kept.headers }), request);
+      if (method !== "GET" || !flights) return notModified(await answerRequest(request, url, method), request);
+      // Identical GETs arriving together share one answer (core/flights.ts), each its own 304.
+      const shared = await flights.join(readKey(request, url), () => sharedAnswer(request, url));
+      if (shared.viewer) noteViewer(request, shared.viewer);
+      return notModified(new Answer(shared.body as BodyInit | null, { status: shared.status, headers: shared.headers }), request);
+    } catch (err) {
+      return errorAnswer(err);
+    }
+  }
+
+  /** A GET's answer as the requests of its flight share it: its status, headers and bytes, and the caller noted for the log. */
+  async function sharedAnswer(request: Request, url: URL): Promise<SharedAnswer> {
+    const response = await answerRequest(request, url, "GET");
+    const body = response.body ? Buffer.from(await response.arrayBuffer()) : null;
+    return { status: response.status, headers: [...response.headers], body, viewer: notesOf(request)?.viewer };
+  }
+
+  /** Answers a /v1 request (a GET's 200 without regard to its If-None-Match): its body read, its caller authenticated, its operation run. */
+  async function answerRequest(request: Request, url: URL, method: string): Promise<Response> {
+    try {
       const { nulls, json } =
         method === "GET" || method === "DELETE" ? { nulls: new Set<string>(), json: null } : await readBody(request, opts.bodyLimit(request.method, url.pathname));
       const validator = inputValidator();
@@ -207,7 +259,7 @@ export function createRestHandler(opts: RestOptions) {
       validator.check(route, url, json);
       const cache = method === "GET" ? opts.cache : undefined;
       const keep = cache && ((answer: KeptAnswer) => cache.keepRest(request, url, answer));
-      return notModified(await answerOf(operations.of(route), url, json, context, request, keep), request);
+      return await answerOf(operations.of(route), url, json, context, request, keep);
     } catch (err) {
       return errorAnswer(err);
     }
@@ -259,7 +311,7 @@ export function createRestHandler(opts: RestOptions) {
     return notModifiedAnswer(request, response.headers.get("etag"), response.headers) ?? response;
   }
 
-  return { handle, methodsOf, openAPIDocument, openAPIAnswer, restSchema };
+  return { handle, methodsOf, openAPIDocument, openAPIAnswer, restSchema, coalesced: flights?.stats };
 }
 
 /** The 404 of a path under /v1 that no operation serves. */

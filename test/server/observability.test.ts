@@ -8,6 +8,7 @@ import { acmeDocs, createSpace, type Admin } from "../helpers/fixtures.js";
 import { collect, wsClient } from "../helpers/graphql-ws.js";
 import { createLogger, log } from "../../src/core/logger.js";
 import { pendingMigrations } from "../../src/server/health.js";
+import { runAdminCommand } from "../../src/cli/commands.js";
 import { Registry } from "prom-client";
 
 /** The request log lines the gateway writes, parsed. */
@@ -255,12 +256,18 @@ describe("GET /metrics", () => {
     for (let i = 0; i < 8; i++) spaces.push((await createSpace(admin, org, { title: `Read together ${i}` })).id);
     const sharedBefore = await shared();
     await Promise.all(spaces.map((id) => admin.get(`/v1/spaces/${id}`)));
-    await Promise.all(spaces.map(() => admin.get(`/v1/orgs/${org}/spaces`)));
+    // The same list asked at once with two tokens of one person: the GETs of each token share one
+    // answer (request coalescing), and the two answers' identical page reads are one.
+    const secondToken = t.caller(((await runAdminCommand(t.gateway.db.prisma, { command: "token-create", email: "ada@acme.test" })) as { token: string }).token);
+    const coalesced = async () => Number(/^coalesced_requests_total (\d+)$/m.exec((await scrape()).text)?.[1]);
+    const coalescedBefore = await coalesced();
+    await Promise.all(spaces.map((_, i) => (i % 2 ? secondToken : admin).get(`/v1/orgs/${org}/spaces`)));
     const sharedAfter = await shared();
     expect(sharedAfter.statements).toBeGreaterThan(sharedBefore.statements);
     // Whether two requests' keys meet in one turn depends on when their sockets are read; the same lists asked at once do here.
     expect(sharedAfter.joined).toBeGreaterThanOrEqual(sharedBefore.joined);
     expect(sharedAfter.identical).toBeGreaterThan(sharedBefore.identical);
+    expect(await coalesced()).toBeGreaterThan(coalescedBefore);
   });
 
   it("counts open WebSockets and running subscriptions", async () => {

@@ -18,9 +18,10 @@ import { startSources, type Sources } from "../domains/openapi/sources.js";
  * every space (a write in one space leaves the others' entries, which are tagged per row: they are
  * read and compared too), counts included; each answer as the cache gives it must equal the same
  * read without the cache: on a gateway without one (two processes), or once every entry was dropped.
- * The reads without the cache are made twice: all at once (the rows they ask for by key are read
- * together, one statement for the requests under way, and identical lists once: core/loaders.ts)
- * and one after the other.
+ * The reads without the cache are made twice: all at once, each REST read twice (the rows they
+ * ask for by key are read together, one statement for the requests under way, and identical lists
+ * once: core/loaders.ts; identical GETs arriving together share one answer: core/flights.ts), and
+ * one after the other.
  *
  * While each write runs, and until the background work it started is over, readers poll the
  * answers it may change: their lookups and stores race the write's commit and its invalidation
@@ -286,7 +287,8 @@ async function applyRacing(w: World, c: Command): Promise<void> {
     }
   };
   // On both gateways: entries live in Redis, shared (on the writing one, stores interleave with the write's own invalidation).
-  const pollers = [reader.url, ...(TWO_PROCESSES ? [t.url] : [])].flatMap((url) => w.tokens.map((tokens) => poll(url, tokens.at(-1)!)));
+  // Two pollers a token: identical GETs under way together share an answer (core/flights.ts), which the write must not leave stale either.
+  const pollers = [reader.url, ...(TWO_PROCESSES ? [t.url] : [])].flatMap((url) => w.tokens.flatMap((tokens) => [poll(url, tokens.at(-1)!), poll(url, tokens.at(-1)!)]));
   try {
     await apply(w, c);
     await processorFor(t.gateway.services).idle();
@@ -310,6 +312,8 @@ const ORG_QUERY = `query($id: String!) {
 let keptElsewhere = 0;
 /** Reads of rows shared by several requests under way (the reads all at once). */
 let readTogether = 0;
+/** GETs answered by an identical GET's answer (the reads all at once, each twice). */
+let coalesced = 0;
 
 /**
  * Every token's answers on the reading gateway as the cache gives them after the previous reads
@@ -337,7 +341,8 @@ async function compareReads(w: World, step: string, written?: string): Promise<v
       }
       reads.push(async () => ({ token, org: w.org, ...(await graphql(url, token, ORG_QUERY, { id: w.org })) }));
     }
-    if (together) return Promise.all(reads.map((read) => read()));
+    // All at once, each read twice: identical GETs arriving together share one answer (core/flights.ts).
+    if (together) return Promise.all(reads.map((read) => Promise.all([read(), read()])));
     const answers: unknown[] = [];
     for (const read of reads) answers.push(await read());
     return answers;
@@ -347,12 +352,15 @@ async function compareReads(w: World, step: string, written?: string): Promise<v
   await forget();
   // Without the cache, all at once: rows asked by several requests under way are read together.
   const joined = sharedReads.joined + sharedReads.identical;
+  const coalescedBefore = (uncached ?? reader.gateway).coalesced.joined;
   const together = await readAll(uncached ? uncachedUrl : reader.url, false, true);
   readTogether += sharedReads.joined + sharedReads.identical - joined;
+  coalesced += (uncached ?? reader.gateway).coalesced.joined - coalescedBefore;
   await forget();
   const fresh = await readAll(uncached ? uncachedUrl : reader.url, false);
   expect(cached, step).toEqual(fresh);
-  expect(together, `${step}, read all at once`).toEqual(fresh);
+  expect(together.map((pair) => (pair as unknown[])[0]), `${step}, read all at once`).toEqual(fresh);
+  expect(together.map((pair) => (pair as unknown[])[1]), `${step}, read all at once (the second of each)`).toEqual(fresh);
 }
 
 describe(`the response cache answers what the database answers (${TWO_PROCESSES ? "two gateway processes, PostgreSQL and Redis" : "one gateway"})`, () => {
@@ -375,7 +383,8 @@ describe(`the response cache answers what the database answers (${TWO_PROCESSES 
     expect(reader.gateway.responseCache.stats.hits).toBeGreaterThan(hitsBefore);
     // And a write in one space left entries of the others to be served (rows, not tables, dropped).
     expect(keptElsewhere).toBeGreaterThan(0);
-    // And reads all at once shared their statements.
+    // And reads all at once shared their statements, and identical GETs their answers.
     expect(readTogether).toBeGreaterThan(0);
+    expect(coalesced).toBeGreaterThan(0);
   }, 600_000);
 });

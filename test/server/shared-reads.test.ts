@@ -157,12 +157,14 @@ describe("rows read together by the requests under way", () => {
   it("a write reads alone: concurrent edits of one space each read its newest row, none joins another's read", async () => {
     const id = spaces[4]!;
     const joined = sharedReads.joined + sharedReads.identical;
+    const coalesced = t.gateway.coalesced.joined;
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => admin.patch(`/v1/spaces/${id}`, { title: `Edit ${i}` })));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
     expect(sharedReads.joined + sharedReads.identical).toBe(joined);
-    // Reads beside them still share: the same GETs at once join.
+    expect(t.gateway.coalesced.joined).toBe(coalesced);
+    // Reads beside them still share: the same GETs at once join (their row's read, or their whole answer: core/flights.ts).
     await Promise.all(Array.from({ length: 10 }, () => reader.get(`/v1/spaces/${id}`)));
-    expect(sharedReads.joined + sharedReads.identical).toBeGreaterThan(joined);
+    expect(sharedReads.joined + sharedReads.identical + t.gateway.coalesced.joined).toBeGreaterThan(joined + coalesced);
   });
 
   it("a hostile key read together with others fails no one else: each answer is its own", async () => {
