@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PGlite, type ParserOptions } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { MANY_ROWS, jsonRows, type QueryOptions } from "../../src/core/pglite-rows.js";
+import { preparedReads } from "../../src/core/pglite-prepared.js";
 
 /**
  * Rows carried as one JSON value (src/core/pglite-rows.ts) are the rows of the statement run as it
@@ -12,6 +13,12 @@ import { MANY_ROWS, jsonRows, type QueryOptions } from "../../src/core/pglite-ro
  * Prisma adapter's own parsers: the same values (-0, NaN and infinities, nulls, arrays holding
  * quotes, braces and nulls, JSON, text with any character PostgreSQL stores), the same order, the
  * same fields. And a statement that returned many rows is in fact sent as JSON the next time.
+ *
+ * Reads through prepared statements (src/core/pglite-prepared.ts), alone and under the carrying
+ * reader as the gateway chains them, are the rows of `query` too: random rows, random SELECTs with
+ * parameters of several types (text with any character, integers, timestamps, booleans, arrays),
+ * run three times (the second and third prepared); a statement whose result type a migration
+ * changed, one PostgreSQL refuses, a parameter it refuses, and more statements than are kept.
  */
 const RUNS = Number(process.env.PGLITE_ROWS_RUNS || 100);
 
@@ -192,5 +199,112 @@ describe("rows carried as JSON", () => {
     corrupt = false;
     await expectSame(`SELECT k, left(txt, 20) FROM "Row" ORDER BY k`);
     expect(carried()).toBe(3);
+  });
+});
+
+describe("reads through prepared statements", () => {
+  // As the gateway reads: the adapter's parsers made PGlite's own (core/db.ts adoptingParsers), statements in array form.
+  const arrays: QueryOptions = { rowMode: "array" };
+  beforeAll(() => {
+    pg.parsers = { ...pg.parsers, ...(adapterOptions.parsers as typeof pg.parsers) };
+  });
+  const PARAM_WHERE = [
+    ["WHERE k >= $1", (v: Params) => [v.k]],
+    ["WHERE txt <> $1 OR k = $2", (v: Params) => [v.txt, v.k]],
+    ["WHERE at > $1::timestamp OR maybe IS NULL", (v: Params) => [v.at.toISOString().replace("Z", "")]],
+    ["WHERE b IS NOT DISTINCT FROM $1 OR k < $2", (v: Params) => [v.b, v.k]],
+    ["WHERE NOT (tags && $1::text[]) AND k <> $2", (v: Params) => [v.tags, v.k]],
+    ["WHERE (doc IS NULL) = $1", (v: Params) => [v.b ?? false]],
+  ] as const;
+  type Params = { k: number; txt: string; at: Date; b: boolean | null; tags: string[] };
+  const params = fc.record({
+    k: fc.integer({ min: -2, max: 12 }),
+    txt: text,
+    at: fc.date({ min: new Date("0001-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59.999Z"), noInvalidDate: true }),
+    b: fc.option(fc.boolean()),
+    tags: fc.array(text, { maxLength: 3 }),
+  });
+
+  it("are the rows of `query`, alone and carried as JSON, from their second run", async () => {
+    const statement = fc.record({
+      columns: fc.shuffledSubarray([...COLUMNS, ...LEFT], { minLength: 1 }),
+      order: fc.constantFrom("k ASC", "k DESC", "txt DESC, k", "at, k DESC", "f NULLS FIRST, k"),
+      where: fc.nat(PARAM_WHERE.length - 1),
+      limit: fc.option(fc.integer({ min: 0, max: 40 })),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { maxLength: 20 }), statement, params, params, async (rows, s, first, second) => {
+        await insert(rows);
+        const [where, values] = PARAM_WHERE[s.where]!;
+        const sql = `SELECT ${s.columns.map((c) => (c.startsWith("'") ? c : `"Row".${c}`)).join(", ")} FROM "Row" ${where} ORDER BY ${s.order}${s.limit === null ? "" : ` LIMIT ${s.limit}`}`;
+        const prepared = preparedReads(pg, (t, v, o) => pg.query(t, v, o));
+        const chained = jsonRows(() => pg.parsers)(preparedReads(pg, (t, v, o) => pg.query(t, v, o)).read);
+        for (const read of [prepared.read, chained]) {
+          for (const given of [first, second, first]) {
+            const args = values(given) as unknown[];
+            const plain = (await pg.query(sql, args, adapterOptions)) as { rows: unknown[][]; fields: unknown[] };
+            const got = (await read(sql, args, arrays)) as { rows: unknown[][]; fields: unknown[] };
+            expect(got.rows).toStrictEqual(plain.rows);
+            expect(got.fields).toStrictEqual(plain.fields);
+          }
+        }
+        expect(prepared.stats).toMatchObject({ prepared: 1, runs: 2 });
+      }),
+      { numRuns: Math.ceil(RUNS / 2) },
+    );
+  }, 300_000);
+
+  it("a changed result type, a refused statement or parameter, more statements than kept: the same answers as `query`", async () => {
+    await insert(fc.sample(row, 5));
+    const kept = async () => (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'read_%'`)).rows[0]!.n;
+    const keptBefore = await kept();
+    await pg.exec(`CREATE TABLE "Shifting" (k integer PRIMARY KEY, v integer); INSERT INTO "Shifting" VALUES (1, 10), (2, 20);`);
+    const prepared = preparedReads(pg, (t, v, o) => pg.query(t, v, o), { max: 3 });
+    const same = async (sql: string, args: unknown[] = []) => {
+      const plain = await pg.query(sql, args, adapterOptions).then((r) => ({ ok: r }), (e: { code?: string; message?: string }) => ({ error: [e.code, e.message] }));
+      const got = await prepared.read(sql, args, arrays).then((r) => ({ ok: r }), (e: { code?: string; message?: string }) => ({ error: [e.code, e.message] }));
+      expect(got).toStrictEqual(plain);
+    };
+    for (let run = 0; run < 3; run++) await same(`SELECT * FROM "Shifting" WHERE k >= $1 ORDER BY k`, [1]);
+    // A migration changes the column's type: the prepared statement is stale, the read is right.
+    await pg.exec(`ALTER TABLE "Shifting" ALTER COLUMN v TYPE text`);
+    for (let run = 0; run < 3; run++) await same(`SELECT * FROM "Shifting" WHERE k >= $1 ORDER BY k`, [1]);
+    await pg.exec(`DROP TABLE "Shifting"`);
+    // Gone: the error of `query`, word for word; a statement PostgreSQL refuses; a parameter it refuses (NUL in text).
+    for (let run = 0; run < 3; run++) {
+      await same(`SELECT * FROM "Shifting" WHERE k >= $1 ORDER BY k`, [1]);
+      await same(`SELECT nope FROM "Row"`);
+      await same(`SELECT k FROM "Row" WHERE txt = $1`, ["a\u0000b"]);
+    }
+    // Past `max` statements kept, the oldest are closed; every read stays right.
+    for (let run = 0; run < 3; run++) for (let k = 0; k < 8; k++) await same(`SELECT k, txt FROM "Row" WHERE k >= $1 AND ${k} = ${k} ORDER BY k`, [run]);
+    expect(prepared.stats.closed).toBeGreaterThan(0);
+    expect((await kept()) - keptBefore).toBeLessThanOrEqual(4);
+  });
+
+  it("waits for a transaction under way, as `query` does, and reads what it committed", async () => {
+    await insert(fc.sample(row, 3));
+    const prepared = preparedReads(pg, (t, v, o) => pg.query(t, v, o));
+    const sql = `SELECT count(*)::int AS n FROM "Row" WHERE k >= $1`;
+    for (let run = 0; run < 2; run++) await prepared.read(sql, [0], arrays);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inserted!: () => void;
+    const insertedRow = new Promise<void>((resolve) => (inserted = resolve));
+    const tx = pg.transaction(async (t) => {
+      await t.query(`INSERT INTO "Row" (k, txt, at) VALUES (100, 'late', now())`);
+      inserted();
+      await held;
+    });
+    await insertedRow;
+    let answered = false;
+    const read = (prepared.read(sql, [0], arrays) as Promise<{ rows: unknown[][] }>).finally(() => (answered = true));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const answeredWhileOpen = answered;
+    release();
+    await tx;
+    expect(answeredWhileOpen).toBe(false);
+    expect((await read).rows).toStrictEqual([[4]]);
+    expect(prepared.stats.runs).toBe(2);
   });
 });
