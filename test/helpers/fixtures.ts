@@ -43,6 +43,24 @@ export function acmeGateway(overrides: Partial<Config> = {}): () => { t: TestGat
   return () => ({ t, ...people });
 }
 
+/**
+ * In the enclosing describe (or file): a gateway (with `overrides`) started before its tests, with
+ * acmeDocs' admin, a member with the `read` role (`readerEmail`) and a space of the admin's titled
+ * `title`, and closed after them. The returned object is filled in once they are made.
+ */
+export function acmeSpaceGateway(overrides: Partial<Config>, readerEmail: string, title: string) {
+  const made = {} as { t: TestGateway; admin: Admin; reader: Member; org: string; spaceId: string };
+  beforeAll(async () => {
+    made.t = await startGateway(overrides);
+    const { admin, org, reader } = await acmeDocs(made.t, { reader: [readerEmail, "read"] });
+    Object.assign(made, { admin, org, reader, spaceId: (await createSpace(admin, org, { title })).id as string });
+  }, 180_000);
+  afterAll(async () => {
+    await made.t?.close();
+  });
+  return made;
+}
+
 /** Expects a 201 answer (showing its body when it is not one) and returns its body. */
 export function created<T = any>(res: Answer<T>): T {
   expect(res.status, JSON.stringify(res.body)).toBe(201);

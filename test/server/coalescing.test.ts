@@ -1,7 +1,7 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
-import { acmeDocs, createSpace, type Admin, type Member } from "../helpers/fixtures.js";
+import { acmeSpaceGateway, createSpace } from "../helpers/fixtures.js";
 import { runAdminCommand } from "../../src/cli/commands.js";
 import { Flights } from "../../src/core/flights.js";
 
@@ -64,19 +64,10 @@ describe("flights (core/flights.ts)", () => {
   });
 });
 
-let t: TestGateway;
-let admin: Admin;
-let reader: Member;
-let org: string;
-let spaceId: string;
-
+const s = acmeSpaceGateway({ responseCache: "off" }, "rita@acme.test", "Coalesced");
 beforeAll(async () => {
-  t = await startGateway({ responseCache: "off" });
-  ({ admin, org, reader } = await acmeDocs(t, { reader: ["rita@acme.test", "read"] }));
-  spaceId = (await createSpace(admin, org, { title: "Coalesced" })).id;
-  for (let i = 0; i < 4; i++) await createSpace(admin, org, { title: `Listed ${i}` });
-}, 180_000);
-afterAll(() => t?.close());
+  for (let i = 0; i < 4; i++) await createSpace(s.admin, s.org, { title: `Listed ${i}` });
+});
 
 /** Calls made at once, each on a connection of its own (undici opens one per request under way). */
 const atOnce = <T>(n: number, make: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => make(i)));
@@ -115,7 +106,7 @@ function answerOn(socket: net.Socket, method: string): Promise<RawAnswer> {
  * written in one go. Callers at `leave` hang up as soon as they wrote (their answer is null).
  */
 async function together(requests: { method?: string; path: string; headers?: Record<string, string> }[], leave: (i: number) => boolean = () => false) {
-  const { port } = new URL(t.url);
+  const { port } = new URL(s.t.url);
   const sockets = await Promise.all(
     requests.map(async () => {
       const socket = await new Promise<net.Socket>((resolve, reject) => {
@@ -129,7 +120,7 @@ async function together(requests: { method?: string; path: string; headers?: Rec
   );
   const answers = requests.map(({ method = "GET", path, headers = {} }, i) => {
     const socket = sockets[i]!;
-    const head = Object.entries({ host: "127.0.0.1", authorization: `Bearer ${admin.token}`, ...headers }).map(([k, v]) => `${k}: ${v}\r\n`);
+    const head = Object.entries({ host: "127.0.0.1", authorization: `Bearer ${s.admin.token}`, ...headers }).map(([k, v]) => `${k}: ${v}\r\n`);
     const answer = leave(i) ? null : answerOn(socket, method);
     socket.write(`${method} ${path} HTTP/1.1\r\n${head.join("")}\r\n`);
     if (!answer) socket.destroy();
@@ -144,13 +135,13 @@ async function together(requests: { method?: string; path: string; headers?: Rec
 
 describe("REST GETs that arrive together", () => {
   it("share one answer: the same body and ETag as a GET alone, fewer answers made than GETs", async () => {
-    for (const path of [`/v1/spaces/${spaceId}`, `/v1/orgs/${org}/spaces`]) {
-      const alone = await admin.get(path);
+    for (const path of [`/v1/spaces/${s.spaceId}`, `/v1/orgs/${s.org}/spaces`]) {
+      const alone = await s.admin.get(path);
       expect(alone.status).toBe(200);
-      const before = { ...t.gateway.coalesced };
+      const before = { ...s.t.gateway.coalesced };
       const answers = await together(Array.from({ length: 12 }, () => ({ path })));
-      const made = t.gateway.coalesced.flights - before.flights;
-      expect(t.gateway.coalesced.joined - before.joined).toBe(12 - made);
+      const made = s.t.gateway.coalesced.flights - before.flights;
+      expect(s.t.gateway.coalesced.joined - before.joined).toBe(12 - made);
       expect(made).toBeLessThan(12);
       for (const answer of answers) {
         expect(answer!.status).toBe(200);
@@ -162,22 +153,22 @@ describe("REST GETs that arrive together", () => {
   });
 
   it("never share between callers: each gets the answer its own rights give", async () => {
-    const [adminAlone, readerAlone] = [await admin.get(`/v1/spaces/${spaceId}`), await reader.get(`/v1/spaces/${spaceId}`)];
+    const [adminAlone, readerAlone] = [await s.admin.get(`/v1/spaces/${s.spaceId}`), await s.reader.get(`/v1/spaces/${s.spaceId}`)];
     expect(adminAlone.body.permissions.edit).toBe(true);
     expect(readerAlone.body.permissions.edit).toBe(false);
-    const before = t.gateway.coalesced.joined;
-    const answers = await together(Array.from({ length: 12 }, (_, i) => ({ path: `/v1/spaces/${spaceId}`, headers: { authorization: `Bearer ${(i % 2 ? reader : admin).token}` } })));
+    const before = s.t.gateway.coalesced.joined;
+    const answers = await together(Array.from({ length: 12 }, (_, i) => ({ path: `/v1/spaces/${s.spaceId}`, headers: { authorization: `Bearer ${(i % 2 ? s.reader : s.admin).token}` } })));
     answers.forEach((answer, i) => expect(JSON.parse(answer!.body)).toEqual(i % 2 ? readerAlone.body : adminAlone.body));
-    expect(t.gateway.coalesced.joined).toBeGreaterThan(before);
+    expect(s.t.gateway.coalesced.joined).toBeGreaterThan(before);
   });
 
   it("each answer its own If-None-Match: a 304 beside a 200 of the same shared answer; HEAD beside GET", async () => {
-    const path = `/v1/spaces/${spaceId}`;
-    const alone = await admin.get(path);
+    const path = `/v1/spaces/${s.spaceId}`;
+    const alone = await s.admin.get(path);
     const etag = alone.headers.get("etag")!.replace(/^W\//, "");
-    const before = t.gateway.coalesced.joined;
+    const before = s.t.gateway.coalesced.joined;
     const answers = await together(Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? { path, headers: { "if-none-match": etag } } : i % 3 === 1 ? { path, method: "HEAD" } : { path })));
-    expect(t.gateway.coalesced.joined).toBeGreaterThan(before);
+    expect(s.t.gateway.coalesced.joined).toBeGreaterThan(before);
     for (const [i, answer] of answers.entries()) {
       expect(answer!.headers.etag).toBe(etag);
       if (i % 3 === 0) expect([answer!.status, answer!.body]).toEqual([304, ""]);
@@ -188,38 +179,38 @@ describe("REST GETs that arrive together", () => {
 
   it("a GET sent after a write was answered sees it, though identical GETs kept arriving all along", async () => {
     let polling = true;
-    const paths = [`/v1/spaces/${spaceId}`, `/v1/orgs/${org}/spaces?limit=50`];
+    const paths = [`/v1/spaces/${s.spaceId}`, `/v1/orgs/${s.org}/spaces?limit=50`];
     const poll = async (i: number) => {
-      while (polling) expect((await admin.get(paths[i % 2]!)).status).toBe(200);
+      while (polling) expect((await s.admin.get(paths[i % 2]!)).status).toBe(200);
     };
     const pollers = atOnce(8, poll);
-    const before = t.gateway.coalesced.joined;
+    const before = s.t.gateway.coalesced.joined;
     try {
       for (let i = 0; i < 20; i++) {
         const title = `Renamed ${i}`;
-        expect((await admin.patch(`/v1/spaces/${spaceId}`, { title })).status).toBe(200);
-        const [one, list] = await Promise.all(paths.map((path) => admin.get(path)));
+        expect((await s.admin.patch(`/v1/spaces/${s.spaceId}`, { title })).status).toBe(200);
+        const [one, list] = await Promise.all(paths.map((path) => s.admin.get(path)));
         expect(one!.body.title).toBe(title);
-        expect(list!.body.items.find((s: { id: string }) => s.id === spaceId).title).toBe(title);
+        expect(list!.body.items.find((space: { id: string }) => space.id === s.spaceId).title).toBe(title);
       }
     } finally {
       polling = false;
       await pollers;
     }
-    expect(t.gateway.coalesced.joined).toBeGreaterThan(before);
+    expect(s.t.gateway.coalesced.joined).toBeGreaterThan(before);
   });
 
   it("a token revoked while identical GETs keep arriving: the next GET with it is refused", async () => {
-    const { token } = (await runAdminCommand(t.gateway.db.prisma, { command: "token-create", email: "rita@acme.test" })) as { token: string };
-    const doomed = t.caller(token);
+    const { token } = (await runAdminCommand(s.t.gateway.db.prisma, { command: "token-create", email: "rita@acme.test" })) as { token: string };
+    const doomed = s.t.caller(token);
     let polling = true;
     const pollers = atOnce(6, async () => {
-      while (polling) await doomed.get(`/v1/spaces/${spaceId}`);
+      while (polling) await doomed.get(`/v1/spaces/${s.spaceId}`);
     });
     try {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      await runAdminCommand(t.gateway.db.prisma, { command: "token-revoke", token });
-      expect((await doomed.get(`/v1/spaces/${spaceId}`)).status).toBe(401);
+      await runAdminCommand(s.t.gateway.db.prisma, { command: "token-revoke", token });
+      expect((await doomed.get(`/v1/spaces/${s.spaceId}`)).status).toBe(401);
     } finally {
       polling = false;
       await pollers;
@@ -227,9 +218,9 @@ describe("REST GETs that arrive together", () => {
   });
 
   it("callers that leave before their answer do not take it from the others", async () => {
-    const before = t.gateway.coalesced.joined;
-    const answers = await together(Array.from({ length: 10 }, () => ({ path: `/v1/orgs/${org}/spaces` })), (i) => i % 2 === 0);
-    expect(t.gateway.coalesced.joined).toBeGreaterThan(before);
+    const before = s.t.gateway.coalesced.joined;
+    const answers = await together(Array.from({ length: 10 }, () => ({ path: `/v1/orgs/${s.org}/spaces` })), (i) => i % 2 === 0);
+    expect(s.t.gateway.coalesced.joined).toBeGreaterThan(before);
     const kept = answers.filter((answer) => answer !== null);
     expect(kept).toHaveLength(5);
     for (const answer of kept) {
