@@ -2,10 +2,11 @@
  * Request coalescing: identical requests that arrive together share one run of their work.
  *
  * Per key, a flight boards, then runs. A request joins the boarding flight of its key, or opens
- * one; a flight starts when the flight of its key that runs has landed (at most `maxWaitMs`
- * later: a slow one does not hold the next for long), or, when none runs, at the end of the event
- * loop's turn (`setImmediate`: after every request whose bytes arrived in this turn has reached
- * the same point). A started flight takes no one; every request of a flight gets its outcome.
+ * one; a flight starts at the end of the event loop's turn (`setImmediate`: after every request
+ * whose bytes arrived in this turn has reached the same point) — when the flight of its key that
+ * runs has landed, at the end of the turn it landed in (what arrives meanwhile, such as the next
+ * requests of the callers just answered, boards too), or `maxWaitMs` after it opened if that one
+ * is slow. A started flight takes no one; every request of a flight gets its outcome.
  *
  * So everything a flight reads (the caller's token and roles, the rows) is read after every
  * request that shares it arrived: each gets an answer as fresh as the one it would have made
@@ -45,14 +46,14 @@ export class Flights<T> {
     return flight;
   }
 
-  /** When a flight opened now starts: once `running` has landed (or after maxWaitMs), else at the end of this turn. */
+  /** When a flight opened now starts: at the end of this turn, or of the turn `running` lands in (maxWaitMs at most). */
   private departure(running: Promise<T> | undefined): Promise<void> {
     if (!running) return new Promise((resolve) => setImmediate(resolve));
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, this.maxWaitMs);
       const go = () => {
         clearTimeout(timer);
-        resolve();
+        setImmediate(resolve);
       };
       running.then(go, go);
     });
