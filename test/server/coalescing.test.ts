@@ -1,9 +1,9 @@
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeSpaceGateway, createSpace } from "../helpers/fixtures.js";
 import { runAdminCommand } from "../../src/cli/commands.js";
 import { Flights } from "../../src/core/flights.js";
+import { writtenTogether, type TogetherRequest } from "../helpers/together.js";
 
 /**
  * Request coalescing (REQUEST_COALESCING, core/flights.ts): identical REST GETs — same URL, same
@@ -72,66 +72,8 @@ beforeAll(async () => {
 /** Calls made at once, each on a connection of its own (undici opens one per request under way). */
 const atOnce = <T>(n: number, make: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => make(i)));
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Reads one HTTP answer from `socket` (its body by its length; none for HEAD and 304). */
-function answerOn(socket: net.Socket, method: string): Promise<RawAnswer> {
-  return new Promise<RawAnswer>((resolve, reject) => {
-    let received = Buffer.alloc(0);
-    const onData = (chunk: Buffer) => {
-      received = Buffer.concat([received, chunk]);
-      const end = received.indexOf("\r\n\r\n");
-      if (end < 0) return;
-      const [statusLine, ...lines] = received.subarray(0, end).toString().split("\r\n");
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
-      const status = Number(statusLine!.split(" ")[1]);
-      const length = method === "HEAD" || status === 304 ? 0 : Number(headers["content-length"]);
-      if (received.length < end + 4 + length) return;
-      socket.off("data", onData);
-      socket.off("error", reject);
-      resolve({ status, headers, body: received.subarray(end + 4, end + 4 + length).toString() });
-    };
-    socket.on("data", onData);
-    socket.once("error", reject);
-  });
-}
-
-/**
- * Requests written together, so that the gateway reads them in the same turn of its event loop:
- * a connection each, opened and used once first (the gateway reads from it), then every request
- * written in one go. Callers at `leave` hang up as soon as they wrote (their answer is null).
- */
-async function together(requests: { method?: string; path: string; headers?: Record<string, string> }[], leave: (i: number) => boolean = () => false) {
-  const { port } = new URL(s.t.url);
-  const sockets = await Promise.all(
-    requests.map(async () => {
-      const socket = await new Promise<net.Socket>((resolve, reject) => {
-        const s = net.connect(Number(port), "127.0.0.1", () => resolve(s));
-        s.once("error", reject);
-      });
-      socket.write("GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n");
-      expect((await answerOn(socket, "GET")).status).toBe(200);
-      return socket;
-    }),
-  );
-  const answers = requests.map(({ method = "GET", path, headers = {} }, i) => {
-    const socket = sockets[i]!;
-    const head = Object.entries({ host: "127.0.0.1", authorization: `Bearer ${s.admin.token}`, ...headers }).map(([k, v]) => `${k}: ${v}\r\n`);
-    const answer = leave(i) ? null : answerOn(socket, method);
-    socket.write(`${method} ${path} HTTP/1.1\r\n${head.join("")}\r\n`);
-    if (!answer) socket.destroy();
-    return answer;
-  });
-  try {
-    return await Promise.all(answers);
-  } finally {
-    for (const socket of sockets) socket.destroy();
-  }
-}
+/** Requests written together (test/helpers/together.ts), as the admin unless they say otherwise. */
+const together = (requests: TogetherRequest[], leave?: (i: number) => boolean) => writtenTogether(s.t.url, s.admin.token, requests, leave);
 
 describe("REST GETs that arrive together", () => {
   it("share one answer: the same body and ETag as a GET alone, fewer answers made than GETs", async () => {
