@@ -78,6 +78,16 @@ export function authenticationFailure(header: unknown): AppError {
 }
 
 /**
+ * What a request's answer may depend on of its caller: its `Authorization` header and the visitor
+ * token of published content. Answers kept or shared for one caller are keyed by it (the response
+ * cache, server/response-cache.ts; request coalescing, rest/handler.ts).
+ */
+export function credentialsOf(request: Request): string {
+  const h = request.headers;
+  return `${h.get("authorization") ?? ""}\u0000${h.get("x-visitor-token") ?? ""}`;
+}
+
+/**
  * The authentication of an HTTP request, shared by the /v1 routes and the raw ones
  * (src/rest/raw-routes.ts): `Authorization: Bearer <token>` of a live token gives its viewer.
  * Otherwise AppError(401) (see authenticationFailure) — except on an "optional" route called without any Authorization

@@ -1,5 +1,5 @@
 import { parse as protocolResults, protocol, type PGlite } from "@electric-sql/pglite";
-import type { QueryOptions } from "./pglite-rows.js";
+import { plainRead, type Query, type QueryOptions } from "./pglite-rows.js";
 
 /**
  * Reads of the embedded database through prepared statements, each in one call.
@@ -21,13 +21,10 @@ import type { QueryOptions } from "./pglite-rows.js";
  * kept; past it the oldest is closed.
  */
 const MAX_PREPARED = 1_000;
-const SINGLE_SELECT = /^\s*SELECT\b[^;]*$/i;
-const LOCKING = /\bFOR\s+(?:NO\s+KEY\s+)?(?:UPDATE|SHARE|KEY\s+SHARE)\b/i;
 /** "cached plan must not change result type", "prepared statement … does not exist". */
 const STALE = new Set(["0A000", "26000"]);
 
 type BackendMessage = Awaited<ReturnType<PGlite["execProtocol"]>>["messages"][number];
-type Query = (sql: string, params?: unknown[], options?: QueryOptions) => Promise<unknown>;
 
 interface Prepared {
   name: string;
@@ -94,7 +91,7 @@ export function preparedReads(pglite: PGlite, query: Query, { max = MAX_PREPARED
 
   const read: Query = async (sql, params = [], options) => {
     const eligible =
-      SINGLE_SELECT.test(sql) && !LOCKING.test(sql) && (!options || Object.keys(options).every((k) => k === "rowMode" || (k === "parsers" && options.parsers === undefined)));
+      plainRead(sql) && (!options || Object.keys(options).every((k) => k === "rowMode" || (k === "parsers" && options.parsers === undefined)));
     if (!eligible) return query(sql, params, options);
     let entry = statements.get(sql);
     if (!entry) {

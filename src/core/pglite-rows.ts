@@ -47,7 +47,7 @@ interface Results {
   rowCount?: number;
 }
 export type QueryOptions = { rowMode?: RowMode; parsers?: ParserOptions } & Record<string, unknown>;
-type Query = (sql: string, params?: unknown[], options?: QueryOptions) => Promise<unknown>;
+export type Query = (sql: string, params?: unknown[], options?: QueryOptions) => Promise<unknown>;
 
 interface Learned {
   fields: Field[];
@@ -59,6 +59,8 @@ interface Learned {
 
 const SINGLE_SELECT = /^\s*SELECT\b[^;]*$/i;
 const LOCKING = /\bFOR\s+(?:NO\s+KEY\s+)?(?:UPDATE|SHARE|KEY\s+SHARE)\b/i;
+/** A single SELECT without a locking clause: a statement that only reads (and that a JSON value or a prepared statement may carry). */
+export const plainRead = (sql: string) => SINGLE_SELECT.test(sql) && !LOCKING.test(sql);
 /**
  * Types whose cast to text is not their output function (PostgreSQL's pg_cast: "char", name, cidr,
  * inet, bpchar — which drops trailing spaces) or which are large and read one at a time (bytea).
@@ -94,7 +96,7 @@ export function jsonRows(parsers: () => ParserOptions, { large = LARGE }: { larg
   /** `query` as it is, but for a SELECT known to return many rows in array form. */
   return (query: Query): Query =>
     async (sql, params, options) => {
-      if (options?.rowMode !== "array" || !SINGLE_SELECT.test(sql) || LOCKING.test(sql)) return query(sql, params, options);
+      if (options?.rowMode !== "array" || !plainRead(sql)) return query(sql, params, options);
       const known = learned.get(sql);
       if (!known?.carry) return plain(query, sql, params, options);
       const { rows: [[json]] } = (await query(known.wrapped!, params, options)) as { rows: [[string | null]] };

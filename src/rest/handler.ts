@@ -29,6 +29,7 @@ import { RETRY_AFTER_SECONDS } from "../core/db-faults.js";
 import { badInput, boundEchoes } from "../core/errors.js";
 import type { Context } from "../core/context.js";
 import { Flights } from "../core/flights.js";
+import { credentialsOf } from "../core/auth.js";
 import { noteViewer, notesOf } from "../core/request-notes.js";
 
 const INTERNAL_DOC = "/__sofa/openapi.json";
@@ -87,14 +88,9 @@ interface SharedAnswer {
   viewer: string | undefined;
 }
 
-/**
- * What a GET's answer depends on besides the server's state: its URL (path and query) and the
- * caller's credentials (the API token, the visitor token of published content) — what the
- * response cache keys its answers by (server/response-cache.ts `sessionOf`).
- */
+/** What a GET's answer depends on besides the server's state: its URL (path and query) and its caller's credentials. */
 function readKey(request: Request, url: URL): string {
-  const h = request.headers;
-  return `${url.pathname}${url.search}\u0000${h.get("authorization") ?? ""}\u0000${h.get("x-visitor-token") ?? ""}`;
+  return `${url.pathname}${url.search}\u0000${credentialsOf(request)}`;
 }
 
 export function errorResponse(body: ErrorBody, headers: Record<string, string> = {}): Response {

@@ -10,6 +10,7 @@ import type { AccessCache } from "../core/access-cache.js";
 import { changesAccess } from "../core/access-cache.js";
 import { currentReads, noteStatement, trackRequest, writeTags, type RequestReads } from "../core/request-reads.js";
 import { log } from "../core/logger.js";
+import { credentialsOf } from "../core/auth.js";
 import { READS, type KeptAnswer } from "../rest/handler.js";
 
 /**
@@ -132,9 +133,8 @@ const sha256 = (text: string) => crypto.createHash("sha256").update(text).digest
  * token, the visitor token of published content) and the URL's query (visitor parameters).
  */
 function sessionOf(request: Request): string {
-  const h = request.headers;
   const query = request.url.indexOf("?");
-  return sha256(`${h.get("authorization") ?? ""}\u0000${h.get("x-visitor-token") ?? ""}\u0000${query < 0 ? "" : request.url.slice(query)}`);
+  return sha256(`${credentialsOf(request)}\u0000${query < 0 ? "" : request.url.slice(query)}`);
 }
 
 export function createResponseCache(opts: { config: Config; db: Database; accessCache: AccessCache; scope: string }): ResponseCache {

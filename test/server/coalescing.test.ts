@@ -159,6 +159,18 @@ describe("REST GETs that arrive together", () => {
     }
   });
 
+  it("share error answers too: a missing space's 404, a bad token's 401 with its challenge", async () => {
+    const before = s.t.gateway.coalesced.joined;
+    const missing = await together(Array.from({ length: 8 }, () => ({ path: "/v1/spaces/spc_missing" })));
+    const refused = await together(Array.from({ length: 8 }, () => ({ path: `/v1/spaces/${s.spaceId}`, headers: { authorization: "Bearer not-a-token" } })));
+    expect(s.t.gateway.coalesced.joined - before).toBeGreaterThan(1);
+    for (const answer of missing) expect([answer!.status, JSON.parse(answer!.body).error.code]).toEqual([404, 404]);
+    for (const answer of refused) {
+      expect([answer!.status, JSON.parse(answer!.body).error.code]).toEqual([401, 401]);
+      expect(answer!.headers["www-authenticate"]).toBe("Bearer");
+    }
+  });
+
   it("callers that leave before their answer do not take it from the others", async () => {
     const before = s.t.gateway.coalesced.joined;
     const answers = await together(Array.from({ length: 10 }, () => ({ path: `/v1/orgs/${s.org}/spaces` })), (i) => i % 2 === 0);
