@@ -139,8 +139,8 @@ export interface ModelReads<T> {
   readonly fields?: object;
 }
 
-/** A date in a read's key is told from a string that reads alike. */
-function typedValue(this: Record<string, unknown>, key: string, value: unknown): unknown {
+/** A date in a read's key is told from a string that reads alike (a JSON.stringify replacer). */
+export function typedValue(this: Record<string, unknown>, key: string, value: unknown): unknown {
   return this[key] instanceof Date ? { date: value } : value;
 }
 

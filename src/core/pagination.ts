@@ -1,6 +1,7 @@
 import { badInput } from "./errors.js";
 import { textProblem } from "./validate.js";
 import { readOnce, type ModelReads } from "./loaders.js";
+import { keptCount } from "./kept-counts.js";
 
 /** Query arguments of every documented list operation. */
 export interface PageArgs {
@@ -129,7 +130,9 @@ export async function paginate<T extends Record<string, any>>(opts: {
     : opts.where;
   const query = { where, orderBy: opts.order.map(([f, d]) => ({ [f]: d })), take: limit + 1, ...(opts.include ? { include: opts.include } : {}) };
   const rows = await readOnce(opts.from, "findMany", query);
-  const count = !opts.args.page && rows.length <= limit ? rows.length : await readOnce(opts.from, "count", { where: opts.where });
+  // A first page that holds every row counts them; else the count of the list (kept between writes: core/kept-counts.ts).
+  const count =
+    !opts.args.page && rows.length <= limit ? rows.length : await keptCount(opts.from, opts.where, () => readOnce(opts.from, "count", { where: opts.where }));
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   const next = rows.length > limit && last ? { page: encodeCursor(opts.order.map(([f]) => last[f])) } : null;

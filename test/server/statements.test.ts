@@ -121,6 +121,24 @@ describe("statements per request", () => {
     expect(second.result.body.items).toHaveLength(40);
     expect(second.result.body.next).toBeUndefined();
     expect(second.count).toBe(2);
+    // On the embedded database the list's count is kept until a write to the spaces: the next
+    // pages of it are one statement, until a space is created (then the count is read again).
+    if (t.gateway.keptCounts) {
+      // (Each answer made anew, not the response cache's.)
+      const page = async () => (await t.gateway.responseCache.forget(), lou.get(`/v1/orgs/${organization}/spaces`, { limit: 10 }));
+      const counting = t.gateway.db.stats.statements;
+      expect((await page()).body.count).toBe(50);
+      expect(t.gateway.db.stats.statements - counting).toBeLessThanOrEqual(2);
+      const kept = t.gateway.db.stats.statements;
+      expect((await page()).body.count).toBe(50);
+      expect(t.gateway.db.stats.statements - kept).toBe(1);
+      await lou.post(`/v1/orgs/${organization}/spaces`, { title: "One more" });
+      const after = t.gateway.db.stats.statements;
+      expect((await page()).body.count).toBe(51);
+      expect(t.gateway.db.stats.statements - after).toBe(2);
+      await t.gateway.db.prisma.space.deleteMany({ where: { title: "One more", organizationId: organization } });
+      expect((await page()).body.count).toBe(50);
+    }
     // A guest sees only the spaces granted to them: the page (their one space: it is the count),
     // and their grants on the page's spaces (for each space's permissions), one statement for all of them.
     const { id } = (await lou.get(`/v1/orgs/${organization}/spaces`, { limit: 1 })).body.items[0];

@@ -1,0 +1,279 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGateway, type Caller, type TestGateway } from "../helpers/gateway.js";
+import { runAdminCommand } from "../../src/cli/commands.js";
+import { purgeDeletedSpaces } from "../../src/domains/spaces/spaces.service.js";
+import { KeptCounts, tablesOf } from "../../src/core/kept-counts.js";
+import { newId } from "../../src/core/ids.js";
+
+/**
+ * Kept counts (core/kept-counts.ts): the `count` of every list page is the number of rows its
+ * filter selects now, whoever asks, however the rows changed since it was last counted. Random
+ * writes — spaces created, deleted, restored and purged (rows removed by foreign-key cascades),
+ * members' roles changed (a guest sees only the spaces granted to them or to one of their teams),
+ * grants made and removed straight through Prisma (no REST route, no resolver to remember
+ * anything), teams created and their members changed, comments posted and deleted, collections
+ * created — are interleaved with list reads by every member (first pages and later pages, whose
+ * counts are read, never taken from the rows shown), while pollers keep reading the same lists
+ * during each write (a count read while a write lands must not be kept past it). Every answer must
+ * equal the same read once every kept count was forgotten (a fresh COUNT); the comparison means
+ * something only if kept counts were served.
+ *
+ * The response cache is off on this gateway, so that every answer is made, and its count kept or
+ * read. On PostgreSQL counts are never kept (other processes write the same database).
+ */
+const RUNS = Number(process.env.KEPT_COUNTS_PROPERTY_RUNS || 6);
+const EMBEDDED = !process.env.DATABASE_URL;
+
+let t: TestGateway;
+
+beforeAll(async () => {
+  t = await startGateway({ responseCache: "off", integrationDispatchPollMs: 60 * 60 * 1000 });
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+});
+
+type Role = "admin" | "edit" | "read" | "guest";
+const PEOPLE = 4; // person 0 is the admin who starts the organization
+const ROLES: Role[] = ["admin", "edit", "read", "guest"];
+
+type Command =
+  | { kind: "spaceCreate"; actor: number }
+  | { kind: "spaceDelete"; space: number }
+  | { kind: "spaceRestore"; space: number }
+  | { kind: "purge" }
+  | { kind: "role"; target: number; role: Role }
+  | { kind: "grantUser"; space: number; target: number }
+  | { kind: "grantTeam"; space: number; team: number }
+  | { kind: "ungrant"; space: number }
+  | { kind: "teamCreate" }
+  | { kind: "teamJoin"; team: number; target: number }
+  | { kind: "teamLeave"; team: number; target: number }
+  | { kind: "comment"; space: number }
+  | { kind: "commentDelete"; space: number }
+  | { kind: "collectionCreate" };
+
+const person = fc.integer({ min: 0, max: PEOPLE - 1 });
+const space = fc.integer({ min: 0, max: 5 });
+const team = fc.integer({ min: 0, max: 2 });
+const command = fc.oneof(
+  fc.record({ kind: fc.constant("spaceCreate" as const), actor: person }),
+  fc.record({ kind: fc.constant("spaceDelete" as const), space }),
+  fc.record({ kind: fc.constant("spaceRestore" as const), space }),
+  fc.record({ kind: fc.constant("purge" as const) }),
+  fc.record({ kind: fc.constant("role" as const), target: fc.integer({ min: 1, max: PEOPLE - 1 }), role: fc.constantFrom(...ROLES) }),
+  fc.record({ kind: fc.constant("grantUser" as const), space, target: person }),
+  fc.record({ kind: fc.constant("grantTeam" as const), space, team }),
+  fc.record({ kind: fc.constant("ungrant" as const), space }),
+  fc.record({ kind: fc.constant("teamCreate" as const) }),
+  fc.record({ kind: fc.constant("teamJoin" as const), team, target: person }),
+  fc.record({ kind: fc.constant("teamLeave" as const), team, target: person }),
+  fc.record({ kind: fc.constant("comment" as const), space }),
+  fc.record({ kind: fc.constant("commentDelete" as const), space }),
+  fc.record({ kind: fc.constant("collectionCreate" as const) }),
+) as fc.Arbitrary<Command>;
+
+interface World {
+  org: string;
+  people: (Caller & { user: string })[];
+  spaces: string[];
+  teams: string[];
+  comments: Map<string, string>;
+}
+
+let runs = 0;
+
+async function world(): Promise<World> {
+  const n = runs++;
+  const admin = await t.bootstrap(`kc0.${n}@acme.test`, `Counts ${n}`);
+  const people: (Caller & { user: string })[] = [admin];
+  for (let i = 1; i < PEOPLE; i++) people.push(await t.member(admin.organization, `kc${i}.${n}@acme.test`, ROLES[i] === "guest" ? null : ROLES[i]!));
+  const spaces: string[] = [];
+  // More spaces than a page of one: every first page counts its list.
+  for (const title of ["First", "Second", "Third"]) {
+    const created = await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title });
+    expect(created.status).toBe(201);
+    spaces.push(created.body.id);
+  }
+  // The guest (person 3) is granted two of them: their first page of one counts too.
+  await t.gateway.db.prisma.spaceAccess.createMany({ data: spaces.slice(0, 2).map((spaceId) => ({ id: newId("SpaceAccess"), spaceId, userId: people[3]!.user, role: "read" as const })) });
+  return { org: admin.organization, people, spaces, teams: [], comments: new Map() };
+}
+
+/** Applies a command; refusals are part of the run. */
+async function apply(w: World, c: Command): Promise<void> {
+  const admin = w.people[0]!;
+  const prisma = t.gateway.db.prisma;
+  const spaceId = "space" in c ? w.spaces[c.space % w.spaces.length]! : "";
+  const teamId = "team" in c && w.teams.length ? w.teams[c.team % w.teams.length]! : undefined;
+  switch (c.kind) {
+    case "spaceCreate": {
+      const res = await w.people[c.actor]!.post(`/v1/orgs/${w.org}/spaces`, { title: `Space ${w.spaces.length}` });
+      if (res.status === 201) w.spaces.push(res.body.id);
+      return;
+    }
+    case "spaceDelete":
+      await admin.delete(`/v1/spaces/${spaceId}`);
+      return;
+    case "spaceRestore":
+      await admin.post(`/v1/spaces/${spaceId}/restore`);
+      return;
+    case "purge":
+      await purgeDeletedSpaces(prisma, 0, new Date(Date.now() + 60_000));
+      return;
+    case "role":
+      await admin.patch(`/v1/orgs/${w.org}/members/${w.people[c.target]!.user}`, { role: c.role === "guest" ? null : c.role });
+      return;
+    case "grantUser":
+      await prisma.spaceAccess.createMany({ data: [{ id: newId("SpaceAccess"), spaceId, userId: w.people[c.target]!.user, role: "read" }], skipDuplicates: true });
+      return;
+    case "grantTeam":
+      if (teamId) await prisma.spaceAccess.createMany({ data: [{ id: newId("SpaceAccess"), spaceId, teamId, role: "read" }], skipDuplicates: true });
+      return;
+    case "ungrant":
+      await prisma.spaceAccess.deleteMany({ where: { spaceId } });
+      return;
+    case "teamCreate": {
+      const res = await admin.put(`/v1/orgs/${w.org}/teams`, { title: `Team ${w.teams.length}` });
+      if (res.status === 201) w.teams.push(res.body.id);
+      return;
+    }
+    case "teamJoin":
+      if (teamId) await admin.put(`/v1/orgs/${w.org}/teams/${teamId}/members/${w.people[c.target]!.user}`, {});
+      return;
+    case "teamLeave":
+      if (teamId) await admin.delete(`/v1/orgs/${w.org}/teams/${teamId}/members/${w.people[c.target]!.user}`);
+      return;
+    case "comment": {
+      const res = await admin.post(`/v1/spaces/${spaceId}/comments`, { body: { markdown: "A remark" } });
+      if (res.status === 201) w.comments.set(spaceId, res.body.id);
+      return;
+    }
+    case "commentDelete": {
+      const comment = w.comments.get(spaceId);
+      if (comment) await admin.delete(`/v1/spaces/${spaceId}/comments/${comment}`);
+      return;
+    }
+    case "collectionCreate":
+      await admin.post(`/v1/orgs/${w.org}/collections`, { title: "Shelf" });
+      return;
+  }
+}
+
+/** The lists whose counts a write may change: first pages of one item (the count is read), and the organization's spaces from their second page. */
+function listPaths(w: World): string[] {
+  return [
+    `/v1/orgs/${w.org}/spaces?limit=1`,
+    `/v1/orgs/${w.org}/collections?limit=1`,
+    `/v1/orgs/${w.org}/members?limit=1`,
+    `/v1/orgs/${w.org}/teams?limit=1`,
+    ...w.people.map((p) => `/v1/orgs/${w.org}/members/${p.user}/spaces?limit=1`),
+    ...w.spaces.slice(0, 3).map((s) => `/v1/spaces/${s}/comments?limit=1`),
+  ];
+}
+
+/** Every person's answer to every list, in order; the organization's spaces also from the page after the first. */
+async function readAll(w: World): Promise<unknown[]> {
+  const answers: unknown[] = [];
+  for (const p of w.people) {
+    for (const path of listPaths(w)) {
+      const res = await p.get(path);
+      answers.push({ who: p.user, path, status: res.status, body: res.body });
+      if (path.includes("/spaces?limit=1") && res.status === 200 && res.body.next) {
+        const next = await p.get(`/v1/orgs/${w.org}/spaces`, { limit: 1, page: res.body.next.page });
+        answers.push({ who: p.user, path: "second page", status: next.status, body: next.body });
+      }
+    }
+  }
+  return answers;
+}
+
+/** Applies a command while every person keeps reading the lists: their counts are read, and kept, as the write lands. */
+async function applyRacing(w: World, c: Command): Promise<void> {
+  let writing = true;
+  const poll = async (p: Caller) => {
+    for (let i = 0; writing; i++) {
+      const paths = listPaths(w);
+      await p.get(paths[i % paths.length]!);
+    }
+  };
+  const pollers = w.people.map(poll);
+  try {
+    await apply(w, c);
+  } finally {
+    writing = false;
+    await Promise.all(pollers);
+  }
+}
+
+describe.runIf(EMBEDDED)("kept counts answer what a fresh COUNT answers (embedded database)", () => {
+  it("under random writes to spaces, roles, grants, teams, comments and collections, for every member", async () => {
+    const kept = t.gateway.keptCounts!;
+    expect(kept).toBeInstanceOf(KeptCounts);
+    const hitsBefore = kept.stats.hits;
+    await fc.assert(
+      fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 8 }), async (commands) => {
+        const w = await world();
+        for (const [i, c] of commands.entries()) {
+          await applyRacing(w, c);
+          const answered = await readAll(w);
+          kept.clear();
+          const fresh = await readAll(w);
+          expect(answered, `after ${i + 1}: ${JSON.stringify(c)}`).toEqual(fresh);
+        }
+      }),
+      { numRuns: RUNS, endOnFailure: true },
+    );
+    // The comparison means something only if kept counts were served.
+    expect(kept.stats.hits).toBeGreaterThan(hitsBefore);
+  }, 600_000);
+});
+
+describe("which counts are kept", () => {
+  it("a filter reads its model's table and those of the relations it filters on", () => {
+    expect(tablesOf("Space", { organizationId: "org_1", deletedAt: null })).toEqual(["Space"]);
+    const guest = { organizationId: "org_1", deletedAt: null, access: { some: { OR: [{ userId: "u" }, { team: { members: { some: { userId: "u" } } } }] } } };
+    expect(tablesOf("Space", guest)).toEqual(["Space", "SpaceAccess", "Team", "TeamMember"]);
+    expect(tablesOf("Comment", { AND: [{ spaceId: "s" }, { space: { is: { deletedAt: null } } }] })).toEqual(["Comment", "Space"]);
+    expect(tablesOf("Space", { parent: null })).toEqual(["Collection", "Space"]);
+  });
+
+  it("a filter naming what the schema does not tell is never kept", () => {
+    expect(tablesOf("Space", { nope: 1 })).toBeNull();
+    expect(tablesOf("Nope", {})).toBeNull();
+    expect(tablesOf("Space", { access: { some: { userId: "u" }, extra: 1 } })).toBeNull();
+    expect(tablesOf("Space", { access: "u" })).toBeNull();
+  });
+
+  it("a count read while a table it reads is written is not kept; one read before the write is not answered after it", async () => {
+    const writes: ((tables: Map<string, string[]>) => void)[] = [];
+    const db = { kind: "pglite" as const, prisma: {} as never, onCommittedWrite: (l: any) => void writes.push((tables) => l(tables, new Map())) };
+    const kept = KeptCounts.attach(db)!;
+    let reads = 0;
+    const read = (value: number, during?: () => void) => async () => {
+      reads++;
+      during?.();
+      return value;
+    };
+    expect(await kept.count("Space", { organizationId: "o" }, read(1))).toBe(1);
+    expect(await kept.count("Space", { organizationId: "o" }, read(99))).toBe(1);
+    expect(reads).toBe(1);
+    // A write to a table the filter does not read keeps it.
+    writes[0]!(new Map([["Comment", []]]));
+    expect(await kept.count("Space", { organizationId: "o" }, read(99))).toBe(1);
+    // One to its table drops it.
+    writes[0]!(new Map([["Space", []]]));
+    expect(await kept.count("Space", { organizationId: "o" }, read(2, () => writes[0]!(new Map([["Space", []]]))))).toBe(2);
+    // That count landed after a write it may not have seen: read again.
+    expect(await kept.count("Space", { organizationId: "o" }, read(3))).toBe(3);
+    expect(await kept.count("Space", { organizationId: "o" }, read(99))).toBe(3);
+    expect(reads).toBe(3);
+  });
+
+  it("on PostgreSQL no count is kept (other processes write the same database)", () => {
+    if (EMBEDDED) expect(t.gateway.keptCounts).toBeInstanceOf(KeptCounts);
+    else expect(t.gateway.keptCounts).toBeNull();
+    expect(KeptCounts.attach({ kind: "postgres", prisma: {} as never, onCommittedWrite: () => undefined })).toBeNull();
+  });
+});
