@@ -16,7 +16,9 @@ import { typedValue, type ModelReads } from "./loaders.js";
  *
  * - a count is kept by its model and filter (`where`, as JSON with its dates told apart), with the
  *   write counter of every table the filter reads (the model's and those of the relations it
- *   filters on, from the schema: a guest's spaces read SpaceAccess, Team and TeamMember too);
+ *   filters on, from the schema: a guest's spaces read SpaceAccess, Team and TeamMember too;
+ *   tables are named as their models, as core/request-reads.ts also takes them — a test fails on
+ *   a model mapped to a table of another name);
  * - it is answered again while none of those counters moved, and COUNT_CACHE_TTL_MS at most (a
  *   safety net only);
  * - a count read while one of those tables was written is not kept: the counters are read before
