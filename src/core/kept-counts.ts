@@ -1,6 +1,7 @@
 import { getDatamodel } from "../generated/pothos-types.js";
 import type { Database } from "./db.js";
 import { typedValue, type ModelReads } from "./loaders.js";
+import { WriteClock } from "./write-clock.js";
 
 /**
  * Kept counts: the `count` of a documented list (core/pagination.ts) kept between requests on the
@@ -15,15 +16,14 @@ import { typedValue, type ModelReads } from "./loaders.js";
  * foreign-key cascades included). So:
  *
  * - a count is kept by its model and filter (`where`, as JSON with its dates told apart), with the
- *   write counter of every table the filter reads (the model's and those of the relations it
+ *   tables the filter reads (the model's and those of the relations it
  *   filters on, from the schema: a guest's spaces read SpaceAccess, Team and TeamMember too;
  *   tables are named as their models, as core/request-reads.ts also takes them — a test fails on
  *   a model mapped to a table of another name);
- * - it is answered again while none of those counters moved, and COUNT_CACHE_TTL_MS at most (a
- *   safety net only);
- * - a count read while one of those tables was written is not kept: the counters are read before
- *   the count is, and it is kept only if they have not moved when it lands — so a count made from
- *   rows a write has since changed cannot outlive that write;
+ * - it is answered again while none of those tables was written since it was read
+ *   (core/write-clock.ts: the clock is noted before the count is read), and COUNT_CACHE_TTL_MS at
+ *   most (a safety net only) — so a count made from rows a write has since changed cannot outlive
+ *   that write; one whose tables were written while it was read is not even stored;
  * - only counts asked of the top-level client: inside a transaction (whose own writes are not yet
  *   committed) a count is always read;
  * - a filter naming something the schema does not tell (an implicit many-to-many table, a field
@@ -44,7 +44,8 @@ export const COUNT_CACHE_TTL_MS = 60_000;
 interface Entry {
   count: number;
   tables: readonly string[];
-  versions: number[];
+  /** The write clock before the count was read. */
+  mark: number;
   at: number;
 }
 
@@ -53,8 +54,8 @@ const keptBy = new WeakMap<object, { counts: KeptCounts; model: string }>();
 
 export class KeptCounts {
   private readonly entries = new Map<string, Entry>();
-  /** Committed writes per table, as the database layer reported them. */
-  private readonly versions = new Map<string, number>();
+  /** Committed writes by table, as the database layer reported them. */
+  private readonly clock = new WriteClock();
   readonly stats = { hits: 0, misses: 0 };
 
   constructor(private readonly ttlMs = COUNT_CACHE_TTL_MS) {}
@@ -66,9 +67,7 @@ export class KeptCounts {
   static attach(db: Pick<Database, "kind" | "prisma" | "onCommittedWrite">, ttlMs?: number): KeptCounts | null {
     if (db.kind !== "pglite") return null;
     const counts = new KeptCounts(ttlMs);
-    db.onCommittedWrite((writes, rows) => {
-      for (const table of new Set([...writes.keys(), ...rows.keys()])) counts.versions.set(table, counts.version(table) + 1);
-    });
+    db.onCommittedWrite((writes, rows) => counts.clock.written([...writes.keys(), ...rows.keys()]));
     const client = db.prisma as unknown as Record<string, unknown>;
     for (const model of modelShapes().keys()) {
       const delegate = client[model.charAt(0).toLowerCase() + model.slice(1)];
@@ -79,28 +78,29 @@ export class KeptCounts {
 
   /** The count of `model`'s rows that `where` selects: kept, or `read` (and kept when it may be). */
   async count(model: string, where: object, read: () => Promise<number>): Promise<number> {
-    const tables = tablesOf(model, where);
-    let key: string | undefined;
+    let key: string;
     try {
-      key = tables ? `${model}\u0000${JSON.stringify(where, typedValue)}` : undefined;
+      key = `${model}\u0000${JSON.stringify(where, typedValue)}`;
     } catch {
-      key = undefined; // a value JSON cannot write (a BigInt): read each time
+      return read(); // a value JSON cannot write (a BigInt)
     }
-    if (!tables || !key || key.length > MAX_KEY) return read();
+    if (key.length > MAX_KEY) return read();
     const kept = this.entries.get(key);
-    if (kept && Date.now() - kept.at < this.ttlMs && this.unchanged(kept.tables, kept.versions)) {
+    if (kept && Date.now() - kept.at < this.ttlMs && !this.clock.writtenSince(kept.tables, kept.mark)) {
       this.stats.hits++;
       // Least recently used last: the first entry is the next to go.
       this.entries.delete(key);
       this.entries.set(key, kept);
       return kept.count;
     }
+    const tables = tablesOf(model, where);
+    if (!tables) return read();
     this.stats.misses++;
-    const versions = tables.map((t) => this.version(t));
+    const mark = this.clock.mark();
     const count = await read();
-    if (this.unchanged(tables, versions)) {
+    if (!this.clock.writtenSince(tables, mark)) {
       this.entries.delete(key);
-      this.entries.set(key, { count, tables, versions, at: Date.now() });
+      this.entries.set(key, { count, tables, mark, at: Date.now() });
       if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     }
     return count;
@@ -109,19 +109,6 @@ export class KeptCounts {
   /** Forgets every count (tests compare answers with and without them). */
   clear(): void {
     this.entries.clear();
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  private version(table: string): number {
-    return this.versions.get(table) ?? 0;
-  }
-
-  private unchanged(tables: readonly string[], versions: readonly number[]): boolean {
-    for (let i = 0; i < tables.length; i++) if (this.version(tables[i]!) !== versions[i]) return false;
-    return true;
   }
 }
 

@@ -11,6 +11,7 @@ import { changesAccess } from "../core/access-cache.js";
 import { currentReads, noteStatement, trackRequest, writeTags, type RequestReads } from "../core/request-reads.js";
 import { log } from "../core/logger.js";
 import { credentialsOf } from "../core/auth.js";
+import { WriteClock } from "../core/write-clock.js";
 import { READS, type KeptAnswer } from "../rest/handler.js";
 
 /**
@@ -252,18 +253,16 @@ function memoryBackend(prefix: string): Backend {
   let tagged = 0;
   let bytes = 0;
   const tag = `${prefix}table`;
-  let counter = 0;
-  const lastWrite = new Map<string, number>();
+  const clock = new WriteClock();
   return {
     begin(reads) {
-      reads.versions = counter;
+      reads.versions = clock.mark();
     },
     async get(key) {
       return (await store.get(key)) ?? null;
     },
     async set(key, value, reads, ttl) {
-      const started = reads.versions as number;
-      for (const table of [...reads.tables, "*"]) if ((lastWrite.get(table) ?? 0) > started) return;
+      if (clock.writtenSince([...reads.tables, "*"], reads.versions as number)) return;
       // A REST answer's body is kept encoded: each answer from it is written as it is.
       if (isKeptRest(value) && typeof value.body === "string") value = { ...value, body: Buffer.from(value.body) };
       const size = keptSize(value);
@@ -278,8 +277,7 @@ function memoryBackend(prefix: string): Backend {
       await store.set(key, value as ExecutionResult, tagsOf(tag, reads), ttl);
     },
     async written(tables, tags) {
-      counter++;
-      for (const table of tables) lastWrite.set(table, counter);
+      clock.written(tables);
       await store.invalidate(entities(tag, tags));
     },
     close() {},
