@@ -20,8 +20,8 @@ import { createLogger } from "../src/core/logger.js";
  *   `GET /v1/spaces/{id}`, as the server runs by default but without the response cache
  *   (RESPONSE_CACHE=off) and, on a second gateway, with nothing shared between requests: no
  *   access cache (ACCESS_CACHE_TTL_MS=0), no request coalescing (REQUEST_COALESCING=off: identical
- *   GETs arriving together share one answer, core/flights.ts), no counts kept between writes
- *   (COUNT_CACHE=off, core/kept-counts.ts); and the REST GET of the list's 50
+ *   GETs arriving together share one answer, core/flights.ts), no pages or counts kept between writes
+ *   (LIST_CACHE=off, core/kept-lists.ts); and the REST GET of the list's 50
  *   spaces in turn (requests under way together read different rows, which they read in one
  *   statement: core/loaders.ts `readTogether`);
  * - the same REST GET and GraphQL query on a third gateway with the response cache on
@@ -52,7 +52,7 @@ export async function requestPath() {
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
     const main = await startBenchGateway({ responseCache: "off" }, cleanups);
-    const uncached = await startBenchGateway({ accessCacheTtlMs: 0, responseCache: "off", requestCoalescing: false, countCache: false }, cleanups);
+    const uncached = await startBenchGateway({ accessCacheTtlMs: 0, responseCache: "off", requestCoalescing: false, listCache: false }, cleanups);
     const cachedGateway = await startBenchGateway({ responseCache: "on" }, cleanups);
     console.log(`database: ${main.gateway.db.kind === "pglite" ? "embedded (PGlite)" : "PostgreSQL"}; ${connections} connections, ${duration} s per row`);
 
@@ -162,7 +162,7 @@ export async function requestPath() {
     console.log(`  list of 50 / REST GET          ${ratio(list, rest)}   (both from the response cache: ${ratio(listCached, restCached)}; both with nothing shared: ${ratio(listUn, restUn)})`);
     console.log(`  list of 50 / REST GET, ${LIST_ROUNDS} rounds back to back  median ${percentile([...turns].sort((x, y) => x - y), 50).toFixed(2)}   (rounds: ${turns.map((r) => r.toFixed(2)).join(" ")})`);
     console.log(`  list of 50 / raw driver list   ${ratio(list, rawListRow)}   (the raw handler's own list / one row: ${ratio(rawListRow, rawRow)})`);
-    console.log(`  list of ${LONG_LIST}: page 1 / list of 50  ${ratio(longFirst, list)}   page ${long.deepPage}+ / page 1 ${ratio(longDeep, longFirst)}   (a page counts the list once, then its count is kept until a write: core/kept-counts.ts)`);
+    console.log(`  list of ${LONG_LIST}: page 1 / list of 50  ${ratio(longFirst, list)}   page ${long.deepPage}+ / page 1 ${ratio(longDeep, longFirst)}   (pages and the count are read once, then kept until a write: core/kept-lists.ts)`);
     console.log(`  nested N=50 / N=5              ${ratio(n50, n5)}   statements ${n5.statements} → ${n50.statements}`);
     console.log(`  nested N=5, ${NESTED_DEEP} / 3 CRs a space ${ratio(deep, n5)}   (a page of 10 under each space reads 11 of its rows: core/bounded-pages.ts)`);
     console.log(`  POST collection / REST GET     ${ratio(post, rest)}`);

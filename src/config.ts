@@ -133,11 +133,12 @@ export interface Config {
    */
   requestCoalescing: boolean;
   /**
-   * COUNT_CACHE: `on` (default) keeps the counts of lists between the writes that change them, on
-   * the embedded database (core/kept-counts.ts); `off` counts on every page. Both answer the same
-   * (test/server/kept-counts.property.test.ts). Counts are never kept on PostgreSQL.
+   * LIST_CACHE: `on` (default) keeps the pages and counts of lists between the writes that change
+   * them, on the embedded database (core/kept-lists.ts); `off` reads them for every page. Both
+   * answer the same (test/server/kept-lists.property.test.ts). Nothing is kept on PostgreSQL.
+   * COUNT_CACHE, its former name (when it kept counts only), is read when LIST_CACHE is unset.
    */
-  countCache: boolean;
+  listCache: boolean;
   /**
    * QUERY_PLAN_CACHE: `on` (default) keeps Prisma's query plans by the shape of their queries
    * (core/query-plans.ts); `off` has every query compiled anew.
@@ -218,7 +219,7 @@ export function operations(env: NodeJS.ProcessEnv) {
     responseCacheTtlMs: intFrom(env.RESPONSE_CACHE_TTL_MS, 60_000, "RESPONSE_CACHE_TTL_MS"),
     restJit: onOff(env.REST_JIT, true, "REST_JIT"),
     requestCoalescing: onOff(env.REQUEST_COALESCING, true, "REQUEST_COALESCING"),
-    countCache: onOff(env.COUNT_CACHE, true, "COUNT_CACHE"),
+    listCache: env.LIST_CACHE === undefined && env.COUNT_CACHE !== undefined ? onOff(env.COUNT_CACHE, true, "COUNT_CACHE") : onOff(env.LIST_CACHE, true, "LIST_CACHE"),
     queryPlanCache: onOff(env.QUERY_PLAN_CACHE, true, "QUERY_PLAN_CACHE"),
   };
 }

@@ -47,7 +47,7 @@ import { createRouteNamer, useRequestNotes } from "./server/requests.js";
 import { notesOfNodeRequest } from "./core/request-notes.js";
 import { createRateLimit, limitExceeded } from "./server/rate-limit.js";
 import { createResponseCache, type ResponseCache } from "./server/response-cache.js";
-import { KeptCounts } from "./core/kept-counts.js";
+import { KeptLists } from "./core/kept-lists.js";
 
 /** How long a start waits for Redis before serving without it. */
 const REDIS_START_WAIT_MS = 5_000;
@@ -58,8 +58,8 @@ export interface Gateway {
   services: Services;
   /** The response cache (tests drop its entries to compare cached answers with uncached ones). */
   responseCache: ResponseCache;
-  /** List counts kept between writes (COUNT_CACHE; null on PostgreSQL or when off): tests drop them to compare with fresh counts. */
-  keptCounts: KeptCounts | null;
+  /** List pages and counts kept between writes (LIST_CACHE; null on PostgreSQL or when off): tests drop them to compare with fresh reads. */
+  keptLists: KeptLists | null;
   /** REST GETs coalesced (REQUEST_COALESCING): answers made for several identical GETs, and GETs answered by another's. */
   coalesced: { flights: number; joined: number };
   /** Runs the periodic upkeep now (src/maintenance.ts): purges, and on the embedded database VACUUM (ANALYZE) of each table. */
@@ -119,9 +119,11 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   metrics.counterFrom("shared_reads_statements_total", "Statements reading rows by key for the requests under way together (process-wide).", () => sharedReads.statements);
   metrics.counterFrom("shared_reads_joined_total", "Requests' reads by key that shared their statement with another request's.", () => sharedReads.joined);
   metrics.counterFrom("shared_reads_identical_total", "List pages and counts answered by an identical read another request asked for in the same turn.", () => sharedReads.identical);
-  const keptCounts = config.countCache ? KeptCounts.attach(db) : null;
-  metrics.counterFrom("count_cache_hits_total", "List counts answered from the counts kept between writes (COUNT_CACHE, embedded database).", () => keptCounts?.stats.hits ?? 0);
-  metrics.counterFrom("count_cache_misses_total", "List counts read from the database while the count cache is on.", () => keptCounts?.stats.misses ?? 0);
+  const keptLists = config.listCache ? KeptLists.attach(db) : null;
+  metrics.counterFrom("page_cache_hits_total", "List pages answered from the pages kept between writes (LIST_CACHE, embedded database).", () => keptLists?.stats.page.hits ?? 0);
+  metrics.counterFrom("page_cache_misses_total", "List pages read from the database while the list cache is on.", () => keptLists?.stats.page.misses ?? 0);
+  metrics.counterFrom("count_cache_hits_total", "List counts answered from the counts kept between writes (LIST_CACHE, embedded database).", () => keptLists?.stats.count.hits ?? 0);
+  metrics.counterFrom("count_cache_misses_total", "List counts read from the database while the list cache is on.", () => keptLists?.stats.count.misses ?? 0);
   const responseCache = createResponseCache({ config, db, accessCache, scope: accessScope(config) });
   metrics.counterFrom("response_cache_hits_total", "GraphQL and REST answers served from the response cache.", () => responseCache.stats.hits);
   metrics.counterFrom("response_cache_misses_total", "Response cache look-ups that found no entry (the answer was made).", () => responseCache.stats.misses);
@@ -355,7 +357,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     db,
     services,
     responseCache,
-    keptCounts,
+    keptLists,
     coalesced: rest.coalesced ?? { flights: 0, joined: 0 },
     maintain: () => maintenance.run(),
     httpServer,

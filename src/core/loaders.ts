@@ -118,7 +118,7 @@ export function readTogether<K, V>(
  * A reader's own copy of what another read too: its arrays and plain objects (rows, JSON values,
  * included relations) copied all the way down; dates and bytes, which nothing changes, shared.
  */
-function copyOf<V>(value: V): V {
+export function copyOf<V>(value: V): V {
   if (Array.isArray(value)) return value.map(copyOf) as V;
   if (!value || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return value;
   const copy: Record<string, unknown> = {};

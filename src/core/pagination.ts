@@ -1,7 +1,7 @@
 import { badInput } from "./errors.js";
 import { textProblem } from "./validate.js";
 import { readOnce, type ModelReads } from "./loaders.js";
-import { keptCount } from "./kept-counts.js";
+import { keptCount, keptPage } from "./kept-lists.js";
 
 /** Query arguments of every documented list operation. */
 export interface PageArgs {
@@ -115,7 +115,8 @@ function afterCursor(order: OrderSpec, values: unknown[]): object {
  * Keyset pagination over a Prisma model (`from`: `ctx.prisma.space`): stable under inserts. One
  * query for the page (with `include` when given), then one for the count unless the page already
  * tells it: a first page that is not full holds every row. Identical pages and counts asked by
- * requests under way together are read once (core/loaders.ts `readOnce`).
+ * requests under way together are read once (core/loaders.ts `readOnce`); on the embedded
+ * database both are kept until a write changes what they read (core/kept-lists.ts).
  */
 export async function paginate<T extends Record<string, any>>(opts: {
   args: PageArgs;
@@ -129,8 +130,9 @@ export async function paginate<T extends Record<string, any>>(opts: {
     ? { AND: [opts.where, afterCursor(opts.order, typedCursor(decodeCursor(opts.args.page, opts.order.length), opts.order, opts.from.fields))] }
     : opts.where;
   const query = { where, orderBy: opts.order.map(([f, d]) => ({ [f]: d })), take: limit + 1, ...(opts.include ? { include: opts.include } : {}) };
-  const rows = await readOnce(opts.from, "findMany", query);
-  // A first page that holds every row counts them; else the count of the list (kept between writes: core/kept-counts.ts).
+  // The page, and the count of the list, kept between the writes that change them (core/kept-lists.ts).
+  const rows = await keptPage(opts.from, query, () => readOnce(opts.from, "findMany", query));
+  // A first page that holds every row counts them; else the count of the list.
   const count =
     !opts.args.page && rows.length <= limit ? rows.length : await keptCount(opts.from, opts.where, () => readOnce(opts.from, "count", { where: opts.where }));
   const items = rows.slice(0, limit);

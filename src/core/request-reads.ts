@@ -150,8 +150,11 @@ export function noteStatement(sql: string, write: boolean, args?: readonly unkno
   if (underWay.size === 0) return;
   const verb = sql.trimStart().slice(0, 6).toUpperCase();
   if (verb !== "SELECT" && !verb.startsWith("WITH")) return;
-  const tables = tablesOf(sql);
-  const tags = readTags(sql, args);
+  addReads(tablesOf(sql), readTags(sql, args));
+}
+
+/** Adds tables and tags read to every request under way. */
+function addReads(tables: Iterable<string>, tags: Iterable<string>): void {
   for (const reads of underWay) {
     for (const table of tables) reads.tables.add(table);
     if (reads.uncacheable) continue;
@@ -161,4 +164,33 @@ export function noteStatement(sql: string, write: boolean, args?: readonly unkno
       reads.tags.clear();
     }
   }
+}
+
+/** What the statements of a read read: its tables and tags (`readTags`). */
+export interface NotedReads {
+  readonly tables: readonly string[];
+  readonly tags: readonly string[];
+}
+
+/**
+ * Runs `read` and tells what the statements sent while it ran read (those of other work under way
+ * included: a tag too many only drops an answer too early), for a value kept from it: whenever the
+ * value is answered again without a statement, `noteReads` tells the requests under way what it
+ * was read from, as its statements did. `noted` is null when more was read than a request may note.
+ */
+export async function readNoting<T>(read: () => Promise<T>): Promise<{ value: T; noted: NotedReads | null }> {
+  const reads: RequestReads = { tables: new Set(), tags: new Set(), uncacheable: false };
+  underWay.add(reads);
+  let value: T;
+  try {
+    value = await read();
+  } finally {
+    underWay.delete(reads);
+  }
+  return { value, noted: reads.uncacheable ? null : { tables: [...reads.tables], tags: [...reads.tags] } };
+}
+
+/** Tells the requests under way that they read what `noted` names (a kept value answered: see readNoting). */
+export function noteReads(noted: NotedReads): void {
+  if (underWay.size > 0) addReads(noted.tables, noted.tags);
 }

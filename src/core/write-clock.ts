@@ -3,7 +3,7 @@
  * afterwards whether one of the tables it read was written since (`writtenSince`), so that an
  * answer made from rows a write has changed is not kept past that write. One counter for all
  * writes, and the last tick each table was written at (the response cache's memory store,
- * server/response-cache.ts; kept list counts, core/kept-counts.ts).
+ * server/response-cache.ts; kept list counts, core/kept-lists.ts).
  */
 export class WriteClock {
   private tick = 0;

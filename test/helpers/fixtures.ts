@@ -94,13 +94,13 @@ export async function createCollection(by: Caller, org: string, body: Record<str
  * SQL statements that `call` sends, with its result: the fewest of `runs` runs, since
  * background work of the gateway (event delivery, maintenance) may add statements to the
  * shared counter while a call runs, never take any away. Each run starts with the response
- * cache empty and no list count kept (core/kept-counts.ts): what is counted is the work of answering.
+ * cache empty and no list count kept (core/kept-lists.ts): what is counted is the work of answering.
  */
 export async function fewestStatements<T>(t: TestGateway, call: () => Promise<T>, runs = 3): Promise<{ count: number; result: T }> {
   let best: { count: number; result: T } | undefined;
   for (let i = 0; i < runs; i++) {
     await t.gateway.responseCache.forget();
-    t.gateway.keptCounts?.clear();
+    t.gateway.keptLists?.clear();
     const before = t.gateway.db.stats.statements;
     const result = await call();
     const count = t.gateway.db.stats.statements - before;

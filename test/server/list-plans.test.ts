@@ -70,6 +70,7 @@ let recording: { sql: string; args: readonly unknown[] }[] | null = null;
 async function orderedReads(call: () => Promise<unknown>): Promise<{ sql: string; args: readonly unknown[] }[]> {
   const seen: { sql: string; args: readonly unknown[] }[] = [];
   await t.gateway.responseCache.forget();
+  t.gateway.keptLists?.clear();
   recording = seen;
   try {
     await call();

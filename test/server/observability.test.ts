@@ -109,6 +109,8 @@ describe("request logs", () => {
   it("reports an unexpected error with the id of the request it happened in", async () => {
     const prisma = t.gateway.db.prisma as any;
     const spy = vi.spyOn(prisma.organization, "findMany").mockRejectedValue(new Error("database went away"));
+    // (The page is read, not one kept from an earlier request: core/kept-lists.ts.)
+    t.gateway.keptLists?.clear();
     const reported = vi.spyOn(log, "error").mockImplementation(() => undefined as any);
     try {
       const res = await fetch(`${t.url}/v1/orgs`, { headers: { authorization: `Bearer ${admin.token}`, "x-request-id": "req-500" } });
@@ -144,6 +146,7 @@ describe("request logs", () => {
       // A fault: reported once per request, on each face.
       const prisma = t.gateway.db.prisma as any;
       const spy = vi.spyOn(prisma.organization, "findMany").mockRejectedValue(new Error("database went away"));
+      t.gateway.keptLists?.clear();
       try {
         expect((await fetch(`${t.url}/v1/orgs`, { headers })).status).toBe(500);
         expect(reported).toHaveBeenCalledTimes(1);

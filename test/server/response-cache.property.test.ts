@@ -349,8 +349,8 @@ async function compareReads(w: World, step: string, written?: string): Promise<v
     for (const read of reads) answers.push(await read());
     return answers;
   };
-  // With one gateway, "without the cache" is also without the list counts kept between writes (core/kept-counts.ts).
-  const forget = () => (uncached ? undefined : (reader.gateway.keptCounts?.clear(), reader.gateway.responseCache.forget()));
+  // With one gateway, "without the cache" is also without the list counts kept between writes (core/kept-lists.ts).
+  const forget = () => (uncached ? undefined : (reader.gateway.keptLists?.clear(), reader.gateway.responseCache.forget()));
   const cached = await readAll(reader.url, true);
   await forget();
   // Without the cache, all at once: rows asked by several requests under way are read together.

@@ -101,6 +101,19 @@ describe("the response cache", () => {
     expect(trace.logs.map((l: { message: string }) => l.message)).toContain("Recorded space_content_updated event.");
   });
 
+  it("drops an answer made from a kept page (no statement sent) with the writes that change its rows", async () => {
+    // On the embedded database the list's page and count are kept between writes (core/kept-lists.ts):
+    // an answer made anew from them sends no statement, yet depends on their rows.
+    const list = `/v1/orgs/${org}/spaces`;
+    const before = (await admin.get(list)).body;
+    await t.gateway.responseCache.forget();
+    if (t.gateway.keptLists) expect(await statements(() => admin.get(list))).toBe(0);
+    const kept = before.items.find((s: { id: string }) => s.id === spaceId);
+    expect((await admin.post(`/v1/spaces/${spaceId}/comments`, { body: { markdown: "Counted" } })).status).toBe(201);
+    const after = (await admin.get(list)).body.items.find((s: { id: string }) => s.id === spaceId);
+    expect(after.comments).toBe(kept.comments + 1);
+  });
+
   it("drops per row: a comment in one space leaves another space's answers in place, and refreshes its own", async () => {
     const a = (await createSpace(admin, org, { title: "Space A" })).id;
     const b = (await createSpace(admin, org, { title: "Space B" })).id;
