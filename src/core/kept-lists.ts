@@ -25,7 +25,7 @@ import { noteReads, readNoting, type NotedReads } from "./request-reads.js";
  *   safety net only) — so an answer made from rows a write has since changed cannot outlive that
  *   write; one whose tables were written while it was read is not even stored;
  * - a kept page's rows are never handed out: each reader gets its own copy (core/loaders.ts
- *   `copyOf`), the first one included;
+ *   `copyOf`), the one whose read was kept included (a page read and not kept is its reader's own);
  * - a request answered from a kept value is told what it was read from, as the statements that
  *   read it told the requests under way then (core/request-reads.ts `readNoting`): the response
  *   cache drops an answer made from a kept page with the writes that change its rows, as it does
@@ -103,23 +103,26 @@ export class KeptLists {
   }
 
   /** The count of `model`'s rows that `where` selects: kept, or `read` (and kept when it may be). */
-  count(model: string, where: object, read: () => Promise<number>): Promise<number> {
-    return this.kept("count", model, where, () => tablesOf(model, where), read) as Promise<number>;
+  async count(model: string, where: object, read: () => Promise<number>): Promise<number> {
+    return (await this.kept("count", model, where, () => tablesOf(model, where), read)).value as number;
   }
 
-  /** The rows of a page of `model` (a copy of them): kept, or `read` (and kept when they may be). */
+  /** The rows of a page of `model`: kept (each caller gets a copy of them), or `read` (and kept when they may be). */
   async page<T>(model: string, args: PageRead, read: () => Promise<T[]>): Promise<T[]> {
-    return copyOf((await this.kept("page", model, args, () => tablesOfRead(model, args), read)) as T[]);
+    const { value, shared } = await this.kept("page", model, args, () => tablesOfRead(model, args), read);
+    return shared ? copyOf(value as T[]) : (value as T[]);
   }
 
-  private async kept(kind: Kind, model: string, args: object, tables: () => string[] | null, read: () => Promise<unknown>): Promise<unknown> {
+  /** The value of a read: kept or read, and whether it is the kept one (then the caller must not hand it out as it is). */
+  private async kept(kind: Kind, model: string, args: object, tables: () => string[] | null, read: () => Promise<unknown>): Promise<{ value: unknown; shared: boolean }> {
+    const alone = async () => ({ value: await read(), shared: false });
     let key: string;
     try {
       key = `${kind}\u0000${model}\u0000${JSON.stringify(args, typedValue)}`;
     } catch {
-      return read(); // a value JSON cannot write (a BigInt)
+      return alone(); // a value JSON cannot write (a BigInt)
     }
-    if (key.length > MAX_KEY) return read();
+    if (key.length > MAX_KEY) return alone();
     const stats = this.stats[kind];
     const kept = this.entries.get(key);
     if (kept && Date.now() - kept.at < this.ttlMs && !this.clock.writtenSince(kept.tables, kept.mark)) {
@@ -128,21 +131,21 @@ export class KeptLists {
       this.entries.delete(key);
       this.entries.set(key, kept);
       noteReads(kept.noted);
-      return kept.value;
+      return { value: kept.value, shared: true };
     }
     const reads = tables();
-    if (!reads) return read();
+    if (!reads) return alone();
     stats.misses++;
     const mark = this.clock.mark();
     const { value, noted } = await readNoting(read);
-    if (!noted || this.clock.writtenSince(reads, mark)) return value;
+    if (!noted || this.clock.writtenSince(reads, mark)) return { value, shared: false };
     const bytes = kind === "page" ? sizeOf(value) : 0;
-    if (bytes > MAX_PAGE_BYTES) return value;
+    if (bytes > MAX_PAGE_BYTES) return { value, shared: false };
     this.drop(key);
     this.entries.set(key, { value, tables: reads, mark, at: Date.now(), bytes, noted });
     this.bytes += bytes;
     while (this.entries.size > MAX_ENTRIES || this.bytes > MAX_BYTES) this.drop(this.entries.keys().next().value!);
-    return value;
+    return { value, shared: true };
   }
 
   private drop(key: string): void {

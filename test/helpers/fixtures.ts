@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect } from "vitest";
 import type { Config } from "../../src/config.js";
+import type { Gateway } from "../../src/server.js";
 import { startGateway, type Answer, type Caller, type TestGateway } from "./gateway.js";
 
 /** A caller made by `bootstrap`: the admin of an organization. */
@@ -91,16 +92,25 @@ export async function createCollection(by: Caller, org: string, body: Record<str
 }
 
 /**
+ * Forgets what the gateway keeps between requests — the response cache's answers and the list
+ * pages and counts kept between writes (core/kept-lists.ts) — so that the next request is answered
+ * from the database.
+ */
+export async function forgetKept(gateway: Gateway): Promise<void> {
+  await gateway.responseCache.forget();
+  gateway.keptLists?.clear();
+}
+
+/**
  * SQL statements that `call` sends, with its result: the fewest of `runs` runs, since
  * background work of the gateway (event delivery, maintenance) may add statements to the
- * shared counter while a call runs, never take any away. Each run starts with the response
- * cache empty and no list count kept (core/kept-lists.ts): what is counted is the work of answering.
+ * shared counter while a call runs, never take any away. Each run starts with nothing kept
+ * (forgetKept): what is counted is the work of answering.
  */
 export async function fewestStatements<T>(t: TestGateway, call: () => Promise<T>, runs = 3): Promise<{ count: number; result: T }> {
   let best: { count: number; result: T } | undefined;
   for (let i = 0; i < runs; i++) {
-    await t.gateway.responseCache.forget();
-    t.gateway.keptLists?.clear();
+    await forgetKept(t.gateway);
     const before = t.gateway.db.stats.statements;
     const result = await call();
     const count = t.gateway.db.stats.statements - before;

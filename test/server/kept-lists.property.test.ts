@@ -7,6 +7,7 @@ import { runAdminCommand } from "../../src/cli/commands.js";
 import { purgeDeletedSpaces } from "../../src/domains/spaces/spaces.service.js";
 import { KeptLists, sizeOf, tablesOf, tablesOfRead } from "../../src/core/kept-lists.js";
 import { newId } from "../../src/core/ids.js";
+import { loadConfig } from "../../src/config.js";
 
 /**
  * Kept lists (core/kept-lists.ts): every list page holds the rows its read selects now, and its
@@ -282,6 +283,29 @@ describe("which pages and counts are kept", () => {
     const second = await kept.page("Space", read, async () => [] as typeof rows);
     expect(second).toEqual([{ id: "a", title: "A", payload: { nested: ["x"] }, createdAt: new Date(0) }]);
     expect(kept.stats.page).toEqual({ hits: 1, misses: 1 });
+  });
+
+  it("a page read and not kept is its reader's own (no copy); one kept is copied for every reader", async () => {
+    const writes: ((tables: Map<string, string[]>) => void)[] = [];
+    const db = { kind: "pglite" as const, prisma: {} as never, onCommittedWrite: (l: any) => void writes.push((tables) => l(tables, new Map())) };
+    const kept = KeptLists.attach(db)!;
+    const rows = [{ id: "a" }];
+    // Its table written while it was read: not kept, handed back as read.
+    expect(await kept.page("Space", { where: { id: "w" } }, async () => (writes[0]!(new Map([["Space", []]])), rows))).toBe(rows);
+    // A read naming what the schema does not tell: never kept.
+    expect(await kept.page("Space", { where: { nope: 1 } }, async () => rows)).toBe(rows);
+    const first = await kept.page("Space", { where: { id: "k" } }, async () => rows);
+    expect(first).not.toBe(rows);
+    expect(first).toEqual(rows);
+  });
+
+  it("LIST_CACHE turns it off, COUNT_CACHE (its former name) too when LIST_CACHE is unset", () => {
+    expect(loadConfig({}).listCache).toBe(true);
+    expect(loadConfig({ LIST_CACHE: "off" }).listCache).toBe(false);
+    expect(loadConfig({ COUNT_CACHE: "off" }).listCache).toBe(false);
+    expect(loadConfig({ LIST_CACHE: "on", COUNT_CACHE: "off" }).listCache).toBe(true);
+    expect(() => loadConfig({ LIST_CACHE: "sometimes" })).toThrow(/LIST_CACHE/);
+    expect(() => loadConfig({ COUNT_CACHE: "sometimes" })).toThrow(/COUNT_CACHE/);
   });
 
   it("pages past the memory bound are not kept; the least recently used go first", async () => {

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
-import { acmeDocs, createCollection, created, createSpace, type Admin } from "../helpers/fixtures.js";
+import { acmeDocs, createCollection, created, createSpace, forgetKept, type Admin } from "../helpers/fixtures.js";
 
 /**
  * The documented lists that grow with an organization read a page in the order of an index:
@@ -69,8 +69,7 @@ let recording: { sql: string; args: readonly unknown[] }[] | null = null;
 /** The statements that read a page (a SELECT with ORDER BY and LIMIT) that `call` sent, with their parameters. */
 async function orderedReads(call: () => Promise<unknown>): Promise<{ sql: string; args: readonly unknown[] }[]> {
   const seen: { sql: string; args: readonly unknown[] }[] = [];
-  await t.gateway.responseCache.forget();
-  t.gateway.keptLists?.clear();
+  await forgetKept(t.gateway);
   recording = seen;
   try {
     await call();

@@ -4,7 +4,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
-import { acmeDocs, createSpace, type Admin } from "../helpers/fixtures.js";
+import { acmeDocs, createSpace, forgetKept, type Admin } from "../helpers/fixtures.js";
 import { collect, wsClient } from "../helpers/graphql-ws.js";
 import { createLogger, log } from "../../src/core/logger.js";
 import { pendingMigrations } from "../../src/server/health.js";
@@ -109,8 +109,8 @@ describe("request logs", () => {
   it("reports an unexpected error with the id of the request it happened in", async () => {
     const prisma = t.gateway.db.prisma as any;
     const spy = vi.spyOn(prisma.organization, "findMany").mockRejectedValue(new Error("database went away"));
-    // (The page is read, not one kept from an earlier request: core/kept-lists.ts.)
-    t.gateway.keptLists?.clear();
+    // (The page is read, not one kept from an earlier request.)
+    await forgetKept(t.gateway);
     const reported = vi.spyOn(log, "error").mockImplementation(() => undefined as any);
     try {
       const res = await fetch(`${t.url}/v1/orgs`, { headers: { authorization: `Bearer ${admin.token}`, "x-request-id": "req-500" } });
@@ -146,7 +146,7 @@ describe("request logs", () => {
       // A fault: reported once per request, on each face.
       const prisma = t.gateway.db.prisma as any;
       const spy = vi.spyOn(prisma.organization, "findMany").mockRejectedValue(new Error("database went away"));
-      t.gateway.keptLists?.clear();
+      await forgetKept(t.gateway);
       try {
         expect((await fetch(`${t.url}/v1/orgs`, { headers })).status).toBe(500);
         expect(reported).toHaveBeenCalledTimes(1);

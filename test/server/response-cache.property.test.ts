@@ -6,6 +6,7 @@ import { runAdminCommand } from "../../src/cli/commands.js";
 import { purgeDeletedSpaces } from "../../src/domains/spaces/spaces.service.js";
 import { processorFor } from "../../src/domains/openapi/openapi.processing.js";
 import { sharedReads } from "../../src/core/loaders.js";
+import { forgetKept } from "../helpers/fixtures.js";
 import { startSources, type Sources } from "../domains/openapi/sources.js";
 
 /**
@@ -350,7 +351,7 @@ async function compareReads(w: World, step: string, written?: string): Promise<v
     return answers;
   };
   // With one gateway, "without the cache" is also without the list counts kept between writes (core/kept-lists.ts).
-  const forget = () => (uncached ? undefined : (reader.gateway.keptLists?.clear(), reader.gateway.responseCache.forget()));
+  const forget = () => (uncached ? undefined : forgetKept(reader.gateway));
   const cached = await readAll(reader.url, true);
   await forget();
   // Without the cache, all at once: rows asked by several requests under way are read together.

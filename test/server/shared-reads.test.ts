@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
-import { acmeDocs, createSpace, fewestStatements, type Admin, type Member } from "../helpers/fixtures.js";
+import { acmeDocs, createSpace, fewestStatements, forgetKept, type Admin, type Member } from "../helpers/fixtures.js";
 import { makeContext } from "../../src/core/context.js";
 import { readOnce, readTogether, sharedReads } from "../../src/core/loaders.js";
 import { spaceById } from "../../src/domains/spaces/spaces.access.js";
@@ -100,9 +100,8 @@ describe("rows read together by the requests under way", () => {
     let fewest = Infinity;
     let together: unknown[] = [];
     for (let run = 0; run < 3; run++) {
-      // Each run reads: no answer, page or count kept from the one before (core/kept-lists.ts).
-      await t.gateway.responseCache.forget();
-      t.gateway.keptLists?.clear();
+      // Each run reads: no answer, page or count kept from the one before.
+      await forgetKept(t.gateway);
       const before = listReads;
       together = (await Promise.all(callers.map((caller) => caller.get(list)))).map((res) => res.body);
       fewest = Math.min(fewest, listReads - before);
