@@ -51,7 +51,16 @@ export async function liveStreams() {
     /** Longest wait for deliveries after the last write started (s); it ends sooner when all arrived or nothing arrives for 15 s. */
     wait: int("BENCH_STREAM_WAIT", 120),
     receiver: process.env.BENCH_RECEIVER !== "0",
+    /**
+     * The subscriber processes stand in for dashboards on other machines, but here they share the
+     * servers' 2 cores: at 10,000 sockets they use about one of them, and a server's write then
+     * waits in the run queue behind them (the slowest PATCH: 19 ms on its main thread, 149 ms
+     * waiting for a core). They run at this nice level (19, the lowest priority; 0 to share the
+     * cores evenly), for both servers alike: what they use is what the servers leave.
+     */
+    nice: int("BENCH_SUBSCRIBER_NICE", 19),
   };
+  if (options.nice > 19) throw new Error(`BENCH_SUBSCRIBER_NICE must be 0 to 19, got ${options.nice}`);
   const shared = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
   const cleanups: (() => Promise<unknown>)[] = [];
   const receiver = await startReceiver();
@@ -59,7 +68,7 @@ export async function liveStreams() {
   try {
     const processes = Math.max(shared ? 2 : 1, Math.ceil(options.subscribers / options.perProcess), options.subscribers >= 2 ? 2 : 1);
     console.log(
-      `${options.subscribers} subscribers in ${processes} child processes (nice ${SUBSCRIBER_NICE}); ${options.writes} writes at ${options.rate}/s from this process; ` +
+      `${options.subscribers} subscribers in ${processes} child processes (nice ${options.nice}); ${options.writes} writes at ${options.rate}/s from this process; ` +
         `gateway: ${shared ? "2 processes, PostgreSQL + Redis (subscribers split between them, writes to the first)" : "1 process, embedded database (PGlite)"}`,
     );
 
@@ -301,6 +310,7 @@ interface Options {
   burstSeconds: number;
   wait: number;
   receiver: boolean;
+  nice: number;
 }
 
 interface StreamResult {
@@ -416,7 +426,7 @@ async function measureTarget(target: Target, options: Options, processes: number
     return counts;
   };
   const residentBefore = residentBytes(target.pids);
-  const group = await SubscriberGroup.start(target, options.subscribers, processes);
+  const group = await SubscriberGroup.start(target, options.subscribers, processes, options.nice);
   console.log(`  ${target.name}: ${group.connected}/${options.subscribers} sockets connected in ${(group.connectMs / 1000).toFixed(1)} s`);
   try {
     const titles = Array.from({ length: options.writes }, (_, k) => `write ${k}`);
@@ -725,24 +735,6 @@ function perWrite(latencies: Float64Array[], writes: number, durations: number[]
   return `    write: arrival p50/max (PATCH ms)\n${rows.join("\n")}`;
 }
 
-/**
- * The subscribers' processes stand in for dashboards on other machines, but here they share the
- * servers' 2 cores: at 10,000 sockets they use about one of them, and a server's write then waits
- * in the run queue behind them (the slowest PATCH: 19 ms on its main thread, 149 ms waiting for a
- * core). They run at nice BENCH_SUBSCRIBER_NICE (19, the lowest priority; 0 to share the cores
- * evenly), for both servers alike: what they use is what the servers leave.
- */
-const SUBSCRIBER_NICE = int("BENCH_SUBSCRIBER_NICE", 19);
-
-function lowerPriority(pid: number | undefined): void {
-  if (pid === undefined || SUBSCRIBER_NICE === 0) return;
-  try {
-    os.setPriority(pid, SUBSCRIBER_NICE);
-  } catch (err) {
-    console.log(`  could not lower the subscriber process's priority: ${(err as Error).message}`);
-  }
-}
-
 /** Child processes holding the subscribers' sockets, spread over the target's server processes. */
 class SubscriberGroup {
   private constructor(
@@ -751,11 +743,19 @@ class SubscriberGroup {
     readonly connectMs: number,
   ) {}
 
-  static async start(target: Target, sockets: number, processes: number): Promise<SubscriberGroup> {
+  /** `nice`: the processes' priority (Options.nice). */
+  static async start(target: Target, sockets: number, processes: number, nice: number): Promise<SubscriberGroup> {
     const children = Array.from({ length: processes }, () =>
       fork(path.join(root, "bench/streams-subscribers.mjs"), { execArgv: clientArgs(), stdio: "inherit", serialization: "advanced" }),
     );
-    for (const child of children) lowerPriority(child.pid);
+    for (const child of children) {
+      if (nice === 0 || child.pid === undefined) continue;
+      try {
+        os.setPriority(child.pid, nice);
+      } catch (err) {
+        console.log(`  could not lower a subscriber process's priority: ${(err as Error).message}`);
+      }
+    }
     await Promise.all(children.map((c) => nextMessage(c, "ready")));
     const started = now();
     const answers = await Promise.all(
@@ -876,7 +876,7 @@ async function runBurst(
     for (const name of burst.integrations) total += (await api("GET", `/v1/integrations/${name}/events?limit=1`)).count as number;
     return total;
   };
-  const group = await SubscriberGroup.start({ ...target, urls: [target.urls[0]!] }, 1, 1);
+  const group = await SubscriberGroup.start({ ...target, urls: [target.urls[0]!] }, 1, 1, options.nice);
   try {
     await group.all({ cmd: "subscribe", id: "burst", keyBy: "eventId", ...burst.subscription }, "subscribed");
     // Live once the warm-up event arrived.
