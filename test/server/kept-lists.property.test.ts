@@ -367,6 +367,29 @@ describe("which pages and counts are kept", () => {
     expect(reads).toBe(3);
   });
 
+  it("a read that fails keeps nothing; a key over 4,096 characters and a value past its time are read again", async () => {
+    const db = { kind: "pglite" as const, prisma: {} as never, onCommittedWrite: () => undefined };
+    const kept = KeptLists.attach(db)!;
+    let reads = 0;
+    const read = (value: number) => async () => (reads++, value);
+    // A failure reaches its caller and stores nothing: the next read goes to the database.
+    await expect(kept.count("Space", { organizationId: "f" }, () => Promise.reject(new Error("database went away")))).rejects.toThrow("database went away");
+    expect(await kept.count("Space", { organizationId: "f" }, read(4))).toBe(4);
+    expect(await kept.count("Space", { organizationId: "f" }, read(99))).toBe(4);
+    expect(reads).toBe(1);
+    // A filter whose key is too long to keep (a long cursor) is read each time.
+    const long = { organizationId: "x".repeat(5_000) };
+    expect(await kept.count("Space", long, read(5))).toBe(5);
+    expect(await kept.count("Space", long, read(6))).toBe(6);
+    expect(reads).toBe(3);
+    // Past LIST_CACHE_TTL_MS (here 0) a kept value is read again, written or not.
+    const expiring = KeptLists.attach(db, 0)!;
+    expect(await expiring.count("Space", { organizationId: "t" }, read(7))).toBe(7);
+    expect(await expiring.count("Space", { organizationId: "t" }, read(8))).toBe(8);
+    expect(reads).toBe(5);
+    expect(expiring.stats.count).toEqual({ hits: 0, misses: 2 });
+  });
+
   it("on PostgreSQL nothing is kept (other processes write the same database)", () => {
     if (EMBEDDED) expect(t.gateway.keptLists).toBeInstanceOf(KeptLists);
     else expect(t.gateway.keptLists).toBeNull();

@@ -350,7 +350,7 @@ async function compareReads(w: World, step: string, written?: string): Promise<v
     for (const read of reads) answers.push(await read());
     return answers;
   };
-  // With one gateway, "without the cache" is also without the list counts kept between writes (core/kept-lists.ts).
+  // With one gateway, "without the cache" is also without the list pages and counts kept between writes (core/kept-lists.ts).
   const forget = () => (uncached ? undefined : forgetKept(reader.gateway));
   const cached = await readAll(reader.url, true);
   await forget();
