@@ -51,12 +51,14 @@ function source() {
  * bytes of a write taken at once are copied then, and a held write's bytes are read when the
  * socket is released: until then the writer must leave them as they are.
  */
-function fakeSocket() {
+/** `costMs`: how long each write keeps the thread busy (a network write's system call). */
+function fakeSocket(costMs = 0) {
   const chunks: Buffer[] = [];
   const held: (() => void)[] = [];
   let blocked = false;
   const closed: { code: number; reason: string }[] = [];
   const take = (given: Buffer[], cb: () => void) => {
+    for (const end = performance.now() + costMs; performance.now() < end; );
     const at = chunks.push(Buffer.concat(given)) - 1;
     // Sent on release: the bytes as they are then.
     if (blocked) held.push(() => ((chunks[at] = Buffer.concat(given)), cb()));
@@ -283,6 +285,56 @@ describe("shared streams and sockets that cannot take more", () => {
     streams.close();
   });
 
+  it("sends every event executed while a pass's answer is on its way (events executed back to back, in runs of 1 to 12)", async () => {
+    const { streams, events, join } = setup(1024 * 1024);
+    const sockets = [fakeSocket(), fakeSocket()];
+    await join(sockets[0]!, "a");
+    await join(sockets[1]!, "b");
+    let sent = 0;
+    for (let run = 1; run <= 12; run++) {
+      for (let i = 0; i < run; i++) events.push({ data: { n: sent++ } });
+      await until(() => sockets.every((s) => s.messages().length === sent), 1000);
+    }
+    for (const socket of sockets) expect(socket.messages().map((m) => m.payload.data.n)).toEqual(Array.from({ length: sent }, (_, n) => n));
+    streams.close();
+  });
+  it("pauses after a long pass over many sockets as long as it ran: the events of the pause go to each socket in one write", async () => {
+    const { streams, events, join } = setup(1024 * 1024);
+    // 100 sockets whose writes take 0.1 ms each: a pass runs about 10 ms.
+    const sockets = Array.from({ length: 100 }, () => fakeSocket(0.1));
+    for (const [i, socket] of sockets.entries()) await join(socket, `s${i}`);
+    events.push({ data: { n: 0 } });
+    await until(() => sockets.every((s) => s.messages().length === 1));
+    const writes = streams.stats.writes;
+    // Three events executed one after another, each in a turn of its own, within the pause.
+    for (let n = 1; n <= 3; n++) {
+      events.push({ data: { n } });
+      await new Promise((r) => setImmediate(r));
+    }
+    await until(() => sockets.every((s) => s.messages().length === 4));
+    for (const socket of sockets) {
+      expect(socket.chunks.length).toBe(2);
+      expect(socket.messages().map((m) => m.payload.data.n)).toEqual([0, 1, 2, 3]);
+    }
+    expect(streams.stats.writes).toBe(writes + sockets.length);
+    streams.close();
+  });
+  it("does not pause after a pass over a few sockets, however long it ran: each event is sent at once", async () => {
+    const { streams, events, join } = setup(1024 * 1024);
+    // Writes that take 1 ms each, but 8 sockets: fewer than a pause is worth.
+    const sockets = Array.from({ length: 8 }, () => fakeSocket(1));
+    for (const [i, socket] of sockets.entries()) await join(socket, `s${i}`);
+    events.push({ data: { n: 0 } });
+    await until(() => sockets.every((s) => s.messages().length === 1));
+    // As above: three events, each in a turn of its own; each is sent before the next is executed.
+    for (let n = 1; n <= 3; n++) {
+      events.push({ data: { n } });
+      await new Promise((r) => setImmediate(r));
+    }
+    await until(() => sockets.every((s) => s.messages().length === 4));
+    for (const socket of sockets) expect(socket.chunks.length).toBe(4);
+    streams.close();
+  });
   it("gives an event executed while it looks again at the blocked sockets alone to everyone else too", async () => {
     // Deliveries wait for `quiet` before each pass: holding it suspends a pass at its start.
     let held: Promise<void> | null = null;
