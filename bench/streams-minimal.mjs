@@ -1,7 +1,8 @@
 // Child process of the live-stream benchmark (bench/streams.ts): the floor to compare the gateway
 // with. A minimal node:http + ws server that keeps spaces in memory, speaks just enough of
 // graphql-transport-ws (ack, subscribe, complete) and, on a PATCH of a space's title or of a
-// page, serializes one `next` frame and sends it to every socket subscribed to it. Nothing else:
+// page, serializes its `next` frame (of a page edit, two: the integration event pending, then
+// delivered) and sends it to every socket subscribed to it. Nothing else:
 // no database, no authorization, no GraphQL execution. Reports its port over IPC.
 import http from "node:http";
 import { WebSocketServer } from "ws";
@@ -12,17 +13,29 @@ const spaces = new Map();
 const topics = new Map();
 let eventCounter = 0;
 
-function publish(topic, build) {
+/**
+ * Sends `messages` (the data of each `next` message, built once) to every socket subscribed to
+ * `topic`, all of them in one network write per socket (the cheapest way to send several).
+ */
+function publish(topic, ...messages) {
   const subscribers = topics.get(topic);
   if (!subscribers) return;
-  // The data serialized once; one frame per subscription id (each client numbers its own, as
-  // graphql-ws's client does; sockets that share an id share the frame).
-  const data = JSON.stringify(build());
+  // The data serialized once; the frames once per subscription id (each client numbers its own,
+  // as graphql-ws's client does; sockets that share an id share the frames).
+  const data = messages.map((build) => JSON.stringify(build()));
   const frames = new Map();
   for (const [socket, id] of subscribers) {
-    let frame = frames.get(id);
-    if (!frame) frames.set(id, (frame = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":{"data":${data}}}`)));
-    socket.send(frame, { binary: false });
+    let own = frames.get(id);
+    if (!own) frames.set(id, (own = data.map((d) => Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":{"data":${d}}}`))));
+    if (own.length === 1) {
+      socket.send(own[0], { binary: false });
+      continue;
+    }
+    // ws has no call that sends several messages in one write: its socket, corked around them.
+    const tcp = socket._socket;
+    tcp?.cork();
+    for (const frame of own) socket.send(frame, { binary: false });
+    tcp?.uncork();
   }
 }
 
@@ -59,7 +72,9 @@ const server = http.createServer(async (req, res) => {
       createdAt: new Date().toISOString(),
       payload: { eventId: id, type: "space_content_updated", spaceId, revisionId: `rev_${eventCounter}` },
     };
-    publish("integrationEvents:bench", () => ({ integrationEvents: event }));
+    // The event's two results, as the gateway's subscribers receive them (they follow every
+    // status): recorded, then delivered (here at once).
+    publish("integrationEvents:bench", () => ({ integrationEvents: event }), () => ({ integrationEvents: { ...event, status: "success" } }));
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: pageId, title: String(body.title ?? "") }));
   } else {
     res.writeHead(404).end();

@@ -1,4 +1,4 @@
-import { fork, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, fork, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
@@ -23,8 +23,9 @@ import { admin, client, ended, int, percentile, root, runWhenMain, sleep } from 
  *   installed for every space of the organization, its events delivered to a local receiver
  *   (development mode; BENCH_RECEIVER=0 leaves it off: events are recorded as skipped). The
  *   writes are page edits, PATCH /v1/spaces/{id}/content/page/{pageId}, write k in space k, so
- *   the event's spaceId names the write. Subscribers follow every status, as the dashboard does;
- *   the first message of an event is its arrival.
+ *   the event's spaceId names the write. Subscribers follow every status, as the dashboard does
+ *   (two messages an event: pending, then success once the receiver answered; the minimal server
+ *   sends the same two, at once); the first message of an event is its arrival.
  *
  * For each: write → arrival p50/p99 (from the start of the PATCH to the arrival at each
  * subscriber, one machine clock), deliveries received/expected, PATCH p99 with the subscribers and
@@ -53,14 +54,19 @@ export async function liveStreams() {
     receiver: process.env.BENCH_RECEIVER !== "0",
     /**
      * The subscriber processes stand in for dashboards on other machines, but here they share the
-     * servers' 2 cores: at 10,000 sockets they use about one of them, and a server's write then
-     * waits in the run queue behind them (the slowest PATCH: 19 ms on its main thread, 149 ms
-     * waiting for a core). They run at this nice level (19, the lowest priority; 0 to share the
-     * cores evenly), for both servers alike: what they use is what the servers leave.
+     * servers' 2 cores: at 10,000 sockets they use about one of them. They run with
+     * BENCH_SUBSCRIBER_PRIORITY, for both servers alike:
+     * - "idle" (the default): Linux's SCHED_IDLE (`chrt --idle`, every thread), they run only on a
+     *   core nothing else wants. A waking server thread is placed on a core that runs only them
+     *   and takes it at once, as on a machine of its own.
+     * - a nice level, 0 to 19: at 19 they take little of a core that a server also wants, but a
+     *   core running them still counts as busy, so a waking server thread queues behind the other
+     *   server process instead (two gateways: the slowest PATCH ran 49 ms and waited 39 ms for a
+     *   core). At 0 they share the cores evenly with the servers (the slowest PATCH: 19 ms on its
+     *   main thread, 149 ms waiting for a core).
      */
-    nice: int("BENCH_SUBSCRIBER_NICE", 19),
+    priority: subscriberPriority(process.env.BENCH_SUBSCRIBER_PRIORITY ?? "idle"),
   };
-  if (options.nice > 19) throw new Error(`BENCH_SUBSCRIBER_NICE must be 0 to 19, got ${options.nice}`);
   const shared = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
   const cleanups: (() => Promise<unknown>)[] = [];
   const receiver = await startReceiver();
@@ -68,7 +74,7 @@ export async function liveStreams() {
   try {
     const processes = Math.max(shared ? 2 : 1, Math.ceil(options.subscribers / options.perProcess), options.subscribers >= 2 ? 2 : 1);
     console.log(
-      `${options.subscribers} subscribers in ${processes} child processes (nice ${options.nice}); ${options.writes} writes at ${options.rate}/s from this process; ` +
+      `${options.subscribers} subscribers in ${processes} child processes (${options.priority === "idle" ? "SCHED_IDLE" : `nice ${options.priority}`}); ${options.writes} writes at ${options.rate}/s from this process; ` +
         `gateway: ${shared ? "2 processes, PostgreSQL + Redis (subscribers split between them, writes to the first)" : "1 process, embedded database (PGlite)"}`,
     );
 
@@ -202,6 +208,49 @@ async function startGateways(shared: boolean, receiverUrl: string, spaces: numbe
 }
 
 /** The node options `npm start` gives the server (package.json's start script): the gateway runs here as it does in production. */
+type SubscriberPriority = "idle" | number;
+
+function subscriberPriority(value: string): SubscriberPriority {
+  if (value === "idle") return value;
+  const nice = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(nice <= 19)) throw new Error(`BENCH_SUBSCRIBER_PRIORITY must be "idle" or a nice level 0 to 19, got ${JSON.stringify(value)}`);
+  return nice;
+}
+
+/**
+ * Gives every thread of process `pid` the priority (Options.priority): Node starts threads of its
+ * own before this runs, so each is set, not the main one alone. When SCHED_IDLE cannot be set (no
+ * `chrt`), nice 19, said once.
+ */
+function lowerPriority(pid: number | undefined, priority: SubscriberPriority): void {
+  if (pid === undefined || priority === 0) return;
+  if (priority === "idle") {
+    try {
+      execFileSync("chrt", ["--all-tasks", "--idle", "--pid", "0", String(pid)], { stdio: "ignore" });
+      return;
+    } catch (err) {
+      if (!idleRefused) console.log(`  could not run the subscriber processes with SCHED_IDLE (${(err as Error).message}); nice 19 instead`);
+      idleRefused = true;
+    }
+  }
+  const nice = priority === "idle" ? 19 : priority;
+  let threads: string[] = [String(pid)];
+  try {
+    threads = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    // Not Linux: the process alone.
+  }
+  for (const tid of threads) {
+    try {
+      os.setPriority(Number(tid), nice);
+    } catch (err) {
+      console.log(`  could not lower a subscriber process's priority: ${(err as Error).message}`);
+      return;
+    }
+  }
+}
+let idleRefused = false;
+
 function startFlags(): string[] {
   const start = String(JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).scripts.start);
   return start.split(/\s+/).filter((word) => word.startsWith("--"));
@@ -310,7 +359,7 @@ interface Options {
   burstSeconds: number;
   wait: number;
   receiver: boolean;
-  nice: number;
+  priority: SubscriberPriority;
 }
 
 interface StreamResult {
@@ -426,7 +475,7 @@ async function measureTarget(target: Target, options: Options, processes: number
     return counts;
   };
   const residentBefore = residentBytes(target.pids);
-  const group = await SubscriberGroup.start(target, options.subscribers, processes, options.nice);
+  const group = await SubscriberGroup.start(target, options.subscribers, processes, options.priority);
   console.log(`  ${target.name}: ${group.connected}/${options.subscribers} sockets connected in ${(group.connectMs / 1000).toFixed(1)} s`);
   try {
     const titles = Array.from({ length: options.writes }, (_, k) => `write ${k}`);
@@ -743,19 +792,12 @@ class SubscriberGroup {
     readonly connectMs: number,
   ) {}
 
-  /** `nice`: the processes' priority (Options.nice). */
-  static async start(target: Target, sockets: number, processes: number, nice: number): Promise<SubscriberGroup> {
+  /** `priority`: the processes' (Options.priority). */
+  static async start(target: Target, sockets: number, processes: number, priority: SubscriberPriority): Promise<SubscriberGroup> {
     const children = Array.from({ length: processes }, () =>
       fork(path.join(root, "bench/streams-subscribers.mjs"), { execArgv: clientArgs(), stdio: "inherit", serialization: "advanced" }),
     );
-    for (const child of children) {
-      if (nice === 0 || child.pid === undefined) continue;
-      try {
-        os.setPriority(child.pid, nice);
-      } catch (err) {
-        console.log(`  could not lower a subscriber process's priority: ${(err as Error).message}`);
-      }
-    }
+    for (const child of children) lowerPriority(child.pid, priority);
     await Promise.all(children.map((c) => nextMessage(c, "ready")));
     const started = now();
     const answers = await Promise.all(
@@ -876,7 +918,7 @@ async function runBurst(
     for (const name of burst.integrations) total += (await api("GET", `/v1/integrations/${name}/events?limit=1`)).count as number;
     return total;
   };
-  const group = await SubscriberGroup.start({ ...target, urls: [target.urls[0]!] }, 1, 1, options.nice);
+  const group = await SubscriberGroup.start({ ...target, urls: [target.urls[0]!] }, 1, 1, options.priority);
   try {
     await group.all({ cmd: "subscribe", id: "burst", keyBy: "eventId", ...burst.subscription }, "subscribed");
     // Live once the warm-up event arrived.
