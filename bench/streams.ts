@@ -526,7 +526,7 @@ function line(r: StreamResult): string {
     (r.processWith && r.processNone ? `\n      during the writes, with subscribers (none): ${processLine(r.processWith, r.processNone)}` : "") +
     (r.cpu ? `\n      ${cpuLine(r.cpu)}` : "") +
     (r.slowestWith && r.slowestNone
-      ? `\n      the slowest PATCH with subscribers ${slowestLine(r.slowestWith)} (none: ${slowestLine(r.slowestNone)}) — its server's main thread meanwhile, ms`
+      ? `\n      the slowest PATCH with subscribers ${slowestLine(r.slowestWith)} (none: ${slowestLine(r.slowestNone)}) — its server's main thread meanwhile, and the writing client's wait, ms`
       : "") +
     (r.failedWrites ? `; ${r.failedWrites} writes failed` : "") +
     (r.errors ? `; ${r.errors} subscriber errors` : "") +
@@ -598,6 +598,8 @@ interface Paced {
   durations: number[];
   /** The written server's main thread during each write (its PATCH, and anything else it did meanwhile), where known. */
   threads: (ThreadTimes | undefined)[];
+  /** This process's main thread (the writing client's) during each write, where known. */
+  writerThreads: (ThreadTimes | undefined)[];
   failed: number;
   firstError?: string;
   /** The written server's process during the writes (a gateway's /metrics; none for the minimal server). */
@@ -628,9 +630,12 @@ async function processFigures(target: Target): Promise<ProcessFigures | undefine
   return { loopDelayMaxMs: value("nodejs_eventloop_lag_max_seconds") * 1000, loopDelayP99Ms: value("nodejs_eventloop_lag_p99_seconds") * 1000, gc };
 }
 
+/** This process's main thread so far (Linux): it writes and times the writes. */
+const writerThread = mainThreadOf(process.pid);
+
 /** `options.writes` writes at `options.rate` per second, each started on schedule (open loop); with `target`, its process figures during them. */
 async function paced(options: Pick<Options, "writes" | "rate">, write: (k: number) => Promise<void>, target?: Target): Promise<Paced> {
-  const result: Paced = { starts: [], durations: [], threads: [], failed: 0 };
+  const result: Paced = { starts: [], durations: [], threads: [], writerThreads: [], failed: 0 };
   const before = target && (await processFigures(target));
   const t0 = now();
   await Promise.all(
@@ -639,6 +644,7 @@ async function paced(options: Pick<Options, "writes" | "rate">, write: (k: numbe
       const start = now();
       result.starts[k] = start;
       const thread = target?.mainThread?.();
+      const writer = writerThread?.();
       try {
         await write(k);
       } catch (err) {
@@ -648,6 +654,8 @@ async function paced(options: Pick<Options, "writes" | "rate">, write: (k: numbe
       result.durations[k] = now() - start;
       const after = thread && target?.mainThread?.();
       result.threads[k] = after ? { runMs: after.runMs - thread.runMs, waitMs: after.waitMs - thread.waitMs } : undefined;
+      const writerAfter = writer && writerThread?.();
+      result.writerThreads[k] = writerAfter ? { runMs: writerAfter.runMs - writer.runMs, waitMs: writerAfter.waitMs - writer.waitMs } : undefined;
     }),
   );
   const after = before && (await processFigures(target!));
@@ -754,18 +762,21 @@ async function streamPhase(group: SubscriberGroup, options: Options, phase: Phas
 interface SlowestWrite {
   ms: number;
   thread: ThreadTimes;
+  /** This process's main thread meanwhile: a write's time also counts the writing client's wait for a core. */
+  writer?: ThreadTimes;
 }
 
 /** The slowest write of a stretch (its PATCH p99: of 50, the slowest) with its server's main-thread times, when known. */
 function slowest(paced: Paced): SlowestWrite | undefined {
   const k = paced.durations.indexOf(Math.max(...paced.durations));
   const thread = paced.threads[k];
-  return thread ? { ms: paced.durations[k]!, thread } : undefined;
+  return thread ? { ms: paced.durations[k]!, thread, writer: paced.writerThreads[k] } : undefined;
 }
 
 /** "31 ms: ran 12, waited for a core 14" — a slowest write and its server's main thread meanwhile. */
 function slowestLine(w: SlowestWrite): string {
-  return `${Math.round(w.ms)} ms: ran ${Math.round(w.thread.runMs)}, waited for a core ${Math.round(w.thread.waitMs)}`;
+  const writer = w.writer ? `; the writing client waited for a core ${Math.round(w.writer.waitMs)}` : "";
+  return `${Math.round(w.ms)} ms: ran ${Math.round(w.thread.runMs)}, waited for a core ${Math.round(w.thread.waitMs)}${writer}`;
 }
 
 /**
