@@ -2,6 +2,7 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Config } from "../config.js";
 import type { PubSub } from "../core/pubsub.js";
 import { newId } from "../core/ids.js";
+import { groupCommit } from "../core/group-commit.js";
 import type { IntegrationEventMessage, IntegrationEventStatus } from "./messages.js";
 import { DISPATCH_KEY, dispatchTarget, publishEventMessage } from "./record.js";
 import { integrationRequestHeaders } from "./exchange.js";
@@ -48,6 +49,14 @@ export function backoffMs(attempt: number, baseMs: number, maxMs: number): numbe
 interface Claim {
   id: string;
   attempts: number;
+}
+
+/** How an attempt ended: its trace entry, and the event's status and times to set. */
+interface Outcome {
+  claim: Claim;
+  entry: { level: string; message: string };
+  status: IntegrationEventStatus;
+  data: { nextAttemptAt?: Date | null; deliveredAt?: Date | null };
 }
 
 /**
@@ -113,7 +122,9 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   async function runOnce(): Promise<void> {
     while (!stopped && due) {
       const room = concurrency - inflight.size;
-      if (room <= 0) return;
+      // While deliveries are under way, a claim waits for half the room at least: a burst of events
+      // is claimed (and read) a few at a time, not once for each delivery that ends.
+      if (room <= 0 || (inflight.size > 0 && room < concurrency / 2)) return;
       due = false;
       const claims = await claim(room);
       if (claims.length === room) due = true;
@@ -209,6 +220,45 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 
   type Loaded = NonNullable<Awaited<ReturnType<typeof load>> extends Map<string, infer E> ? E : never>;
 
+  /**
+   * Writes attempts' trace entries and outcomes: those of the attempts that end while an earlier
+   * write is under way go together in the next one (core/group-commit.ts), one statement that
+   * stores every trace entry and sets each outcome only while its claim is still ours (same
+   * `attempts`, still pending). Answers, for each, whether its outcome was set.
+   */
+  const writeOutcomes = groupCommit(async (outcomes: Outcome[]): Promise<boolean[]> => {
+    const at = new Date().toISOString();
+    const rows = outcomes.map(({ claim: c, entry, status, data }) => ({
+      id: c.id,
+      attempts: c.attempts,
+      status,
+      setNext: data.nextAttemptAt !== undefined,
+      next: data.nextAttemptAt?.toISOString() ?? null,
+      setDelivered: data.deliveredAt !== undefined,
+      delivered: data.deliveredAt?.toISOString() ?? null,
+      logId: newId("IntegrationEventLog"),
+      level: entry.level,
+      message: entry.message,
+      at,
+    }));
+    const set = await prisma.$queryRaw<{ id: string; attempts: number }[]>`
+      WITH "outcomes" AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r("id" text, "attempts" integer, "status" text, "setNext" boolean,
+          "next" timestamp(3), "setDelivered" boolean, "delivered" timestamp(3), "logId" text, "level" text, "message" text, "at" timestamp(3))),
+      "logs" AS (
+        INSERT INTO "IntegrationEventLog" ("id", "eventId", "level", "message", "timestamp")
+        SELECT "logId", "id", "level", "message", "at" FROM "outcomes")
+      UPDATE "IntegrationEvent" AS e
+         SET "status" = o."status",
+             "nextAttemptAt" = CASE WHEN o."setNext" THEN o."next" ELSE e."nextAttemptAt" END,
+             "deliveredAt" = CASE WHEN o."setDelivered" THEN o."delivered" ELSE e."deliveredAt" END
+        FROM "outcomes" AS o
+       WHERE e."id" = o."id" AND e."status" = 'pending' AND e."attempts" = o."attempts"
+      RETURNING e."id", e."attempts"`;
+    const ours = new Set(set.map((r) => `${r.id}\u0000${Number(r.attempts)}`));
+    return outcomes.map(({ claim: c }) => ours.has(`${c.id}\u0000${c.attempts}`));
+  });
+
   /** Writes an attempt's trace entry and outcome (the outcome only while the claim is still ours); publishes a final status. */
   async function settle(
     c: Claim,
@@ -217,13 +267,10 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     status: IntegrationEventStatus,
     data: { nextAttemptAt?: Date | null; deliveredAt?: Date | null },
   ): Promise<boolean> {
-    const [, { count }] = await prisma.$transaction([
-      prisma.integrationEventLog.create({ data: { id: newId("IntegrationEventLog"), eventId: c.id, ...entry } }),
-      prisma.integrationEvent.updateMany({ where: { id: c.id, status: "pending", attempts: c.attempts }, data: { status, ...data } }),
-    ]);
-    if (count && status !== "pending") publishEventMessage(pubsub, messageOf({ ...event, status }));
-    if (count) opts.onOutcome?.(status === "success" ? "delivered" : status === "pending" ? "retry" : (status as "failed" | "skipped"));
-    return count > 0;
+    const set = await writeOutcomes({ claim: c, entry, status, data });
+    if (set && status !== "pending") publishEventMessage(pubsub, messageOf({ ...event, status }));
+    if (set) opts.onOutcome?.(status === "success" ? "delivered" : status === "pending" ? "retry" : (status as "failed" | "skipped"));
+    return set;
   }
 
   async function deliver(c: Claim, event: Loaded | undefined, signal: AbortSignal): Promise<void> {

@@ -1,4 +1,5 @@
 import { Prisma, type IntegrationEvent, type PrismaClient } from "../generated/prisma/client.js";
+import { groupCommit } from "../core/group-commit.js";
 import type { PubSub } from "../core/pubsub.js";
 import { newId } from "../core/ids.js";
 import type { IntegrationEventMessage, IntegrationEventStatus, IntegrationEventType } from "./messages.js";
@@ -198,61 +199,27 @@ export function publishEventMessage(pubsub: PubSub, message: IntegrationEventMes
 export async function recordIntegrationEvents(services: EventServices, events: NewIntegrationEvent[], now?: Date): Promise<IntegrationEventMessage[]> {
   if (!events.length) return [];
   const prepared = prepareEvents(events, now);
-  await groupCommit(services, prepared);
+  let commit = commits.get(services.prisma);
+  if (!commit) commits.set(services.prisma, (commit = groupCommit(storeEvents(services.prisma))));
+  // Calls are resolved in the order their events were stored: each announces its own, in that order.
+  await commit(prepared);
+  try {
+    announceEvents(services, prepared);
+  } catch {
+    // Stored all the same: the live notification is lost, as with an unreachable pub/sub.
+  }
   return prepared.messages;
 }
 
-interface Queued {
-  prepared: PreparedEvents;
-  done: (err?: unknown) => void;
-}
-
-const queues = new WeakMap<PrismaClient, { waiting: Queued[]; writing: boolean }>();
-
-function groupCommit(services: EventServices, prepared: PreparedEvents): Promise<void> {
-  let queue = queues.get(services.prisma);
-  if (!queue) queues.set(services.prisma, (queue = { waiting: [], writing: false }));
-  const stored = new Promise<void>((resolve, reject) => queue.waiting.push({ prepared, done: (err) => (err ? reject(err) : resolve()) }));
-  if (!queue.writing) void writeQueued(services, queue);
-  return stored;
-}
-
-async function writeQueued(services: EventServices, queue: { waiting: Queued[]; writing: boolean }): Promise<void> {
-  queue.writing = true;
-  try {
-    while (queue.waiting.length) {
-      const batch = queue.waiting.splice(0);
-      const stored = await storeEvents(services.prisma, batch.map((q) => q.prepared)).then(
-        () => batch,
-        async (err: unknown) => {
-          if (batch.length === 1) {
-            batch[0]!.done(err);
-            return [];
-          }
-          const alone: Queued[] = [];
-          for (const q of batch) {
-            await storeEvents(services.prisma, [q.prepared]).then(() => alone.push(q), (one: unknown) => q.done(one));
-          }
-          return alone;
-        },
-      );
-      for (const q of stored) {
-        try {
-          announceEvents(services, q.prepared);
-        } catch {
-          // Stored all the same: the live notification is lost, as with an unreachable pub/sub.
-        }
-        q.done();
-      }
-    }
-  } finally {
-    queue.writing = false;
-  }
-}
+/** One group commit per database (core/group-commit.ts). */
+const commits = new WeakMap<PrismaClient, (prepared: PreparedEvents) => Promise<void>>();
 
 /** Stores the events of several calls together: one statement (writeEvents), so all of them or none. */
-function storeEvents(prisma: PrismaClient, all: PreparedEvents[]) {
-  return writeEvents(prisma, { rows: all.flatMap((p) => p.rows), logs: all.flatMap((p) => p.logs), messages: [] });
+function storeEvents(prisma: PrismaClient) {
+  return async (all: PreparedEvents[]): Promise<void[]> => {
+    await writeEvents(prisma, { rows: all.flatMap((p) => p.rows), logs: all.flatMap((p) => p.logs), messages: [] });
+    return all.map(() => undefined);
+  };
 }
 
 /**

@@ -141,6 +141,26 @@ function setup(maxBufferedBytes: number, quiet?: () => Promise<void> | null, fie
   return { streams, events, join };
 }
 
+/**
+ * A stream with `count` subscribers whose writes take `costMs` each: event 0, then, once every
+ * socket has it, events 1 to 3, each executed in a turn of its own; resolves once every socket
+ * has all four, with the network writes made before events 1 to 3.
+ */
+async function oneThenThree(count: number, costMs: number) {
+  const { streams, events, join } = setup(1024 * 1024);
+  const sockets = Array.from({ length: count }, () => fakeSocket(costMs));
+  for (const [i, socket] of sockets.entries()) await join(socket, `s${i}`);
+  events.push({ data: { n: 0 } });
+  await until(() => sockets.every((s) => s.messages().length === 1));
+  const writes = streams.stats.writes;
+  for (let n = 1; n <= 3; n++) {
+    events.push({ data: { n } });
+    await new Promise((r) => setImmediate(r));
+  }
+  await until(() => sockets.every((s) => s.messages().length === 4));
+  return { streams, sockets, writes };
+}
+
 /** A stream with two subscribers: `fast`, whose socket takes every write, and `slow`, whose socket holds them. */
 async function fastAndBlocked(maxBufferedBytes: number, quiet?: () => Promise<void> | null, field: "events" | "state" = "events") {
   const { streams, events, join } = setup(maxBufferedBytes, quiet, field);
@@ -299,19 +319,8 @@ describe("shared streams and sockets that cannot take more", () => {
     streams.close();
   });
   it("pauses after a long pass over many sockets as long as it ran: the events of the pause go to each socket in one write", async () => {
-    const { streams, events, join } = setup(1024 * 1024);
-    // 100 sockets whose writes take 0.1 ms each: a pass runs about 10 ms.
-    const sockets = Array.from({ length: 100 }, () => fakeSocket(0.1));
-    for (const [i, socket] of sockets.entries()) await join(socket, `s${i}`);
-    events.push({ data: { n: 0 } });
-    await until(() => sockets.every((s) => s.messages().length === 1));
-    const writes = streams.stats.writes;
-    // Three events executed one after another, each in a turn of its own, within the pause.
-    for (let n = 1; n <= 3; n++) {
-      events.push({ data: { n } });
-      await new Promise((r) => setImmediate(r));
-    }
-    await until(() => sockets.every((s) => s.messages().length === 4));
+    // 100 sockets whose writes take 0.1 ms each: a pass runs about 10 ms; events 1 to 3 come within the pause.
+    const { streams, sockets, writes } = await oneThenThree(100, 0.1);
     for (const socket of sockets) {
       expect(socket.chunks.length).toBe(2);
       expect(socket.messages().map((m) => m.payload.data.n)).toEqual([0, 1, 2, 3]);
@@ -320,18 +329,8 @@ describe("shared streams and sockets that cannot take more", () => {
     streams.close();
   });
   it("does not pause after a pass over a few sockets, however long it ran: each event is sent at once", async () => {
-    const { streams, events, join } = setup(1024 * 1024);
     // Writes that take 1 ms each, but 8 sockets: fewer than a pause is worth.
-    const sockets = Array.from({ length: 8 }, () => fakeSocket(1));
-    for (const [i, socket] of sockets.entries()) await join(socket, `s${i}`);
-    events.push({ data: { n: 0 } });
-    await until(() => sockets.every((s) => s.messages().length === 1));
-    // As above: three events, each in a turn of its own; each is sent before the next is executed.
-    for (let n = 1; n <= 3; n++) {
-      events.push({ data: { n } });
-      await new Promise((r) => setImmediate(r));
-    }
-    await until(() => sockets.every((s) => s.messages().length === 4));
+    const { streams, sockets } = await oneThenThree(8, 1);
     for (const socket of sockets) expect(socket.chunks.length).toBe(4);
     streams.close();
   });
