@@ -207,7 +207,6 @@ async function startGateways(shared: boolean, receiverUrl: string, spaces: numbe
   };
 }
 
-/** The node options `npm start` gives the server (package.json's start script): the gateway runs here as it does in production. */
 type SubscriberPriority = "idle" | number;
 
 function subscriberPriority(value: string): SubscriberPriority {
@@ -251,6 +250,7 @@ function lowerPriority(pid: number | undefined, priority: SubscriberPriority): v
 }
 let idleRefused = false;
 
+/** The node options `npm start` gives the server (package.json's start script): the gateway runs here as it does in production. */
 function startFlags(): string[] {
   const start = String(JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).scripts.start);
   return start.split(/\s+/).filter((word) => word.startsWith("--"));
@@ -630,6 +630,11 @@ async function processFigures(target: Target): Promise<ProcessFigures | undefine
   return { loopDelayMaxMs: value("nodejs_eventloop_lag_max_seconds") * 1000, loopDelayP99Ms: value("nodejs_eventloop_lag_p99_seconds") * 1000, gc };
 }
 
+/** A thread's times between two readings, when both were read. */
+function since(before: ThreadTimes | undefined, after: ThreadTimes | undefined): ThreadTimes | undefined {
+  return before && after ? { runMs: after.runMs - before.runMs, waitMs: after.waitMs - before.waitMs } : undefined;
+}
+
 /** This process's main thread so far (Linux): it writes and times the writes. */
 const writerThread = mainThreadOf(process.pid);
 
@@ -652,10 +657,8 @@ async function paced(options: Pick<Options, "writes" | "rate">, write: (k: numbe
         result.firstError ??= String(err);
       }
       result.durations[k] = now() - start;
-      const after = thread && target?.mainThread?.();
-      result.threads[k] = after ? { runMs: after.runMs - thread.runMs, waitMs: after.waitMs - thread.waitMs } : undefined;
-      const writerAfter = writer && writerThread?.();
-      result.writerThreads[k] = writerAfter ? { runMs: writerAfter.runMs - writer.runMs, waitMs: writerAfter.waitMs - writer.waitMs } : undefined;
+      result.threads[k] = since(thread, target?.mainThread?.());
+      result.writerThreads[k] = since(writer, writerThread?.());
     }),
   );
   const after = before && (await processFigures(target!));

@@ -285,6 +285,47 @@ describe("event delivery to the development tunnel", () => {
     }
   });
 
+  // On PostgreSQL the dispatchers also poll: the gateway's own could deliver the event meant for this one.
+  it.skipIf(!!process.env.DATABASE_URL)("a new event is delivered while deliveries to a receiver that does not answer hold most of the room", async () => {
+    // The installation's event is answered; every later request to `slow` hangs.
+    const slow = await startReceiver((_req, n) => (n === 0 ? { status: 200 } : "hang"));
+    const fast = await startReceiver();
+    const prisma = t.gateway.db.prisma;
+    // Room for 4: three deliveries that hang leave less than half of it.
+    const dispatcher = createDispatcher({ prisma, pubsub: t.gateway.services.pubsub, config: { ...t.config, integrationDeliveryTimeoutMs: 30_000 }, exclusive: true, concurrency: 4 });
+    const ids: string[] = [];
+    try {
+      const rows: { integrationId: string; installationId: string }[] = [];
+      for (const [name, receiver] of [["held-slow", slow], ["held-fast", fast]] as const) {
+        await integration(name, receiver.url);
+        const inst = (await admin.post(`/v1/integrations/${name}/installations`, { organization: admin.organization })).body;
+        await receiver.waitFor(1);
+        rows.push({ integrationId: (await prisma.integration.findUniqueOrThrow({ where: { name } })).id, installationId: inst.id as string });
+      }
+      // The installations' own events settled: this dispatcher's start releases claims still in flight.
+      await eventually(async () => (await prisma.integrationEvent.count({ where: { status: "pending" } })) === 0);
+      // Written as recording does, without waking the gateway's own dispatcher: this one alone looks.
+      const create = async (at: (typeof rows)[number], id: string) => {
+        ids.push(id);
+        await prisma.integrationEvent.create({ data: { id, ...at, type: "space_content_updated", payload: { spaceId: id }, nextAttemptAt: new Date() } });
+      };
+      for (let i = 0; i < 3; i++) await create(rows[0]!, `iev_held_${i}`);
+      await dispatcher.start();
+      await slow.waitFor(4);
+      await create(rows[1]!, "iev_held_fast");
+      dispatcher.kick();
+      // Delivered while the three still hang (they would for 30 s).
+      await fast.waitFor(2, 5_000);
+      expect(fast.received[1]!.json).toEqual({ spaceId: "iev_held_fast" });
+      expect(slow.received.slice(1).map((r) => r.json.spaceId).sort()).toEqual(["iev_held_0", "iev_held_1", "iev_held_2"]);
+    } finally {
+      await dispatcher.stop();
+      await prisma.integrationEvent.deleteMany({ where: { id: { in: ids } } });
+      await slow.close();
+      await fast.close();
+    }
+  });
+
   it("computes the backoff as base × 2^(attempt − 1), capped", () => {
     expect([1, 2, 3, 4, 10].map((a) => backoffMs(a, 100, 1_000))).toEqual([100, 200, 400, 800, 1_000]);
   });
