@@ -1,4 +1,4 @@
-import type { PrismaClient } from "../generated/prisma/client.js";
+import type { Integration, PrismaClient } from "../generated/prisma/client.js";
 import type { Config } from "../config.js";
 import type { PubSub } from "../core/pubsub.js";
 import { newId } from "../core/ids.js";
@@ -49,6 +49,9 @@ export interface Dispatcher {
  */
 const CLAIM_GATHER_MS = 20;
 
+/** Delay before a claim that failed (the database away for a moment) is tried again, in ms. */
+const CLAIM_RETRY_MS = 1_000;
+
 /** Delay before retry number `attempt` + 1: base × 2^(attempt − 1), at most the configured maximum. */
 export function backoffMs(attempt: number, baseMs: number, maxMs: number): number {
   return Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
@@ -57,6 +60,44 @@ export function backoffMs(attempt: number, baseMs: number, maxMs: number): numbe
 interface Claim {
   id: string;
   attempts: number;
+}
+
+/** A claimed event with what delivering it needs. */
+interface Loaded {
+  id: string;
+  integrationId: string;
+  installationId: string | null;
+  type: string;
+  status: IntegrationEventStatus;
+  payload: unknown;
+  createdAt: Date;
+  integration: Pick<Integration, "id" | "ownerId" | "devTunnelUrl" | "devAll" | "signingSecret" | "contentSecurityPolicy">;
+  installation: { organizationId: string } | null;
+}
+
+/** A claim, and its event unless its integration is gone. */
+interface ClaimedEvent {
+  claim: Claim;
+  event?: Loaded;
+}
+
+/** A row of the claim statement: the claimed event's columns, its integration's (null when gone) and its installation's organization. */
+interface ClaimedRow {
+  id: string;
+  integrationId: string;
+  installationId: string | null;
+  type: string;
+  status: string;
+  payload: unknown;
+  attempts: number | bigint;
+  createdAt: Date | string;
+  integrationFound: string | null;
+  ownerId: string | null;
+  devTunnelUrl: string | null;
+  devAll: boolean | null;
+  signingSecret: string | null;
+  contentSecurityPolicy: string | null;
+  installationOrganizationId: string | null;
 }
 
 /** How an attempt ended: its trace entry, and the event's status and times to set. */
@@ -104,22 +145,55 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   let gathering: NodeJS.Timeout | undefined;
   let gathered = false;
 
-  async function claim(limit: number): Promise<Claim[]> {
-    const rows = await prisma.$queryRawUnsafe<{ id: string; attempts: number }[]>(
-      `UPDATE "IntegrationEvent"
-          SET "attempts" = "attempts" + 1,
-              "nextAttemptAt" = (now() AT TIME ZONE 'UTC') + make_interval(secs => $1::float8 / 1000)
-        WHERE "id" IN (
-          SELECT "id" FROM "IntegrationEvent"
-           WHERE "status" = 'pending' AND "nextAttemptAt" <= (now() AT TIME ZONE 'UTC')
-           ORDER BY "nextAttemptAt", "id"
-           LIMIT $2::int
-           FOR UPDATE SKIP LOCKED)
-      RETURNING "id", "attempts"`,
+  /**
+   * Claims up to `limit` due events, and reads with them what delivering them needs (their
+   * integration's delivery settings, their installation's organization): one statement.
+   */
+  async function claim(limit: number): Promise<ClaimedEvent[]> {
+    const rows = await prisma.$queryRawUnsafe<ClaimedRow[]>(
+      `WITH "claimed" AS (
+         UPDATE "IntegrationEvent"
+            SET "attempts" = "attempts" + 1,
+                "nextAttemptAt" = (now() AT TIME ZONE 'UTC') + make_interval(secs => $1::float8 / 1000)
+          WHERE "id" IN (
+            SELECT "id" FROM "IntegrationEvent"
+             WHERE "status" = 'pending' AND "nextAttemptAt" <= (now() AT TIME ZONE 'UTC')
+             ORDER BY "nextAttemptAt", "id"
+             LIMIT $2::int
+             FOR UPDATE SKIP LOCKED)
+        RETURNING "id", "integrationId", "installationId", "type", "status", "payload", "attempts", "createdAt")
+       SELECT c."id", c."integrationId", c."installationId", c."type", c."status", c."payload", c."attempts", c."createdAt",
+              i."id" AS "integrationFound", i."ownerId", i."devTunnelUrl", i."devAll", i."signingSecret", i."contentSecurityPolicy",
+              n."organizationId" AS "installationOrganizationId"
+         FROM "claimed" AS c
+         LEFT JOIN "Integration" AS i ON i."id" = c."integrationId"
+         LEFT JOIN "IntegrationInstallation" AS n ON n."id" = c."installationId"`,
       config.integrationClaimLeaseMs,
       limit,
     );
-    return rows.map((r) => ({ id: r.id, attempts: Number(r.attempts) }));
+    return rows.map((r) => {
+      const c: Claim = { id: r.id, attempts: Number(r.attempts) };
+      if (r.integrationFound === null) return { claim: c };
+      const event: Loaded = {
+        id: r.id,
+        integrationId: r.integrationId,
+        installationId: r.installationId,
+        type: r.type,
+        status: r.status as IntegrationEventStatus,
+        payload: r.payload,
+        createdAt: new Date(r.createdAt),
+        integration: {
+          id: r.integrationId,
+          ownerId: r.ownerId!,
+          devTunnelUrl: r.devTunnelUrl,
+          devAll: Boolean(r.devAll),
+          signingSecret: r.signingSecret!,
+          contentSecurityPolicy: r.contentSecurityPolicy,
+        },
+        installation: r.installationOrganizationId === null ? null : { organizationId: r.installationOrganizationId },
+      };
+      return { claim: c, event };
+    });
   }
 
   /**
@@ -158,20 +232,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         gathering = undefined;
       }
       due = false;
-      const claims = await claim(room);
-      if (claims.length === room) due = true;
-      if (!claims.length) return;
-      // The claimed events with what delivering them needs, read together. Should that read fail,
-      // they are due again once their lease runs out: nothing else would look for them (no poll
-      // on the embedded database).
-      const events = await load(claims.map((c) => c.id)).catch((err: unknown) => {
-        wakeAt(new Date(Date.now() + config.integrationClaimLeaseMs));
-        throw err;
-      });
-      for (const c of claims) {
+      const claimed = await claim(room);
+      if (claimed.length === room) due = true;
+      if (!claimed.length) return;
+      for (const { claim: c, event } of claimed) {
         const controller = new AbortController();
         inflight.set(c.id, controller);
-        const p = deliver(c, events.get(c.id), controller.signal)
+        const p = deliver(c, event, controller.signal)
           .catch((err) => {
             logger.error({ err }, `integration event ${c.id}: delivery failed unexpectedly`);
             wakeAt(new Date(Date.now() + config.integrationClaimLeaseMs)); // its lease will have run out
@@ -184,18 +251,6 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         deliveries.add(p);
       }
     }
-  }
-
-  /** The events with these ids, with their integration's delivery settings and their installation's organization. */
-  async function load(ids: string[]) {
-    const rows = await prisma.integrationEvent.findMany({
-      where: { id: { in: ids } },
-      include: {
-        integration: { select: { id: true, ownerId: true, devTunnelUrl: true, devAll: true, signingSecret: true, contentSecurityPolicy: true } },
-        installation: { select: { organizationId: true } },
-      },
-    });
-    return new Map(rows.map((row) => [row.id, row]));
   }
 
   /** Something may be due: claims it. */
@@ -218,8 +273,11 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
           await runOnce();
         } catch (err) {
           if (!stopped) logger.error({ err }, "integration event dispatcher failed");
-          // Whatever the failed claim was to take is still due; the next wake-up or freed room claims it.
+          // Whatever the failed claim was to take is still due (a failed statement claimed nothing):
+          // claimed again at the next wake-up or freed room, and after CLAIM_RETRY_MS at the latest
+          // (on the embedded database nothing polls).
           due = true;
+          if (!stopped) wakeAt(new Date(Date.now() + CLAIM_RETRY_MS));
         }
       } while (again && !stopped);
       running = false;
@@ -249,8 +307,6 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       kick();
     }
   }
-
-  type Loaded = NonNullable<Awaited<ReturnType<typeof load>> extends Map<string, infer E> ? E : never>;
 
   /**
    * Writes attempts' trace entries and outcomes: those of the attempts that end while an earlier

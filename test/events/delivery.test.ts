@@ -218,7 +218,7 @@ describe("event delivery to the development tunnel", () => {
     }
   });
 
-  it("reads a claimed batch in one go, and a delivery that ends claims again only when something may be due", async () => {
+  it("claims a batch and reads what delivering it needs in one statement, and a delivery that ends claims again only when something may be due", async () => {
     const receiver = await startReceiver();
     try {
       await integration("batched", receiver.url);
@@ -235,10 +235,11 @@ describe("event delivery to the development tunnel", () => {
       await receiver.waitFor(11);
       await eventually(async () => (await t.gateway.db.prisma.integrationEvent.count({ where: { integrationId: row.id, status: "pending" } })) === 0);
       await new Promise((r) => setTimeout(r, 300));
-      const claims = statements.filter((s) => /^\s*UPDATE "IntegrationEvent"\s+SET "attempts"/.test(s)).length;
-      const loads = statements.filter((s) => /^SELECT\b.*\bFROM "public"\."IntegrationEvent"\s+WHERE\b.*"id" IN/s.test(s)).length;
-      // The claimed events were read together (not once each).
-      expect(loads).toBe(1);
+      const claims = statements.filter((s) => /^WITH "claimed" AS \(\s*UPDATE "IntegrationEvent"\s+SET "attempts"/.test(s)).length;
+      // (This test's own counts of pending events aside.)
+      const reads = statements.filter((s) => /\bFROM "public"\."(IntegrationEvent|Integration|IntegrationInstallation)"/.test(s) && !/\bCOUNT\(/.test(s)).length;
+      // The claim read what delivering the events needs with them: no other read of events, integrations or installations.
+      expect(reads).toBe(0);
       // One claim took the ten; the ten deliveries that ended claimed nothing more (nothing was due).
       // (On a shared database the dispatcher also polls, here every 100 ms, for what another process left.)
       if (!t.config.databaseUrl) expect(claims).toBe(1);
@@ -247,25 +248,20 @@ describe("event delivery to the development tunnel", () => {
     }
   });
 
-  // On PostgreSQL the dispatchers also poll, which would hide a claim left behind.
-  it.skipIf(!!process.env.DATABASE_URL)("claimed events whose read failed are delivered once their lease runs out (no poll on the embedded database)", async () => {
+  // On PostgreSQL the dispatchers also poll, which would hide a claim that is never tried again.
+  it.skipIf(!!process.env.DATABASE_URL)("a claim that failed is tried again without another wake-up (no poll on the embedded database)", async () => {
     const receiver = await startReceiver();
     const prisma = t.gateway.db.prisma;
-    // A dispatcher whose first read of claimed events fails (the database away for a moment).
+    // A dispatcher whose first claim fails (the database away for a moment).
     let failures = 1;
     const flaky = new Proxy(prisma, {
       get(target, prop) {
-        if (prop !== "integrationEvent") return Reflect.get(target, prop, target);
-        return new Proxy(target.integrationEvent, {
-          get(events, name) {
-            const value = Reflect.get(events, name, events);
-            if (name !== "findMany") return typeof value === "function" ? value.bind(events) : value;
-            return (...args: unknown[]) => (failures-- > 0 ? Promise.reject(new Error("read failed")) : value.apply(events, args));
-          },
-        });
+        const value = Reflect.get(target, prop, target);
+        if (prop !== "$queryRawUnsafe") return typeof value === "function" ? value.bind(target) : value;
+        return (...args: unknown[]) => (failures-- > 0 ? Promise.reject(new Error("claim failed")) : (value as Function).apply(target, args));
       },
     });
-    const dispatcher = createDispatcher({ prisma: flaky, pubsub: t.gateway.services.pubsub, config: { ...t.config, integrationClaimLeaseMs: 300 }, exclusive: true });
+    const dispatcher = createDispatcher({ prisma: flaky, pubsub: t.gateway.services.pubsub, config: t.config, exclusive: true });
     try {
       await integration("stranded", receiver.url);
       const inst = (await admin.post("/v1/integrations/stranded/installations", { organization: admin.organization })).body;
@@ -277,8 +273,10 @@ describe("event delivery to the development tunnel", () => {
       });
       await dispatcher.start();
       await receiver.waitFor(2);
-      expect(failures).toBeLessThan(0); // the failed read happened, and a later one delivered
-      expect(receiver.received[1]!.headers["x-integration-event-attempt"]).toBe("2");
+      expect(failures).toBeLessThan(0); // the failed claim happened, and a later one delivered
+      expect(receiver.received[1]!.headers["x-integration-event-id"]).toBe("iev_stranded");
+      // The failed statement claimed nothing: the first attempt is the one delivered.
+      expect(receiver.received[1]!.headers["x-integration-event-attempt"]).toBe("1");
     } finally {
       await dispatcher.stop();
       await receiver.close();
