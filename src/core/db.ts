@@ -6,7 +6,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/prisma/client.js";
 import { applyMigrations } from "./migrate.js";
 import { jsonRows, type QueryOptions } from "./pglite-rows.js";
-import { preparedReads } from "./pglite-prepared.js";
+import { preparedStatements } from "./pglite-prepared.js";
 import { StorageGuard, freeBytes, mib } from "./storage-guard.js";
 import { installCompilerHooks } from "./query-plans.js";
 import { acquireLock, type DataDirLock } from "./lock.js";
@@ -496,10 +496,10 @@ function adoptingParsers(pglite: PGlite, guarded: Guarded): PGlite {
     return rest;
   };
   const carried = jsonRows(() => pglite.parsers);
-  // Outside transactions, a SELECT run again is a prepared statement (core/pglite-prepared.ts).
-  const prepared = preparedReads(pglite, (sql, params, given) => pglite.query(sql, params, given));
+  // Outside transactions, a statement run again is a prepared statement (core/pglite-prepared.ts).
+  const prepared = preparedStatements(pglite, (sql, params, given) => pglite.query(sql, params, given));
   const adopting = <T extends Queryable>(client: T): T => {
-    const read = carried((client as unknown) === pglite ? prepared.read : (sql, params, given) => client.query(sql, params, given));
+    const read = carried((client as unknown) === pglite ? prepared.run : (sql, params, given) => client.query(sql, params, given));
     const query = (sql: string, params?: unknown[], given?: QueryOptions) => guarded(sql, () => read(sql, params, options(given)));
     const exec = (sql: string, given?: QueryOptions) => guarded(sql, () => (client as unknown as PGlite).exec(sql, given));
     const transaction = (callback: (tx: Queryable) => Promise<unknown>) => (client as unknown as PGlite).transaction((tx) => callback(adopting(tx as Queryable)));

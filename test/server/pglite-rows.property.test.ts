@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PGlite, type ParserOptions } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { MANY_ROWS, jsonRows, type QueryOptions } from "../../src/core/pglite-rows.js";
-import { preparedReads } from "../../src/core/pglite-prepared.js";
+import { preparedStatements } from "../../src/core/pglite-prepared.js";
 
 /**
  * Rows carried as one JSON value (src/core/pglite-rows.ts) are the rows of the statement run as it
@@ -19,6 +19,9 @@ import { preparedReads } from "../../src/core/pglite-prepared.js";
  * parameters of several types (text with any character, integers, timestamps, booleans, arrays),
  * run three times (the second and third prepared); a statement whose result type a migration
  * changed, one PostgreSQL refuses, a parameter it refuses, and more statements than are kept.
+ * Writes through them (UPDATE, DELETE, INSERT … ON CONFLICT, data-modifying WITH, with and
+ * without RETURNING, one that breaks a key) answer what `query` answers (rows, fields, the count
+ * of rows changed, or the same error) and leave the same rows.
  */
 const RUNS = Number(process.env.PGLITE_ROWS_RUNS || 100);
 
@@ -202,7 +205,7 @@ describe("rows carried as JSON", () => {
   });
 });
 
-describe("reads through prepared statements", () => {
+describe("statements through prepared statements", () => {
   // As the gateway reads: the adapter's parsers made PGlite's own (core/db.ts adoptingParsers), statements in array form.
   const arrays: QueryOptions = { rowMode: "array" };
   beforeAll(() => {
@@ -237,9 +240,9 @@ describe("reads through prepared statements", () => {
         await insert(rows);
         const [where, values] = PARAM_WHERE[s.where]!;
         const sql = `SELECT ${s.columns.map((c) => (c.startsWith("'") ? c : `"Row".${c}`)).join(", ")} FROM "Row" ${where} ORDER BY ${s.order}${s.limit === null ? "" : ` LIMIT ${s.limit}`}`;
-        const prepared = preparedReads(pg, (t, v, o) => pg.query(t, v, o));
-        const chained = jsonRows(() => pg.parsers)(preparedReads(pg, (t, v, o) => pg.query(t, v, o)).read);
-        for (const read of [prepared.read, chained]) {
+        const prepared = preparedStatements(pg, (t, v, o) => pg.query(t, v, o));
+        const chained = jsonRows(() => pg.parsers)(preparedStatements(pg, (t, v, o) => pg.query(t, v, o)).run);
+        for (const read of [prepared.run, chained]) {
           for (const given of [first, second, first]) {
             const args = values(given) as unknown[];
             const plain = (await pg.query(sql, args, adapterOptions)) as { rows: unknown[][]; fields: unknown[] };
@@ -256,13 +259,13 @@ describe("reads through prepared statements", () => {
 
   it("a changed result type, a refused statement or parameter, more statements than kept: the same answers as `query`", async () => {
     await insert(fc.sample(row, 5));
-    const kept = async () => (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'read_%'`)).rows[0]!.n;
+    const kept = async () => (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'stmt_%'`)).rows[0]!.n;
     const keptBefore = await kept();
     await pg.exec(`CREATE TABLE "Shifting" (k integer PRIMARY KEY, v integer); INSERT INTO "Shifting" VALUES (1, 10), (2, 20);`);
-    const prepared = preparedReads(pg, (t, v, o) => pg.query(t, v, o), { max: 3 });
+    const prepared = preparedStatements(pg, (t, v, o) => pg.query(t, v, o), { max: 3 });
     const same = async (sql: string, args: unknown[] = []) => {
       const plain = await pg.query(sql, args, adapterOptions).then((r) => ({ ok: r }), (e: { code?: string; message?: string }) => ({ error: [e.code, e.message] }));
-      const got = await prepared.read(sql, args, arrays).then((r) => ({ ok: r }), (e: { code?: string; message?: string }) => ({ error: [e.code, e.message] }));
+      const got = await prepared.run(sql, args, arrays).then((r) => ({ ok: r }), (e: { code?: string; message?: string }) => ({ error: [e.code, e.message] }));
       expect(got).toStrictEqual(plain);
     };
     for (let run = 0; run < 3; run++) await same(`SELECT * FROM "Shifting" WHERE k >= $1 ORDER BY k`, [1]);
@@ -282,11 +285,57 @@ describe("reads through prepared statements", () => {
     expect((await kept()) - keptBefore).toBeLessThanOrEqual(4);
   });
 
+  it("writes answer what `query` answers and leave the same rows, from their second run", async () => {
+    const AT = "2026-05-01 12:00:00";
+    const WRITES = [
+      [`UPDATE "Row" SET txt = $1, n = coalesce(n, 0) + 1 WHERE k >= $2 RETURNING k, txt, n`, (v: Params) => [v.txt, v.k]],
+      [`UPDATE "Row" SET tags = $1::text[], b = $2 WHERE k = $3`, (v: Params) => [v.tags, v.b, v.k]],
+      [`DELETE FROM "Row" WHERE k < $1 RETURNING k, txt, doc`, (v: Params) => [v.k]],
+      [`INSERT INTO "Row" (k, txt, at) VALUES ($1, $2, $3::timestamp) ON CONFLICT (k) DO UPDATE SET txt = EXCLUDED.txt RETURNING k, txt, at`, (v: Params) => [v.k, v.txt, AT]],
+      // Breaks the key when row k exists: the same error.
+      [`INSERT INTO "Row" (k, txt, at) VALUES ($1, $2, $3::timestamp)`, (v: Params) => [v.k, v.txt, AT]],
+      [`WITH moved AS (UPDATE "Row" SET b = $1 WHERE k <> $2 RETURNING k) SELECT count(*)::int AS n FROM moved`, (v: Params) => [v.b, v.k]],
+      [`WITH gone AS (DELETE FROM "Row" WHERE k <= $1 RETURNING k, txt) INSERT INTO "Row" (k, txt, at) SELECT k + 1000, txt || $2, $3::timestamp FROM gone RETURNING k, txt`, (v: Params) => [v.k, v.txt, AT]],
+    ] as const;
+    const rowsNow = async () => (await pg.query(`SELECT ${COLUMNS.join(", ")} FROM "Row" ORDER BY k`, [], adapterOptions)).rows;
+    const outcome = (p: Promise<unknown>) =>
+      p.then(
+        (r) => {
+          const { rows, fields, affectedRows } = r as { rows: unknown[]; fields: unknown[]; affectedRows?: number };
+          // In no particular order: a write returns its rows as it met them, wherever the rows of each run were stored.
+          const key = (row: unknown) => JSON.stringify(row, (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
+          return { rows: rows.map((row) => [key(row), row] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row), fields, affectedRows };
+        },
+        (e: { code?: string; message?: string }) => ({ error: [e.code, e.message] }),
+      );
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { maxLength: 8 }), fc.nat(WRITES.length - 1), params, params, async (rows, w, first, second) => {
+        const [sql, values] = WRITES[w]!;
+        const prepared = preparedStatements(pg, (t, v, o) => pg.query(t, v, o));
+        let answered = 0;
+        for (const [run, given] of [first, second, first].entries()) {
+          const args = values(given) as unknown[];
+          await insert(rows);
+          const plain = await outcome(pg.query(sql, args, adapterOptions));
+          const plainRows = await rowsNow();
+          await insert(rows);
+          const got = await outcome(prepared.run(sql, args, arrays));
+          expect(got).toStrictEqual(plain);
+          expect(await rowsNow()).toStrictEqual(plainRows);
+          if (run > 0 && !("error" in got)) answered++;
+        }
+        // The second and third runs went through the prepared statement (those that broke the key too).
+        expect(prepared.stats).toMatchObject({ prepared: 1, runs: answered });
+      }),
+      { numRuns: RUNS },
+    );
+  }, 300_000);
+
   it("waits for a transaction under way, as `query` does, and reads what it committed", async () => {
     await insert(fc.sample(row, 3));
-    const prepared = preparedReads(pg, (t, v, o) => pg.query(t, v, o));
+    const prepared = preparedStatements(pg, (t, v, o) => pg.query(t, v, o));
     const sql = `SELECT count(*)::int AS n FROM "Row" WHERE k >= $1`;
-    for (let run = 0; run < 2; run++) await prepared.read(sql, [0], arrays);
+    for (let run = 0; run < 2; run++) await prepared.run(sql, [0], arrays);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let inserted!: () => void;
@@ -298,7 +347,7 @@ describe("reads through prepared statements", () => {
     });
     await insertedRow;
     let answered = false;
-    const read = (prepared.read(sql, [0], arrays) as Promise<{ rows: unknown[][] }>).finally(() => (answered = true));
+    const read = (prepared.run(sql, [0], arrays) as Promise<{ rows: unknown[][] }>).finally(() => (answered = true));
     await new Promise((resolve) => setTimeout(resolve, 30));
     const answeredWhileOpen = answered;
     release();
