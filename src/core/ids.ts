@@ -39,10 +39,27 @@ export const ID_PREFIXES = {
 
 export type IdType = keyof typeof ID_PREFIXES;
 
+/** Random bytes drawn ahead, used once each: one call for many ids instead of one each (a page edit with 20 integrations makes 22). */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+
+/** The largest multiple of the alphabet's length within a byte: bytes from it on are drawn again, so every character is as likely. */
+const UNBIASED_BELOW = 256 - (256 % ALPHABET.length);
+
+/** `length` characters of ALPHABET, each drawn uniformly from cryptographically secure random bytes. */
 export function randomString(length: number): string {
-  const bytes = crypto.randomBytes(length);
   let out = "";
-  for (let i = 0; i < length; i++) out += ALPHABET[bytes[i]! % ALPHABET.length];
+  while (out.length < length) {
+    if (poolAt >= pool.length) {
+      pool = crypto.randomBytes(POOL_BYTES);
+      poolAt = 0;
+    }
+    const byte = pool[poolAt]!;
+    // Used once: zeroed, so that nothing drawn stays in memory past its use.
+    pool[poolAt++] = 0;
+    if (byte < UNBIASED_BELOW) out += ALPHABET[byte % ALPHABET.length];
+  }
   return out;
 }
 
