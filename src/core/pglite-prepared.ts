@@ -21,7 +21,8 @@ import type { Query, QueryOptions } from "./pglite-rows.js";
  * control, DDL, VACUUM, several statements), and a statement PostgreSQL refuses to prepare, goes
  * to `query`. A prepared statement whose result type changed (a migration) or that is gone is
  * dropped, and the statement goes to `query`: PostgreSQL tells both before it runs anything, so a
- * write is never made twice. At most MAX_PREPARED are kept; past it the oldest is closed.
+ * write is never made twice. At most MAX_PREPARED are kept; past it the one run least recently is
+ * closed (Prisma writes `IN` lists of every length, each a statement text of its own).
  */
 const MAX_PREPARED = 1_000;
 /** A single statement that a prepared statement may run: a read or a write, no `;` (not even in a literal). */
@@ -53,7 +54,7 @@ export function preparedStatements(pglite: PGlite, query: Query, { max = MAX_PRE
   /** Runs `fn` when `query` would run: after a running transaction, alone. */
   const exclusive = <T>(fn: () => Promise<T>) => pglite._runExclusiveTransaction(() => pglite._runExclusiveQuery(fn));
 
-  /** Forgets the oldest statements past `max` (those being prepared stay), closing those prepared. */
+  /** Forgets the statements run least recently past `max` (those being prepared stay), closing those prepared. */
   const evict = async () => {
     const closing: string[] = [];
     for (const [sql, entry] of statements) {
@@ -106,6 +107,11 @@ export function preparedStatements(pglite: PGlite, query: Query, { max = MAX_PRE
       statements.set(sql, { state: "seen" });
       if (statements.size > max) await evict();
       return query(sql, params, options);
+    }
+    if (entry.state === "ready") {
+      // The most recently run last: past `max`, those run least recently go first.
+      statements.delete(sql);
+      statements.set(sql, entry);
     }
     if (entry.state === "seen") {
       const ready = prepare(sql);

@@ -331,6 +331,21 @@ describe("statements through prepared statements", () => {
     );
   }, 300_000);
 
+  it("keeps the statements run most recently: one run often stays prepared among many run once", async () => {
+    await insert(fc.sample(row, 3));
+    const prepared = preparedStatements(pg, (t, v, o) => pg.query(t, v, o), { max: 3 });
+    const hot = `SELECT k, txt FROM "Row" WHERE k >= $1 ORDER BY k`;
+    for (let run = 0; run < 2; run++) await prepared.run(hot, [0], arrays);
+    expect(prepared.stats).toMatchObject({ prepared: 1, runs: 1 });
+    // Ten statements run once each (as Prisma's IN lists of every length), the hot one between them.
+    for (let k = 0; k < 10; k++) {
+      await prepared.run(`SELECT k FROM "Row" WHERE k IN (${Array.from({ length: k + 1 }, (_, i) => `$${i + 1}`).join(", ")})`, Array.from({ length: k + 1 }, (_, i) => i), arrays);
+      await prepared.run(hot, [0], arrays);
+    }
+    // Never closed nor prepared again: every run of it went through the statement prepared first.
+    expect(prepared.stats).toMatchObject({ prepared: 1, runs: 11, closed: 0 });
+  });
+
   it("waits for a transaction under way, as `query` does, and reads what it committed", async () => {
     await insert(fc.sample(row, 3));
     const prepared = preparedStatements(pg, (t, v, o) => pg.query(t, v, o));
