@@ -1,4 +1,4 @@
-import type { Integration, PrismaClient } from "../generated/prisma/client.js";
+import type { Integration, IntegrationEvent, PrismaClient } from "../generated/prisma/client.js";
 import type { Config } from "../config.js";
 import type { PubSub } from "../core/pubsub.js";
 import { newId } from "../core/ids.js";
@@ -63,14 +63,7 @@ interface Claim {
 }
 
 /** A claimed event with what delivering it needs. */
-interface Loaded {
-  id: string;
-  integrationId: string;
-  installationId: string | null;
-  type: string;
-  status: IntegrationEventStatus;
-  payload: unknown;
-  createdAt: Date;
+interface Loaded extends Pick<IntegrationEvent, "id" | "integrationId" | "installationId" | "type" | "payload" | "createdAt"> {
   integration: Pick<Integration, "id" | "ownerId" | "devTunnelUrl" | "devAll" | "signingSecret" | "contentSecurityPolicy">;
   installation: { organizationId: string } | null;
 }
@@ -81,24 +74,13 @@ interface ClaimedEvent {
   event?: Loaded;
 }
 
-/** A row of the claim statement: the claimed event's columns, its integration's (null when gone) and its installation's organization. */
-interface ClaimedRow {
-  id: string;
-  integrationId: string;
-  installationId: string | null;
-  type: string;
-  status: string;
-  payload: unknown;
-  attempts: number | bigint;
-  createdAt: Date | string;
-  integrationFound: string | null;
-  ownerId: string | null;
-  devTunnelUrl: string | null;
-  devAll: boolean | null;
-  signingSecret: string | null;
-  contentSecurityPolicy: string | null;
-  installationOrganizationId: string | null;
-}
+/**
+ * A row of the claim statement: the claimed event's columns, its integration's (null when it is
+ * gone) and its installation's organization.
+ */
+type ClaimedRow = Pick<IntegrationEvent, "id" | "integrationId" | "installationId" | "type" | "payload" | "attempts"> & {
+  [K in "ownerId" | "devTunnelUrl" | "devAll" | "signingSecret" | "contentSecurityPolicy"]: Integration[K] | null;
+} & { createdAtMs: number; integrationFound: string | null; installationOrganizationId: string | null };
 
 /** How an attempt ended: its trace entry, and the event's status and times to set. */
 interface Outcome {
@@ -144,10 +126,14 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   /** A claim waiting for more room (CLAIM_GATHER_MS), and whether its wait is over. */
   let gathering: NodeJS.Timeout | undefined;
   let gathered = false;
+  /** The one retry of failed claims (CLAIM_RETRY_MS): however many wake-ups fail meanwhile, one timer. */
+  let retrying: NodeJS.Timeout | undefined;
 
   /**
    * Claims up to `limit` due events, and reads with them what delivering them needs (their
-   * integration's delivery settings, their installation's organization): one statement.
+   * integration's delivery settings, their installation's organization): one statement. The time
+   * an event was recorded comes as milliseconds since the epoch: a raw `timestamp` column read
+   * through the embedded database's adapter is taken as the process's local time.
    */
   async function claim(limit: number): Promise<ClaimedEvent[]> {
     const rows = await prisma.$queryRawUnsafe<ClaimedRow[]>(
@@ -161,8 +147,9 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
              ORDER BY "nextAttemptAt", "id"
              LIMIT $2::int
              FOR UPDATE SKIP LOCKED)
-        RETURNING "id", "integrationId", "installationId", "type", "status", "payload", "attempts", "createdAt")
-       SELECT c."id", c."integrationId", c."installationId", c."type", c."status", c."payload", c."attempts", c."createdAt",
+        RETURNING "id", "integrationId", "installationId", "type", "payload", "attempts", "createdAt")
+       SELECT c."id", c."integrationId", c."installationId", c."type", c."payload", c."attempts",
+              (extract(epoch FROM c."createdAt") * 1000)::float8 AS "createdAtMs",
               i."id" AS "integrationFound", i."ownerId", i."devTunnelUrl", i."devAll", i."signingSecret", i."contentSecurityPolicy",
               n."organizationId" AS "installationOrganizationId"
          FROM "claimed" AS c
@@ -179,14 +166,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         integrationId: r.integrationId,
         installationId: r.installationId,
         type: r.type,
-        status: r.status as IntegrationEventStatus,
         payload: r.payload,
-        createdAt: new Date(r.createdAt),
+        createdAt: new Date(Math.round(r.createdAtMs)),
         integration: {
           id: r.integrationId,
           ownerId: r.ownerId!,
           devTunnelUrl: r.devTunnelUrl,
-          devAll: Boolean(r.devAll),
+          devAll: r.devAll!,
           signingSecret: r.signingSecret!,
           contentSecurityPolicy: r.contentSecurityPolicy,
         },
@@ -277,7 +263,15 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
           // claimed again at the next wake-up or freed room, and after CLAIM_RETRY_MS at the latest
           // (on the embedded database nothing polls).
           due = true;
-          if (!stopped) wakeAt(new Date(Date.now() + CLAIM_RETRY_MS));
+          if (!stopped && !retrying) {
+            retrying = setTimeout(() => {
+              timers.delete(retrying!);
+              retrying = undefined;
+              kick();
+            }, CLAIM_RETRY_MS);
+            retrying.unref();
+            timers.add(retrying);
+          }
         }
       } while (again && !stopped);
       running = false;
@@ -362,7 +356,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   }
 
   async function deliver(c: Claim, event: Loaded | undefined, signal: AbortSignal): Promise<void> {
-    if (!event || event.status !== "pending") return;
+    // A claimed event is pending; one whose integration is gone (deleted with its events) has nothing to deliver.
+    if (!event) return;
     const target = dispatchTarget(event.integration, event.installation?.organizationId ?? (event.payload as any)?.organizationId ?? null);
     if ("skip" in target) {
       await settle(c, event, { level: "info", message: target.skip }, "skipped", { nextAttemptAt: null });
@@ -441,6 +436,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       timers.clear();
       gathering = undefined;
       gathered = false;
+      retrying = undefined;
       for (const controller of inflight.values()) controller.abort();
       await loop.catch(() => undefined);
       await Promise.allSettled([...deliveries]);

@@ -4,6 +4,7 @@ import { startReceiver, eventually } from "./receiver.js";
 import { verifySignature } from "../../src/events/signing.js";
 import { recordIntegrationEvents } from "../../src/events/record.js";
 import { createDispatcher, backoffMs } from "../../src/events/delivery.js";
+import type { IntegrationEventMessage } from "../../src/events/messages.js";
 
 // A shared machine can be slow: generous limits, so that only real failures fail.
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 });
@@ -167,13 +168,13 @@ describe("event delivery to the development tunnel", () => {
     try {
       await integration("published", receiver.url);
       const row = await t.gateway.db.prisma.integration.findUniqueOrThrow({ where: { name: "published" } });
-      const seen: string[] = [];
+      const seen: IntegrationEventMessage[] = [];
       const iterator = t.gateway.services.pubsub.subscribe("integration:event", row.id)[Symbol.asyncIterator]();
       const reading = (async () => {
         for (;;) {
           const { value, done } = await iterator.next();
           if (done) return;
-          seen.push(value.status);
+          seen.push(value);
           if (value.status === "success") return;
         }
       })();
@@ -181,7 +182,12 @@ describe("event delivery to the development tunnel", () => {
       await admin.post("/v1/integrations/published/installations", { organization: admin.organization });
       await reading;
       await iterator.return?.();
-      expect(seen).toEqual(["pending", "success"]);
+      expect(seen.map((m) => m.status)).toEqual(["pending", "success"]);
+      // The delivered status is told with the event as it was recorded (read back by the dispatcher's claim): same time, payload, installation and organization.
+      const [recorded, delivered] = seen;
+      expect({ ...delivered, status: "pending" }).toStrictEqual(recorded);
+      const stored = await t.gateway.db.prisma.integrationEvent.findUniqueOrThrow({ where: { id: recorded!.id } });
+      expect(delivered!.createdAt).toBe(stored.createdAt.toISOString());
     } finally {
       await receiver.close();
     }
@@ -280,6 +286,37 @@ describe("event delivery to the development tunnel", () => {
     } finally {
       await dispatcher.stop();
       await receiver.close();
+    }
+  });
+
+  it("retries failed claims with one timer, however many wake-ups failed meanwhile", async () => {
+    let calls = 0;
+    const failing = new Proxy(t.gateway.db.prisma, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target);
+        if (prop !== "$queryRawUnsafe") return typeof value === "function" ? value.bind(target) : value;
+        return () => {
+          calls++;
+          return Promise.reject(new Error("database away"));
+        };
+      },
+    });
+    const dispatcher = createDispatcher({ prisma: failing, pubsub: t.gateway.services.pubsub, config: t.config, exclusive: true });
+    try {
+      await dispatcher.start();
+      // Twenty wake-ups (events recorded) while the database is away, each claim failing.
+      for (let i = 0; i < 20; i++) {
+        dispatcher.kick();
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      const before = calls;
+      // Two retry periods (CLAIM_RETRY_MS, 1 s): a claim each, not one for every failed wake-up.
+      await new Promise((r) => setTimeout(r, 2_100));
+      expect(calls - before).toBeGreaterThanOrEqual(1);
+      expect(calls - before).toBeLessThanOrEqual(3);
+    } finally {
+      await dispatcher.stop();
     }
   });
 
