@@ -132,9 +132,12 @@ async function apply(w: World, c: Command): Promise<void> {
       await admin.patch(`/v1/orgs/${w.org}/members/${w.people[c.target]!.user}`, { role: c.role === "guest" ? null : c.role });
       return;
     case "grantUser":
+      // A space an earlier command purged has no row left to grant on.
+      if (!(await prisma.space.count({ where: { id: spaceId } }))) return;
       await prisma.spaceAccess.createMany({ data: [{ id: newId("SpaceAccess"), spaceId, userId: w.people[c.target]!.user, role: "read" }], skipDuplicates: true });
       return;
     case "grantTeam":
+      if (!(await prisma.space.count({ where: { id: spaceId } }))) return;
       if (teamId) await prisma.spaceAccess.createMany({ data: [{ id: newId("SpaceAccess"), spaceId, teamId, role: "read" }], skipDuplicates: true });
       return;
     case "ungrant":
