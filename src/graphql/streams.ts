@@ -835,11 +835,11 @@ export class LiveStreams {
       }
       this.stats.skipped += from - m.cursor;
       m.cursor = end;
-      const payloads = group.log.slice(from - group.logStart, end - group.logStart);
-      // One write to the network for all of them.
+      // One write to the network for all of them (log positions `first` to `end - logStart`; no array of them per socket).
+      const first = from - group.logStart;
       if (m.raw) {
         const stretch = stretchKey(from, end);
-        if (last?.id !== m.id || last.stretch !== stretch) last = { id: m.id, stretch, chunks: this.frames(group.arena, m.prefix, payloads) };
+        if (last?.id !== m.id || last.stretch !== stretch) last = { id: m.id, stretch, chunks: this.frames(group.arena, m.prefix, group.log, first, end - group.logStart) };
         const { chunks } = last;
         if (chunks.length === 1) m.raw.write(chunks[0]!);
         else {
@@ -851,7 +851,7 @@ export class LiveStreams {
       } else {
         const corked = tcpOf(socket);
         corked?.cork();
-        for (const payload of payloads) socket.send(nextMessage(m.prefix, payload), TEXT);
+        for (let at = first; at < end - group.logStart; at++) socket.send(nextMessage(m.prefix, group.log[at]!), TEXT);
         corked?.uncork();
       }
       this.stats.deliveries += end - from;
@@ -923,23 +923,24 @@ export class LiveStreams {
   }
 
   /**
-   * The WebSocket frames of the `next` messages of `payloads` for the operation of `prefix`, as the
-   * buffers to write in order: one (COPIED_FRAMES_BELOW), or the payloads themselves between
-   * buffers of the frames' own bytes.
+   * The WebSocket frames of the `next` messages of `log[first]` to `log[end - 1]` for the operation
+   * of `prefix`, as the buffers to write in order: one (COPIED_FRAMES_BELOW), or the payloads
+   * themselves between buffers of the frames' own bytes.
    */
-  private frames(arena: FrameArena, prefix: Buffer, payloads: Buffer[]): Buffer[] {
+  private frames(arena: FrameArena, prefix: Buffer, log: Buffer[], first: number, end: number): Buffer[] {
     let length = 0;
     let payloadBytes = 0;
-    for (const payload of payloads) {
-      length += frameBytes(prefix.length + payload.length + CLOSE.length);
-      payloadBytes += payload.length;
+    for (let i = first; i < end; i++) {
+      length += frameBytes(prefix.length + log[i]!.length + CLOSE.length);
+      payloadBytes += log[i]!.length;
     }
     const copied = length < COPIED_FRAMES_BELOW;
     const own = arena.take(copied ? length : length - payloadBytes);
     const chunks: Buffer[] = [];
     let at = 0;
     let start = 0;
-    for (const payload of payloads) {
+    for (let i = first; i < end; i++) {
+      const payload = log[i]!;
       at = writeHead(own, at, prefix, payload.length);
       if (copied) at += payload.copy(own, at);
       else {
