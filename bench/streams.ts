@@ -83,7 +83,7 @@ export async function liveStreams() {
     const floor = await measureTarget(minimal, options, processes);
     await minimal.stop();
 
-    const gateway = await startGateways(shared, receiver.url, options.writes + 1, cleanups);
+    const gateway = await startGateways(shared, receiver.url, 2 * options.writes + 1, cleanups);
     const measured = await measureTarget(gateway, options, processes);
     const burst = options.burst > 0 ? await burstEvents(gateway, options) : undefined;
     await gateway.stop();
@@ -104,10 +104,12 @@ interface Target {
   token: string;
   /** The space whose title the spaceUpdated writes change. */
   titleSpace: string;
-  /** Where warm-up and no-subscriber page edits go. */
+  /** Where warm-up page edits go. */
   warmPage: SpacePage;
-  /** Space and page of page edit k. */
+  /** Space and page of page edit k with subscribers. */
   pages: SpacePage[];
+  /** Space and page of page edit k with none: pages made and warmed as `pages` are, so that both stretches time the same edit. */
+  nonePages: SpacePage[];
   /** CPU seconds (user and system) the server's processes have used so far. */
   cpuSeconds(): Promise<number>;
   /** The written server process's main thread so far (Linux; else undefined): see mainThreadOf. */
@@ -128,6 +130,7 @@ async function startMinimal(): Promise<Target> {
   const child = fork(path.join(root, "bench/streams-minimal.mjs"), { execArgv: startFlags(), stdio: "inherit" });
   const { port } = await nextMessage<{ port: number }>(child, "listening");
   const pages = Array.from({ length: int("BENCH_WRITES", 50) }, (_, k) => ({ space: `spc_${k}`, page: `pg_${k}` }));
+  const nonePages = Array.from({ length: pages.length }, (_, k) => ({ space: `spc_none_${k}`, page: `pg_none_${k}` }));
   return {
     name: "minimal",
     urls: [`http://127.0.0.1:${port}`],
@@ -135,6 +138,7 @@ async function startMinimal(): Promise<Target> {
     titleSpace: "spc_title",
     warmPage: { space: "spc_warm", page: "pg_warm" },
     pages,
+    nonePages,
     cpuSeconds: async () => (await request(child, { cmd: "cpu" }, "cpu")).seconds,
     mainThread: mainThreadOf(child.pid),
     pids: [child.pid],
@@ -191,7 +195,8 @@ async function startGateways(shared: boolean, receiverUrl: string, spaces: numbe
     token: boot.token,
     titleSpace,
     warmPage: made[0]!,
-    pages: made.slice(1),
+    pages: made.slice(1, (made.length + 1) / 2),
+    nonePages: made.slice((made.length + 1) / 2),
     // prom-client's process_cpu_seconds_total of each gateway (its /metrics).
     cpuSeconds: async () => {
       let total = 0;
@@ -460,9 +465,14 @@ async function measureTarget(target: Target, options: Options, processes: number
   // 3–4 times as long as usual about eight times (its code still being optimized and deoptimized),
   // later about twice a hundred — measured after 5 writes, the "none" p99 was that start-up.
   for (let i = 0; i < WARM_WRITES; i++) await write.title(`first ${i}`), await write.page(target.warmPage, `first ${i}`);
+  // The page edits timed with subscribers and with none go to pages of their own, one a space (a
+  // subscriber tells page edits apart by their space), each edited once before: with none timed
+  // on the warm page alone, edited 150 times, a stretch timed each page's first edit and the
+  // other one page's 151st.
+  for (let k = 0; k < options.writes; k++) await write.page(target.pages[k]!, `first ${k}`), await write.page(target.nonePages[k]!, `first ${k}`);
   await write.calibrate();
   const noneSpace = await paced(options, (k) => write.title(`none ${k}`), target);
-  const noneEvents = await paced(options, () => write.page(target.warmPage, "none"), target);
+  const noneEvents = await paced(options, (k) => write.page(target.nonePages[k]!, `none ${k}`), target);
 
   // The gateways' own counts of results sent and of network writes carrying them (none for the minimal server).
   const sent = async () => {
