@@ -48,8 +48,8 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  *   has errors, is not sent to the viewers who kept theirs.
  * - Writes never wait for subscribers: delivery runs off the write's path (after the pub/sub event),
  *   yields to other work every SLICE_MS and, while the process serves requests, waits for them
- *   (at most DEFER_MS a slice); a long pass over many sockets is followed by a pause as long as it
- *   ran (PACE_FROM_MS), whose events go with the next pass. Each socket receives, in one network write, every
+ *   (at most DEFER_MS a slice); once a pass has written to PACE_FROM_WRITES sockets, it gives its
+ *   core away after each slice for as long as the slice ran. Each socket receives, in one network write, every
  *   event executed and not yet sent to it when its turn comes (events executed while a delivery
  *   is under way go with it to the sockets not yet served). Each payload is encoded once, when it
  *   is executed; a socket's frames are its own operation id's prefix and those bytes — copied into
@@ -76,15 +76,12 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
 /**
  * What a pass over a group's subscribers found (see LiveStreams.pass): "behind" when some are still
  * behind the log and may be sent to, "blocked" when all of those (`blocked`) are still sending what
- * they were given, else "none"; as of the log's end `checked`. How long its slices ran, and the
- * sockets it wrote to (see PACE_FROM_MS).
+ * they were given, else "none"; as of the log's end `checked`.
  */
 interface PassResult {
   behind: "none" | "behind" | "blocked";
   blocked: Member[];
   checked: number;
-  ranMs: number;
-  written: number;
 }
 
 /** Close code and reason of a socket that fell behind by more than WS_MAX_BUFFERED_BYTES. */
@@ -105,20 +102,19 @@ const SLICE_MS = 1;
  */
 const DEFER_MS = 8;
 /**
- * A pass over a group's subscribers that wrote to at least PACE_FROM_WRITES sockets and ran at
- * least PACE_FROM_MS (its own slices: not the time it gave way to requests) is followed by a pause
- * as long as it ran (at most MAX_PACE_MS) before the next one starts. A large group's delivery
- * then uses at most about half of its process's time, and what the events of the pause bring goes
- * to each socket in one write with what the pass left behind: fewer, larger writes exactly when
- * sending costs the most (many sockets, a busy machine), while a small group is never held back.
- * (An integration event has two results a moment apart, pending then delivered: with 5,000
- * sockets of one group in each of two gateways on PostgreSQL + Redis, most sockets had been sent
- * each result in a write of its own — `npm run bench -- streams`.)
+ * Once a pass over a group's subscribers has written to PACE_FROM_WRITES sockets, each of its
+ * slices is followed by a pause as long as the slice ran (a timer: the process sleeps unless it
+ * has other work), before the next slice. A large group's delivery then uses about half of its
+ * process's time, and it uses it in slices of SLICE_MS: a write waking in another process on the
+ * same cores (the other gateway, the database) finds a core free, or one within a slice, instead
+ * of queueing behind a pass over thousands of sockets; events executed meanwhile go to each socket
+ * not yet served in one write with the others, fewer and larger writes exactly when sending costs
+ * the most. A small group is never held back. (A pause after each whole pass, as long as the pass
+ * ran, instead: with 5,000 sockets in each of two gateways on PostgreSQL + Redis, the slowest of 50
+ * page edits to the first took 28–49 ms in six runs of `npm run bench -- streams`, 9–30 of them
+ * waiting for a core; with a pause after each slice, 22–33 ms in four, 11–13 waiting.)
  */
-const PACE_FROM_MS = 2;
 const PACE_FROM_WRITES = 64;
-/** Longest pause between two passes over a group's subscribers (see PACE_FROM_MS), in ms. */
-const MAX_PACE_MS = 200;
 /** Sockets served between two looks at the clock. */
 const CLOCK_EVERY = 8;
 /** Events a group may hold executed but not yet sent (a delivery far slower than its events). */
@@ -469,8 +465,6 @@ interface Group {
   /** Bytes of the payloads before `log[0]`. */
   startBytes: number;
   sending: boolean;
-  /** When (performance.now()) its next pass over every subscriber may start (see PACE_FROM_MS). */
-  nextPassAt: number;
   /** Where its deliveries build frames (see FrameArena). */
   arena: FrameArena;
   /** Wakes a delivery waiting for sockets that had not sent what they were last given (see send). */
@@ -595,7 +589,7 @@ export class LiveStreams {
     // opener's socket): the group lasts after the opener's socket closed.
     const { schema, document, operationName, variableValues, rootValue } = op.args;
     const args = { schema, document, operationName, variableValues, rootValue, contextValue: ctx };
-    const group: Group = { key: op.key, ctx, args, members: new Set(), ready: undefined as any, checked: 0, closed: false, latest: isStateStream(args), log: [], logStart: 0, logEnds: [], startBytes: 0, sending: false, nextPassAt: 0, arena: new FrameArena() };
+    const group: Group = { key: op.key, ctx, args, members: new Set(), ready: undefined as any, checked: 0, closed: false, latest: isStateStream(args), log: [], logStart: 0, logEnds: [], startBytes: 0, sending: false, arena: new FrameArena() };
     // Each source event passes the group's access check before it is executed (gateSubscriptions).
     ctx.streamGate = () => this.gate(group);
     this.groups.set(op.key, group);
@@ -744,11 +738,8 @@ export class LiveStreams {
     try {
       let only: Member[] | undefined;
       while (!group.closed) {
-        if (!only) await this.paced(group);
-        if (group.closed) break;
         const before = group.logStart + group.log.length;
-        const { behind, blocked, ranMs, written, checked } = await this.pass(group, only);
-        if (!only) group.nextPassAt = ranMs >= PACE_FROM_MS && written >= PACE_FROM_WRITES ? performance.now() + Math.min(ranMs, MAX_PACE_MS) : 0;
+        const { behind, blocked, checked } = await this.pass(group, only);
         const end = group.logStart + group.log.length;
         const moved = before !== end;
         // Done when nobody is behind the log as it is now: an event executed after the pass looked
@@ -768,12 +759,6 @@ export class LiveStreams {
     }
   }
 
-  /** Waits until the group's next pass over every subscriber may start (see PACE_FROM_MS). */
-  private async paced(group: Group): Promise<void> {
-    const wait = group.nextPassAt - performance.now();
-    if (wait >= 1) await new Promise((resolve) => setTimeout(resolve, wait));
-  }
-
   /** Waits BLOCKED_RETRY_MS, or until the group's next event. */
   private pause(group: Group): Promise<void> {
     return new Promise((resolve) => {
@@ -789,12 +774,12 @@ export class LiveStreams {
 
   /**
    * One pass over the group's subscribers (or over `only`, when the others have the whole log):
-   * who is still behind, and how long it ran (see PassResult).
+   * who is still behind (see PassResult).
    */
   private async pass(group: Group, only?: Member[]): Promise<PassResult> {
     const members = only ?? [...group.members];
     if (!only) this.trim(group, members);
-    if (group.log.length === 0) return { behind: "none", blocked: [], ranMs: 0, written: 0, checked: group.logStart };
+    if (group.log.length === 0) return { behind: "none", blocked: [], checked: group.logStart };
     // Each subscriber's own token, once per distinct token (from the access cache).
     const tokens = new Map<string, Member[]>();
     for (const m of members) tokens.get(m.viewer.tokenId)?.push(m) ?? tokens.set(m.viewer.tokenId, [m]);
@@ -812,9 +797,8 @@ export class LiveStreams {
     let last: { id: string; stretch: number; chunks: Buffer[] } | undefined;
     await this.opts.quiet?.(DEFER_MS);
     let sliceStart = performance.now();
-    /** Sockets written to, and the time the pass's slices ran (not the time it gave way). */
+    /** Sockets written to. */
     let served = 0;
-    let ranMs = 0;
     for (let i = 0; i < members.length; i++) {
       const m = members[i]!;
       if (m.ended) continue;
@@ -857,23 +841,23 @@ export class LiveStreams {
       this.stats.deliveries += end - from;
       this.stats.writes++;
       if (++served % CLOCK_EVERY === 0 && performance.now() - sliceStart >= SLICE_MS) {
-        ranMs += performance.now() - sliceStart;
-        await new Promise((resolve) => setImmediate(resolve));
+        const ranMs = performance.now() - sliceStart;
+        // A large pass paces itself (see PACE_FROM_WRITES); any pass lets the process's other work run.
+        await new Promise((resolve) => (served >= PACE_FROM_WRITES ? setTimeout(resolve, ranMs) : setImmediate(resolve)));
         await this.opts.quiet?.(DEFER_MS);
         sliceStart = performance.now();
       }
     }
-    ranMs += performance.now() - sliceStart;
-    if (group.closed) return { behind: "none", blocked: [], ranMs, written: served, checked: group.logStart + group.log.length };
+    if (group.closed) return { behind: "none", blocked: [], checked: group.logStart + group.log.length };
     const end = group.logStart + group.log.length;
     const blocked: Member[] = [];
     for (const m of only ?? [...group.members]) {
       if (m.ended || m.cursor >= end) continue;
-      if (m.socket.readyState !== m.socket.OPEN || pendingBytes(m) === 0) return { behind: "behind", blocked: [], ranMs, written: served, checked: end };
+      if (m.socket.readyState !== m.socket.OPEN || pendingBytes(m) === 0) return { behind: "behind", blocked: [], checked: end };
       blocked.push(m);
     }
     if (!only || blocked.length === 0) this.trim(group, group.members);
-    return { behind: blocked.length ? "blocked" : "none", blocked, ranMs, written: served, checked: end };
+    return { behind: blocked.length ? "blocked" : "none", blocked, checked: end };
   }
 
   /** Closes a subscriber's socket as a slow consumer; it holds no place in the log any more. */
