@@ -1,4 +1,5 @@
 import { Writable } from "node:stream";
+import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import { GraphQLInt, GraphQLObjectType, GraphQLSchema, parse, type ExecutionResult } from "graphql";
 import { LiveStreams, SLOW_CONSUMER, type StreamOperation } from "../../src/graphql/streams.js";
