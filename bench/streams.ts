@@ -199,14 +199,7 @@ async function startGateways(shared: boolean, receiverUrl: string, spaces: numbe
     pages: made.slice(1, (made.length + 1) / 2),
     nonePages: made.slice((made.length + 1) / 2),
     // prom-client's process_cpu_seconds_total of each gateway (its /metrics).
-    cpuSeconds: async () => {
-      let total = 0;
-      for (const s of servers) {
-        const text = await fetch(`${s.url}/metrics`).then((r) => (r.ok ? r.text() : ""), () => "");
-        total += Number(/^process_cpu_seconds_total ([\d.e+-]+)$/m.exec(text)?.[1] ?? NaN);
-      }
-      return total;
-    },
+    cpuSeconds: async () => (await metricTotals(servers.map((s) => s.url), ["process_cpu_seconds_total"])).process_cpu_seconds_total!,
     mainThread: mainThreadOf(servers[0]!.pid),
     pids: servers.map((s) => s.pid),
     stop: () => Promise.all(servers.map((s) => s.stop())),
@@ -526,13 +519,8 @@ async function measureTarget(target: Target, options: Options, processes: number
 
   // The gateways' own counts of results sent and of network writes carrying them (none for the minimal server).
   const sent = async () => {
-    const counts = { frames: 0, writes: 0 };
-    for (const url of target.urls) {
-      const text = await fetch(`${url}/metrics`).then((r) => (r.ok ? r.text() : ""), () => "");
-      counts.frames += Number(/^live_stream_deliveries_total (\d+)/m.exec(text)?.[1] ?? 0);
-      counts.writes += Number(/^live_stream_writes_total (\d+)/m.exec(text)?.[1] ?? 0);
-    }
-    return counts;
+    const totals = await metricTotals(target.urls, ["live_stream_deliveries_total", "live_stream_writes_total"]);
+    return { frames: totals.live_stream_deliveries_total || 0, writes: totals.live_stream_writes_total || 0 };
   };
   const residentBefore = residentBytes(target.pids);
   const group = await SubscriberGroup.start(target, options.subscribers, processes, options.priority);
@@ -674,12 +662,34 @@ interface ProcessFigures {
   gc: Record<string, { count: number; ms: number }>;
 }
 
+/** A server process's /metrics text ("" when it has none or does not answer). */
+function metricsText(url: string): Promise<string> {
+  return fetch(`${url}/metrics`).then((r) => (r.ok ? r.text() : ""), () => "");
+}
+
+/**
+ * Each of `names` summed over every sample (all labels) of every server process at `urls`, one
+ * scrape a process; NaN for a metric none of them reports (the minimal server reports none).
+ */
+async function metricTotals(urls: string[], names: string[]): Promise<Record<string, number>> {
+  const totals: Record<string, number> = Object.fromEntries(names.map((name) => [name, NaN]));
+  for (const url of urls) {
+    const text = await metricsText(url);
+    for (const name of names) {
+      for (const [, value] of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+-]+)$`, "gm"))) {
+        totals[name] = (Number.isNaN(totals[name]!) ? 0 : totals[name]!) + Number(value);
+      }
+    }
+  }
+  return totals;
+}
+
 /**
  * The written server's event-loop delay since the last scrape (prom-client resets its histogram at
  * each) and its GC totals so far, from /metrics; undefined for a server without them.
  */
 async function processFigures(target: Target): Promise<ProcessFigures | undefined> {
-  const text = await fetch(`${target.urls[0]}/metrics`).then((r) => (r.ok ? r.text() : ""), () => "");
+  const text = await metricsText(target.urls[0]!);
   const value = (name: string) => Number(new RegExp(`^${name} ([\\d.e+-]+)$`, "m").exec(text)?.[1] ?? NaN);
   if (Number.isNaN(value("nodejs_eventloop_lag_max_seconds"))) return undefined;
   const gc: ProcessFigures["gc"] = {};
@@ -691,28 +701,22 @@ async function processFigures(target: Target): Promise<ProcessFigures | undefine
 }
 
 /**
- * Waits (up to 30 s) until the server's processes sent no SQL statement for 500 ms (their
- * `db_statement_duration_seconds` count on /metrics; a server without it is settled): timed writes
- * start on an idle server, not while it still delivers the integration events of earlier writes
- * (the 100 page edits before the writes with none made their title writes take 13–14 ms at the
- * median, against 8–9 ms with 10,000 subscribers later).
+ * Waits (up to 30 s) until the server's processes have no integration event waiting for delivery
+ * and sent no SQL statement for 500 ms but the scrapes' own (`integration_events_pending` and
+ * `db_statement_duration_seconds` on /metrics: each scrape counts its processes' backlog with one
+ * statement; a server without them is settled): timed writes start on an idle server, not while
+ * it still delivers the integration events of earlier writes.
  */
 async function settled(target: Target): Promise<void> {
-  const statements = async () => {
-    let total = 0;
-    for (const url of target.urls) {
-      const text = await fetch(`${url}/metrics`).then((r) => (r.ok ? r.text() : ""), () => "");
-      for (const [, count] of text.matchAll(/^db_statement_duration_seconds_count(?:\{[^}]*\})? (\d+)$/gm)) total += Number(count);
-    }
-    return total;
-  };
+  const names = ["db_statement_duration_seconds_count", "integration_events_pending"];
+  const read = () => metricTotals(target.urls, names);
   const deadline = now() + 30_000;
-  let last = await statements();
-  while (now() < deadline) {
+  let last = await read();
+  while (!Number.isNaN(last.db_statement_duration_seconds_count) && now() < deadline) {
     await sleep(500);
-    const count = await statements();
-    if (count === last) return;
-    last = count;
+    const next = await read();
+    if (next.integration_events_pending === 0 && next.db_statement_duration_seconds_count! - last.db_statement_duration_seconds_count! <= target.urls.length) return;
+    last = next;
   }
 }
 
