@@ -429,8 +429,8 @@ interface StreamResult {
   failedWrites: number;
   errors: number;
   firstError: string;
-  /** The gateways' results sent (one per socket and event) and network writes carrying them, during the phase. */
-  sent?: { frames: number; writes: number };
+  /** The gateways' results sent (one per socket and event), network writes carrying them, and delivery passes, during the phase. */
+  sent?: Sent;
   /** The written gateway's event loop and collections during the writes, with the subscribers and with none. */
   processWith?: ProcessFigures;
   processNone?: ProcessFigures;
@@ -518,9 +518,11 @@ async function measureTarget(target: Target, options: Options, processes: number
   const noneEvents = await paced(options, (k) => write.page(target.nonePages[k]!, `none ${k}`), target);
 
   // The gateways' own counts of results sent and of network writes carrying them (none for the minimal server).
-  const sent = async () => {
-    const totals = await metricTotals(target.urls, ["live_stream_deliveries_total", "live_stream_writes_total"]);
-    return { frames: totals.live_stream_deliveries_total || 0, writes: totals.live_stream_writes_total || 0 };
+  const sent = async (): Promise<Sent> => {
+    const names = ["live_stream_deliveries_total", "live_stream_writes_total", "live_stream_pass_duration_seconds_count", "live_stream_pass_duration_seconds_sum", PASS_WITHIN, "live_stream_pause_seconds_total"];
+    const totals = await metricTotals(target.urls, names);
+    const passes = totals.live_stream_pass_duration_seconds_count || 0;
+    return { frames: totals.live_stream_deliveries_total || 0, writes: totals.live_stream_writes_total || 0, passes, passSeconds: totals.live_stream_pass_duration_seconds_sum || 0, longPasses: passes - (totals[PASS_WITHIN] || 0), pauseSeconds: totals.live_stream_pause_seconds_total || 0 };
   };
   const residentBefore = residentBytes(target.pids);
   const group = await SubscriberGroup.start(target, options.subscribers, processes, options.priority);
@@ -562,15 +564,38 @@ async function measureTarget(target: Target, options: Options, processes: number
   }
 }
 
-function difference(after: { frames: number; writes: number }, before: { frames: number; writes: number }) {
-  return { frames: after.frames - before.frames, writes: after.writes - before.writes };
+/** The gateways' delivery passes within 100 ms (a bucket of live_stream_pass_duration_seconds). */
+const PASS_WITHIN = 'live_stream_pass_duration_seconds_bucket{le="0.1"}';
+
+/** What the gateways sent: results (one per socket and event), network writes, delivery passes (all, their seconds, those over 100 ms, and the seconds they paused). */
+interface Sent {
+  frames: number;
+  writes: number;
+  passes: number;
+  passSeconds: number;
+  longPasses: number;
+  pauseSeconds: number;
+}
+
+function difference(after: Sent, before: Sent): Sent {
+  return {
+    frames: after.frames - before.frames,
+    writes: after.writes - before.writes,
+    passes: after.passes - before.passes,
+    passSeconds: after.passSeconds - before.passSeconds,
+    longPasses: after.longPasses - before.longPasses,
+    pauseSeconds: after.pauseSeconds - before.pauseSeconds,
+  };
 }
 
 function line(r: StreamResult): string {
   return (
     `write → arrival p50 ${ms(r.p50)}, p99 ${ms(r.p99)}; ${r.received}/${r.expected} deliveries; ` +
     `PATCH p50/p90/p99 ${spread([...r.patchWithTypical, r.patchWith])} (none: ${spread([...r.patchNoneTypical, r.patchNone])})` +
-    (r.sent?.frames ? `; ${r.sent.frames} results sent in ${r.sent.writes} network writes (warm-up included)` : "") +
+    (r.sent?.frames
+      ? `; ${r.sent.frames} results sent in ${r.sent.writes} network writes by ${r.sent.passes} passes ` +
+        `(mean ${ms((r.sent.passSeconds / r.sent.passes) * 1000)} of which ${ms((r.sent.pauseSeconds / r.sent.passes) * 1000)} paused, ${r.sent.longPasses} over 100 ms; warm-up included)`
+      : "") +
     (r.processWith && r.processNone ? `\n      during the writes, with subscribers (none): ${processLine(r.processWith, r.processNone)}` : "") +
     (r.cpu ? `\n      ${cpuLine(r.cpu)}` : "") +
     (r.slowestWith && r.slowestNone
@@ -668,7 +693,7 @@ function metricsText(url: string): Promise<string> {
 }
 
 /**
- * Each of `names` summed over every sample (all labels) of every server process at `urls`, one
+ * Each of `names` summed over every sample (all labels, unless the name gives them) of every server process at `urls`, one
  * scrape a process; NaN for a metric none of them reports (the minimal server reports none).
  */
 async function metricTotals(urls: string[], names: string[]): Promise<Record<string, number>> {
@@ -676,7 +701,9 @@ async function metricTotals(urls: string[], names: string[]): Promise<Record<str
   for (const url of urls) {
     const text = await metricsText(url);
     for (const name of names) {
-      for (const [, value] of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+-]+)$`, "gm"))) {
+      // A name with its labels (`…_bucket{le="0.1"}`) is that sample alone.
+      const sample = name.includes("{") ? name.replace(/[{}.+"]/g, "\\$&") : `${name}(?:\\{[^}]*\\})?`;
+      for (const [, value] of text.matchAll(new RegExp(`^${sample} ([\\d.e+-]+)$`, "gm"))) {
         totals[name] = (Number.isNaN(totals[name]!) ? 0 : totals[name]!) + Number(value);
       }
     }

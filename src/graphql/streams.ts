@@ -417,6 +417,8 @@ export interface StreamOptions {
    * after `maxMs` (the gateway's HttpFront.quiet): deliveries wait for it before each slice.
    */
   quiet?(maxMs: number): Promise<void> | null;
+  /** Told of each pass that wrote to sockets: its duration from its start to its last write, and the sockets written to. */
+  passed?(ms: number, sockets: number): void;
 }
 
 interface Member {
@@ -506,9 +508,9 @@ export class LiveStreams {
    * For the metrics: events executed (once per group), deliveries (once per socket and event),
    * network writes (once per socket and pass: every event it was behind), results of state streams
    * skipped for a newer one (once per socket and result), slow consumers closed, access grades
-   * computed (see groupKey).
+   * computed (see groupKey), time passes paused (see PACE_FROM_WRITES).
    */
-  readonly stats = { executions: 0, deliveries: 0, writes: 0, skipped: 0, slowConsumers: 0, accessGrades: 0 };
+  readonly stats = { executions: 0, deliveries: 0, writes: 0, skipped: 0, slowConsumers: 0, accessGrades: 0, pausedMs: 0 };
   /** Access grades being computed, by everything they depend on (see groupKey). */
   private readonly grading = new Map<string, Promise<string | null>>();
   constructor(private readonly opts: StreamOptions) {}
@@ -798,7 +800,8 @@ export class LiveStreams {
     // The frames last built, which the next socket takes when its client numbers the operation alike and it is owed the same stretch of the log.
     let last: { id: string; stretch: number; chunks: Buffer[] } | undefined;
     await this.opts.quiet?.(DEFER_MS);
-    let sliceStart = performance.now();
+    const passStart = performance.now();
+    let sliceStart = passStart;
     /** Sockets written to. */
     let served = 0;
     for (let i = 0; i < members.length; i++) {
@@ -843,13 +846,18 @@ export class LiveStreams {
       this.stats.deliveries += end - from;
       this.stats.writes++;
       if (++served % CLOCK_EVERY === 0 && performance.now() - sliceStart >= SLICE_MS) {
-        const ranMs = performance.now() - sliceStart;
+        const now = performance.now();
+        const ranMs = now - sliceStart;
         // A large pass paces itself (see PACE_FROM_WRITES); any pass lets the process's other work run.
-        await new Promise((resolve) => (served >= PACE_FROM_WRITES ? setTimeout(resolve, ranMs) : setImmediate(resolve)));
+        if (served >= PACE_FROM_WRITES) {
+          await new Promise((resolve) => setTimeout(resolve, ranMs));
+          this.stats.pausedMs += performance.now() - now;
+        } else await new Promise((resolve) => setImmediate(resolve));
         await this.opts.quiet?.(DEFER_MS);
         sliceStart = performance.now();
       }
     }
+    if (served > 0) this.opts.passed?.(performance.now() - passStart, served);
     if (group.closed) return { behind: "none", blocked: [], checked: group.logStart + group.log.length };
     const end = group.logStart + group.log.length;
     const blocked: Member[] = [];

@@ -18,6 +18,8 @@ import { sharedWhileRunning } from "../core/loaders.js";
  *   live_stream_groups, live_stream_subscriptions, live_stream_executions_total, live_stream_deliveries_total,
  *   live_stream_writes_total, live_stream_states_skipped_total, live_stream_slow_consumers_total,
  *   live_stream_access_grades_total                      shared graphql-ws streams (src/graphql/streams.ts)
+ *   live_stream_pass_duration_seconds, live_stream_pause_seconds_total   how long each delivery pass over a
+ *                                                         stream's sockets took; how long passes paused (pacing)
  *   integration_events_pending                            the delivery backlog (read at scrape time)
  *   integration_event_deliveries_total{outcome}           delivered, retry, failed, skipped
  *   rate_limited_requests_total                           answers 429
@@ -39,6 +41,8 @@ export interface Metrics {
   dbStatements: Histogram<"outcome">;
   subscriptions: Gauge;
   deliveries: Counter<"outcome">;
+  /** Delivery passes of live streams: from a pass's first write to its last (src/graphql/streams.ts). */
+  streamPasses: Histogram;
   rateLimited: Counter;
   /** Adds a gauge read at scrape time (open sockets, backlog). */
   gauge(name: string, help: string, read: () => number | Promise<number>): void;
@@ -72,6 +76,12 @@ export function createMetrics(): Metrics {
     labelNames: ["outcome"] as const,
     registers: [registry],
   });
+  const streamPasses = new Histogram({
+    name: "live_stream_pass_duration_seconds",
+    help: "Delivery passes over a live stream's graphql-ws sockets (each written to once with every result it was behind): time from the pass's start to its last write.",
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
   const rateLimited = new Counter({ name: "rate_limited_requests_total", help: "Requests answered 429 by the rate limit.", registers: [registry] });
 
   const subscriptionsPlugin: Plugin = {
@@ -100,6 +110,7 @@ export function createMetrics(): Metrics {
     dbStatements,
     subscriptions,
     deliveries,
+    streamPasses,
     rateLimited,
     gauge(name, help, read) {
       new Gauge({

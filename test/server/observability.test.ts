@@ -297,8 +297,13 @@ describe("GET /metrics", () => {
         return /^websocket_connections 1$/m.test(text) && /^graphql_subscriptions 1$/m.test(text);
       })
       .toBe(true);
+    const passes = () => Number(/^live_stream_pass_duration_seconds_count (\d+)$/m.exec(text)?.[1]);
+    const passesBefore = passes();
     await admin.patch(`/v1/spaces/${space.id}`, { title: "Watched 2" });
     await stream.results;
+    // The delivery's pass over the stream's one socket.
+    text = (await scrape()).text;
+    expect(passes()).toBeGreaterThan(passesBefore);
     await client.dispose();
     for (let i = 0; i < 100 && /^websocket_connections 1$/m.test(text); i++) {
       await new Promise((r) => setTimeout(r, 20));

@@ -336,6 +336,7 @@ describe("shared streams and sockets that cannot take more", () => {
     // The process slept while the pass paused: its event loop was busy 0.72–0.81 of the time here,
     // against 0.99 with a pass that only yields to other work between its slices.
     expect(performance.eventLoopUtilization(before).utilization).toBeLessThan(0.9);
+    expect(streams.stats.pausedMs).toBeGreaterThan(0);
     for (const socket of sockets) {
       expect(socket.messages().map((m) => m.payload.data.n)).toEqual([0, 1, 2, 3]);
       expect(socket.chunks.length).toBeLessThanOrEqual(2);
