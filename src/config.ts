@@ -112,6 +112,14 @@ export interface Config {
    */
   liveSubscriptionsPerToken: number;
   /**
+   * LIVE_STREAM_PACING: how a delivery to thousands of graphql-ws sockets shares the cores
+   * (graphql/streams.ts, PACE_FROM_WRITES): `always` gives them away after every slice (for the
+   * other processes that serve the same writes on the same machine: PostgreSQL, other gateways);
+   * `contended` only while its thread had to wait for a core; unset (`auto`): `always` with
+   * DATABASE_URL, `contended` on the embedded database (one process does all the work).
+   */
+  liveStreamPacing: "always" | "contended";
+  /**
    * RESPONSE_CACHE: `off` turns the response cache off (benchmarks, debugging), `on` turns it on
    * in every setup; unset (`auto`) it is on, except on PostgreSQL without REDIS_URL, where other
    * gateways' writes could not drop this one's entries (src/server/response-cache.ts). With
@@ -215,6 +223,7 @@ export function operations(env: NodeJS.ProcessEnv) {
     storageReserveBytes: intFrom(env.STORAGE_RESERVE_BYTES, DEFAULT_STORAGE_RESERVE_BYTES, "STORAGE_RESERVE_BYTES"),
     wsMaxBufferedBytes: Math.max(1024, intFrom(env.WS_MAX_BUFFERED_BYTES, 1024 * 1024, "WS_MAX_BUFFERED_BYTES")),
     liveSubscriptionsPerToken: intFrom(env.LIVE_SUBSCRIPTIONS_PER_TOKEN, 1000, "LIVE_SUBSCRIPTIONS_PER_TOKEN"),
+    liveStreamPacing: pacingSetting(env.LIVE_STREAM_PACING, Boolean(env.DATABASE_URL)),
     responseCache: responseCacheSetting(env.RESPONSE_CACHE),
     responseCacheTtlMs: intFrom(env.RESPONSE_CACHE_TTL_MS, 60_000, "RESPONSE_CACHE_TTL_MS"),
     restJit: onOff(env.REST_JIT, true, "REST_JIT"),
@@ -230,6 +239,13 @@ function onOff(value: string | undefined, fallback: boolean, name: string): bool
   if (/^(1|true|yes|on)$/.test(v)) return true;
   if (/^(0|false|no|off)$/.test(v)) return false;
   throw new Error(`${name} must be on or off, got "${value}"`);
+}
+
+function pacingSetting(value: string | undefined, externalDatabase: boolean): "always" | "contended" {
+  const v = (value ?? "").trim().toLowerCase();
+  if (v === "" || v === "auto") return externalDatabase ? "always" : "contended";
+  if (v === "always" || v === "contended") return v;
+  throw new Error(`LIVE_STREAM_PACING must be always, contended or auto, got "${value}"`);
 }
 
 function responseCacheSetting(value: string | undefined): "on" | "off" | "auto" {

@@ -286,6 +286,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     // Requests under way are answered before the next slice of a delivery.
     quiet: (maxMs) => front.quiet(maxMs),
     passed: (ms) => metrics.streamPasses.observe(ms / 1000),
+    pacing: config.liveStreamPacing,
   });
   const ws = useServer(
     {

@@ -13,6 +13,7 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import type { WebSocket } from "ws";
+import fs from "node:fs";
 import type { Writable } from "node:stream";
 import type { Context } from "../core/context.js";
 import type { Viewer } from "../core/auth.js";
@@ -49,7 +50,8 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  * - Writes never wait for subscribers: delivery runs off the write's path (after the pub/sub event),
  *   yields to other work every SLICE_MS and, while the process serves requests, waits for them
  *   (at most DEFER_MS a slice); once a pass has written to PACE_FROM_WRITES sockets, it gives its
- *   core away after each slice for as long as the slice ran. Each socket receives, in one network write, every
+ *   core away after each slice for as long as the slice ran (always, or only while the cores are
+ *   contended: StreamOptions.pacing). Each socket receives, in one network write, every
  *   event executed and not yet sent to it when its turn comes (events executed while a delivery
  *   is under way go with it to the sockets not yet served). Each payload is encoded once, when it
  *   is executed; a socket's frames are its own operation id's prefix and those bytes — copied into
@@ -103,7 +105,8 @@ const SLICE_MS = 1;
 const DEFER_MS = 8;
 /**
  * Once a pass over a group's subscribers has written to PACE_FROM_WRITES sockets, each of its
- * slices is followed by a pause as long as the slice ran (a timer: the process sleeps unless it
+ * slices (StreamOptions.pacing "always"; "contended": while the cores are, see CONTENDED_SHARE)
+ * is followed by a pause as long as the slice ran (a timer: the process sleeps unless it
  * has other work), before the next slice. A large group's delivery then uses about half of its
  * process's time, and it uses it in slices of SLICE_MS: a write waking in another process on the
  * same cores (the other gateway, the database) finds a core free, or one within a slice, instead
@@ -117,6 +120,24 @@ const DEFER_MS = 8;
  * arrival p50 at the subscribers 134–151 ms instead of 77–92.)
  */
 const PACE_FROM_WRITES = 64;
+/**
+ * StreamOptions.pacing "contended": the cores count as contended for CONTENDED_FOR_MS after a
+ * slice of a delivery spent more than CONTENDED_SHARE of its time waiting for a core (its thread
+ * runnable, another process on the core: the kernel's run-queue delay, StreamOptions.coreWaitMs),
+ * and a large pass paces itself only then. Pacing leaves a core to the processes that serve the
+ * same writes; where there are none (the embedded database runs in the gateway's own thread, and
+ * no other gateway can share it), a pause only delays the sockets not yet served: one gateway of
+ * 10,000 subscribers on the embedded database paced every large pass, 174–213 ms a pass of which
+ * half paused, while the machine's second core was mostly idle (0.81–1.09 of 2 cores in use, five
+ * runs of `npm run bench -- streams`); paced while contended, eight runs: 90–117 ms of which
+ * 14–27 paused (1.41–1.62 cores), the arrival p99 0.17–1.26 times the minimal server's against
+ * 0.19–1.77, the slowest write with subscribers 0.45–2.35 times the slowest with none against
+ * 0.53–2.69, but for one page edit held 79 ms by a 135 ms stall of the event loop. A
+ * process that needs a core takes it from the delivery's thread, so a slice sees it. Where the
+ * delay cannot be read, large passes always pace.
+ */
+const CONTENDED_SHARE = 0.2;
+const CONTENDED_FOR_MS = 50;
 /** Sockets served between two looks at the clock. */
 const CLOCK_EVERY = 8;
 /** Events a group may hold executed but not yet sent (a delivery far slower than its events). */
@@ -125,6 +146,39 @@ const MAX_QUEUED = 4_096;
 const TEXT = { binary: false } as const;
 /** The end of a `next` message, after its payload. */
 const CLOSE = Buffer.from("}");
+
+/** The reader runQueueDelay made (the main thread's: deliveries run on it). */
+let delayReader: (() => number) | null | undefined;
+
+/**
+ * The calling thread's run-queue delay so far in ms (Linux's /proc/thread-self/schedstat: time
+ * on a core, time runnable waiting for one, in ns; one read of a file kept open), or null where
+ * it cannot be read.
+ */
+function runQueueDelay(): (() => number) | null {
+  if (delayReader === undefined) delayReader = openRunQueueDelay();
+  return delayReader;
+}
+
+function openRunQueueDelay(): (() => number) | null {
+  let fd: number;
+  try {
+    fd = fs.openSync("/proc/thread-self/schedstat", "r");
+  } catch {
+    return null;
+  }
+  const buffer = Buffer.alloc(96);
+  const read = () => {
+    const length = fs.readSync(fd, buffer, 0, buffer.length, 0);
+    return Number(buffer.toString("latin1", 0, length).split(" ")[1]) / 1e6;
+  };
+  try {
+    return Number.isFinite(read()) ? read : (fs.closeSync(fd), null);
+  } catch {
+    fs.closeSync(fd);
+    return null;
+  }
+}
 
 /** Bytes of the frame of a `next` message of `length` bytes: the header of an unmasked frame (RFC 6455 5.2), then the message. */
 function frameBytes(length: number): number {
@@ -417,6 +471,16 @@ export interface StreamOptions {
    * after `maxMs` (the gateway's HttpFront.quiet): deliveries wait for it before each slice.
    */
   quiet?(maxMs: number): Promise<void> | null;
+  /**
+   * How long the process's thread has waited for a core so far, in ms (see CONTENDED_SHARE);
+   * default: Linux's /proc/thread-self/schedstat, else none (large passes always pace).
+   */
+  coreWaitMs?: (() => number) | null;
+  /**
+   * "always" (default): every large pass paces itself (see PACE_FROM_WRITES); "contended": only
+   * while the cores are contended (see CONTENDED_SHARE).
+   */
+  pacing?: "always" | "contended";
   /** Told of each pass that wrote to sockets: its duration from its start to its last write, and the sockets written to. */
   passed?(ms: number, sockets: number): void;
 }
@@ -513,7 +577,12 @@ export class LiveStreams {
   readonly stats = { executions: 0, deliveries: 0, writes: 0, skipped: 0, slowConsumers: 0, accessGrades: 0, pausedMs: 0 };
   /** Access grades being computed, by everything they depend on (see groupKey). */
   private readonly grading = new Map<string, Promise<string | null>>();
-  constructor(private readonly opts: StreamOptions) {}
+  private readonly coreWaitMs: (() => number) | null;
+  /** When a slice of a delivery last found the cores contended (see CONTENDED_SHARE). */
+  private contendedAt = -Infinity;
+  constructor(private readonly opts: StreamOptions) {
+    this.coreWaitMs = opts.pacing !== "contended" ? null : opts.coreWaitMs === undefined ? runQueueDelay() : opts.coreWaitMs;
+  }
 
   /**
    * The key of the group a subscription belongs to: its document, operation, variables and either
@@ -802,6 +871,7 @@ export class LiveStreams {
     await this.opts.quiet?.(DEFER_MS);
     const passStart = performance.now();
     let sliceStart = passStart;
+    let sliceWait = this.coreWaitMs?.() ?? 0;
     /** Sockets written to. */
     let served = 0;
     for (let i = 0; i < members.length; i++) {
@@ -848,13 +918,16 @@ export class LiveStreams {
       if (++served % CLOCK_EVERY === 0 && performance.now() - sliceStart >= SLICE_MS) {
         const now = performance.now();
         const ranMs = now - sliceStart;
-        // A large pass paces itself (see PACE_FROM_WRITES); any pass lets the process's other work run.
-        if (served >= PACE_FROM_WRITES) {
+        // Without a reading (pacing "always", or none to be had), every slice counts as contended.
+        if (!this.coreWaitMs || this.coreWaitMs() - sliceWait > CONTENDED_SHARE * ranMs) this.contendedAt = now;
+        // A large pass paces itself while the cores are contended (see PACE_FROM_WRITES, CONTENDED_SHARE); any pass lets the process's other work run.
+        if (served >= PACE_FROM_WRITES && now - this.contendedAt < CONTENDED_FOR_MS) {
           await new Promise((resolve) => setTimeout(resolve, ranMs));
           this.stats.pausedMs += performance.now() - now;
         } else await new Promise((resolve) => setImmediate(resolve));
         await this.opts.quiet?.(DEFER_MS);
         sliceStart = performance.now();
+        sliceWait = this.coreWaitMs?.() ?? 0;
       }
     }
     if (served > 0) this.opts.passed?.(performance.now() - passStart, served);

@@ -2,8 +2,9 @@ import { Writable } from "node:stream";
 import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import { GraphQLInt, GraphQLObjectType, GraphQLSchema, parse, type ExecutionResult } from "graphql";
-import { LiveStreams, SLOW_CONSUMER, type StreamOperation } from "../../src/graphql/streams.js";
+import { LiveStreams, SLOW_CONSUMER, type StreamOperation, type StreamOptions } from "../../src/graphql/streams.js";
 import { SubscriptionQuota } from "../../src/core/live-token.js";
+import { loadConfig } from "../../src/config.js";
 
 /**
  * Delivery of a shared stream to sockets that cannot take more: a socket still sending what it
@@ -118,7 +119,7 @@ async function until(check: () => boolean, ms = 5000) {
   }
 }
 
-function setup(maxBufferedBytes: number, quiet?: () => Promise<void> | null, field: "events" | "state" = "events") {
+function setup(maxBufferedBytes: number, quiet?: () => Promise<void> | null, field: "events" | "state" = "events", pacing?: Pick<StreamOptions, "pacing" | "coreWaitMs">) {
   const streams = new LiveStreams({
     accessCache: { version: () => 0 } as any,
     maxBufferedBytes,
@@ -126,6 +127,7 @@ function setup(maxBufferedBytes: number, quiet?: () => Promise<void> | null, fie
     serialize: (result) => JSON.stringify(result),
     fault: (err) => ({ errors: [{ message: String(err) }] as any }),
     quiet,
+    ...pacing,
   });
   const events = source();
   const join = async (socket: ReturnType<typeof fakeSocket>, id: string) => {
@@ -347,6 +349,25 @@ describe("shared streams and sockets that cannot take more", () => {
     expect(streams.stats.writes).toBe(sockets.length + (sockets.length - once));
     streams.close();
   });
+  it("with pacing 'contended', a large pass pauses only once its thread had to wait for a core", async () => {
+    // The thread's run-queue delay as the kernel would report it: each reading adds 1 ms while another process holds the core.
+    let contended = false;
+    let waitedMs = 0;
+    const { streams, events, join } = setup(1024 * 1024, undefined, "events", { pacing: "contended", coreWaitMs: () => (waitedMs += contended ? 1 : 0) });
+    const sockets = Array.from({ length: 200 }, () => fakeSocket(0.1));
+    for (const [i, socket] of sockets.entries()) await join(socket, `s${i}`);
+    // Nobody else wants the cores: the pass runs through, yielding to the process's other work only.
+    events.push({ data: { n: 0 } });
+    await until(() => streams.stats.deliveries === sockets.length);
+    expect(streams.stats.pausedMs).toBe(0);
+    // Another process takes the core: the next slices pause.
+    contended = true;
+    events.push({ data: { n: 1 } });
+    await until(() => streams.stats.deliveries === 2 * sockets.length);
+    expect(streams.stats.pausedMs).toBeGreaterThan(0);
+    for (const socket of sockets) expect(socket.messages().map((m) => m.payload.data.n)).toEqual([0, 1]);
+    streams.close();
+  });
   it("does not pause after a pass over a few sockets, however long it ran: each event is sent at once", async () => {
     // Writes that take 1 ms each, but 8 sockets: fewer than a pause is worth.
     const { streams, sockets } = await oneThenThree(8, 1);
@@ -424,5 +445,16 @@ describe("shared streams and sockets that cannot take more", () => {
     expect(slow.messages().length).toBe(2);
     expect(fast.messages().some((m) => "errors" in m.payload)).toBe(false);
     streams.close();
+  });
+});
+
+describe("LIVE_STREAM_PACING", () => {
+  it("always with DATABASE_URL (the database and other gateways share the cores), contended on the embedded database; set, as said; else refused by name", () => {
+    expect(loadConfig({}).liveStreamPacing).toBe("contended");
+    expect(loadConfig({ DATABASE_URL: "postgresql://db/docs" }).liveStreamPacing).toBe("always");
+    expect(loadConfig({ DATABASE_URL: "postgresql://db/docs", LIVE_STREAM_PACING: "contended" }).liveStreamPacing).toBe("contended");
+    expect(loadConfig({ LIVE_STREAM_PACING: " Always " }).liveStreamPacing).toBe("always");
+    expect(loadConfig({ LIVE_STREAM_PACING: "auto" }).liveStreamPacing).toBe("contended");
+    expect(() => loadConfig({ LIVE_STREAM_PACING: "sometimes" })).toThrow(/LIVE_STREAM_PACING must be always, contended or auto, got "sometimes"/);
   });
 });
