@@ -78,10 +78,11 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
 /**
  * What a pass over a group's subscribers found (see LiveStreams.pass): "behind" when some are still
  * behind the log and may be sent to, "blocked" when all of those (`blocked`) are still sending what
- * they were given, else "none"; as of the log's end `checked`.
+ * they were given, "unchecked" when their tokens could not be checked (nothing was sent), else
+ * "none"; as of the log's end `checked`.
  */
 interface PassResult {
-  behind: "none" | "behind" | "blocked";
+  behind: "none" | "behind" | "blocked" | "unchecked";
   blocked: Member[];
   checked: number;
 }
@@ -269,6 +270,12 @@ function nextMessage(prefix: Buffer, payload: Buffer): Buffer {
  * given (it looks sooner when the group has a new event), in ms.
  */
 const BLOCKED_RETRY_MS = 4;
+/**
+ * How long a delivery waits before it tries again when its subscribers' tokens could not be
+ * checked (the database unreachable): nothing is sent unchecked, the stream and its log are kept
+ * (up to MAX_QUEUED events), in ms.
+ */
+const UNCHECKED_RETRY_MS = 1_000;
 
 /** A WebSocket's TCP stream (ws keeps it as `_socket`, not declared by its types). */
 function tcpOf(socket: WebSocket): Writable | undefined {
@@ -736,7 +743,8 @@ export class LiveStreams {
         group.log.push(payload);
         group.logEnds.push(this.bytesAt(group, group.logStart + group.log.length - 1) + payload.length);
         if (group.sending) group.wake?.();
-        else void this.send(group);
+        // A fault of a delivery ends its group with that error (the subscribers complete and may subscribe again), never the process.
+        else void this.send(group).catch((err) => this.end(group, this.opts.serialize(this.opts.fault(err))));
       }
       this.end(group);
     } catch (err) {
@@ -820,6 +828,7 @@ export class LiveStreams {
         // alone does not know who else an event executed during it is for.
         if (behind === "none" && checked === end && !(only && moved)) break;
         only = undefined;
+        if (behind === "unchecked") await new Promise((resolve) => setTimeout(resolve, UNCHECKED_RETRY_MS));
         if (behind === "blocked" && !moved) {
           await this.pause(group);
           // No event since: every other subscriber has the whole log, only the blocked ones may be behind.
@@ -858,7 +867,12 @@ export class LiveStreams {
     for (const m of members) tokens.get(m.viewer.tokenId)?.push(m) ?? tokens.set(m.viewer.tokenId, [m]);
     // All at once: those the access cache does not hold are read in one statement (a batch).
     const holders = [...tokens];
-    const live = await Promise.all(holders.map(([tokenId]) => !tokenId || tokenIsLive(group.ctx, tokenId)));
+    let live: boolean[];
+    try {
+      live = await Promise.all(holders.map(([tokenId]) => !tokenId || tokenIsLive(group.ctx, tokenId)));
+    } catch {
+      return { behind: "unchecked", blocked: [], checked: group.logStart };
+    }
     let revoked: string | undefined;
     holders.forEach(([, members], i) => {
       if (live[i]) return;

@@ -119,7 +119,13 @@ async function until(check: () => boolean, ms = 5000) {
   }
 }
 
-function setup(maxBufferedBytes: number, quiet?: () => Promise<void> | null, field: "events" | "state" = "events", pacing?: Pick<StreamOptions, "pacing" | "coreWaitMs">) {
+/** What a test sets beyond the defaults: pacing, and the subscribers' token with how its liveness is read (the access cache's). */
+interface Extra extends Pick<StreamOptions, "pacing" | "coreWaitMs"> {
+  tokenId?: string;
+  liveToken?: (tokenId: string) => Promise<boolean>;
+}
+
+function setup(maxBufferedBytes: number, quiet?: () => Promise<void> | null, field: "events" | "state" = "events", { tokenId = "", liveToken, ...pacing }: Extra = {}) {
   const streams = new LiveStreams({
     accessCache: { version: () => 0 } as any,
     maxBufferedBytes,
@@ -131,7 +137,7 @@ function setup(maxBufferedBytes: number, quiet?: () => Promise<void> | null, fie
   });
   const events = source();
   const join = async (socket: ReturnType<typeof fakeSocket>, id: string) => {
-    const ctx = { viewer: { userId: "usr_1", tokenId: "" }, loaders: new Map() } as any;
+    const ctx = { viewer: { userId: "usr_1", tokenId }, loaders: new Map(), accessCache: { liveToken } } as any;
     const op: StreamOperation = {
       key: "group",
       socket: socket.socket as any,
@@ -444,6 +450,47 @@ describe("shared streams and sockets that cannot take more", () => {
     await until(() => slow.messages().at(-1)?.payload.data.n === total - 1);
     expect(slow.messages().length).toBe(2);
     expect(fast.messages().some((m) => "errors" in m.payload)).toBe(false);
+    streams.close();
+  });
+});
+
+describe("a delivery whose token check fails (the database unreachable)", () => {
+  it("sends nothing unchecked, keeps the stream, and delivers once the check answers again", async () => {
+    let down = true;
+    let checks = 0;
+    const liveToken = async () => {
+      checks++;
+      if (down) throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
+      return true;
+    };
+    const { streams, events, join } = setup(1024 * 1024, undefined, "events", { tokenId: "tok_1", liveToken });
+    const socket = fakeSocket();
+    await join(socket, "s");
+    events.push({ data: { n: 0 } });
+    await until(() => checks >= 1);
+    await new Promise((r) => setTimeout(r, 50));
+    // Not sent while the token could not be checked, not closed, and not asked again at once.
+    expect(socket.chunks).toEqual([]);
+    expect(socket.closed).toEqual([]);
+    expect(checks).toBe(1);
+    // The check answers again: the event waiting is sent at the next try, with no new event to wake it.
+    down = false;
+    await until(() => socket.messages().length === 1, 5000);
+    events.push({ data: { n: 1 } });
+    await until(() => socket.messages().length === 2);
+    expect(socket.messages().map((m) => m.payload.data.n)).toEqual([0, 1]);
+    streams.close();
+  });
+});
+
+describe("a fault in a delivery", () => {
+  it("ends its stream with the error, sent to each subscriber, instead of leaving a rejection to end the process", async () => {
+    const { streams, events, join } = setup(1024 * 1024, () => Promise.reject(new Error("delivery fault")));
+    const socket = fakeSocket();
+    await join(socket, "s");
+    events.push({ data: { n: 0 } });
+    await until(() => streams.size().groups === 0);
+    expect(socket.chunks.map((c) => c.toString())).toEqual([expect.stringMatching(/^\{"id":"s","type":"next","payload":\{"errors":\[\{"message":"Error: delivery fault"\}\]\}\}$/)]);
     streams.close();
   });
 });
