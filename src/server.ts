@@ -343,7 +343,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     () => streams.stats.skipped,
   );
   metrics.counterFrom("live_stream_access_grades_total", "Access grades computed for new graphql-ws subscriptions (one for the subscriptions of a viewer that arrive together).", () => streams.stats.accessGrades);
-  metrics.counterFrom("live_stream_pause_seconds_total", "Time delivery passes over large streams paused, leaving the cores to other work while their events were young (src/graphql/streams.ts).", () => streams.stats.pausedMs / 1000);
+  metrics.counterFrom("live_stream_pause_seconds_total", "Time delivery passes over large streams paused, leaving the cores to other processes (LIVE_STREAM_PACING; src/graphql/streams.ts).", () => streams.stats.pausedMs / 1000);
   metrics.counterFrom("live_stream_slow_consumers_total", "graphql-ws sockets closed for falling behind (close code 4008).", () => streams.stats.slowConsumers);
   metrics.counterFrom("pubsub_publish_failures_total", "Redis pub/sub publishes that did not reach Redis (the live notification was dropped; the write itself committed).", () => pubsubFailures.publish);
   metrics.counterFrom("pubsub_outages_total", "Times the Redis pub/sub became unreachable.", () => pubsubFailures.outages);

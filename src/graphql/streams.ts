@@ -153,10 +153,10 @@ let delayReader: (() => number) | null | undefined;
 
 /**
  * The calling thread's run-queue delay so far in ms (Linux's /proc/thread-self/schedstat: time
- * on a core, time runnable waiting for one, in ns; one read of a file kept open), or null where
- * it cannot be read.
+ * on a core, time runnable waiting for one, in ns; one read of a file kept open; NaN when a read
+ * fails), or null where it cannot be read.
  */
-function runQueueDelay(): (() => number) | null {
+export function runQueueDelay(): (() => number) | null {
   if (delayReader === undefined) delayReader = openRunQueueDelay();
   return delayReader;
 }
@@ -170,15 +170,16 @@ function openRunQueueDelay(): (() => number) | null {
   }
   const buffer = Buffer.alloc(96);
   const read = () => {
-    const length = fs.readSync(fd, buffer, 0, buffer.length, 0);
-    return Number(buffer.toString("latin1", 0, length).split(" ")[1]) / 1e6;
+    try {
+      const length = fs.readSync(fd, buffer, 0, buffer.length, 0);
+      return Number(buffer.toString("latin1", 0, length).split(" ")[1]) / 1e6;
+    } catch {
+      return NaN;
+    }
   };
-  try {
-    return Number.isFinite(read()) ? read : (fs.closeSync(fd), null);
-  } catch {
-    fs.closeSync(fd);
-    return null;
-  }
+  if (Number.isFinite(read())) return read;
+  fs.closeSync(fd);
+  return null;
 }
 
 /** Bytes of the frame of a `next` message of `length` bytes: the header of an unmasked frame (RFC 6455 5.2), then the message. */
@@ -488,8 +489,8 @@ export interface StreamOptions {
    * while the cores are contended (see CONTENDED_SHARE).
    */
   pacing?: "always" | "contended";
-  /** Told of each pass that wrote to sockets: its duration from its start to its last write, and the sockets written to. */
-  passed?(ms: number, sockets: number): void;
+  /** Told of each pass that wrote to sockets: its duration from its start to its last write. */
+  passed?(ms: number): void;
 }
 
 interface Member {
@@ -929,11 +930,12 @@ export class LiveStreams {
       }
       this.stats.deliveries += end - from;
       this.stats.writes++;
-      if (++served % CLOCK_EVERY === 0 && performance.now() - sliceStart >= SLICE_MS) {
-        const now = performance.now();
-        const ranMs = now - sliceStart;
-        // Without a reading (pacing "always", or none to be had), every slice counts as contended.
-        if (!this.coreWaitMs || this.coreWaitMs() - sliceWait > CONTENDED_SHARE * ranMs) this.contendedAt = now;
+      if (++served % CLOCK_EVERY !== 0) continue;
+      const now = performance.now();
+      const ranMs = now - sliceStart;
+      if (ranMs >= SLICE_MS) {
+        // Without a reading (pacing "always", none to be had, or it failed: NaN), every slice counts as contended.
+        if (!this.coreWaitMs || !(this.coreWaitMs() - sliceWait <= CONTENDED_SHARE * ranMs)) this.contendedAt = now;
         // A large pass paces itself while the cores are contended (see PACE_FROM_WRITES, CONTENDED_SHARE); any pass lets the process's other work run.
         if (served >= PACE_FROM_WRITES && now - this.contendedAt < CONTENDED_FOR_MS) {
           await new Promise((resolve) => setTimeout(resolve, ranMs));
@@ -944,7 +946,7 @@ export class LiveStreams {
         sliceWait = this.coreWaitMs?.() ?? 0;
       }
     }
-    if (served > 0) this.opts.passed?.(performance.now() - passStart, served);
+    if (served > 0) this.opts.passed?.(performance.now() - passStart);
     if (group.closed) return { behind: "none", blocked: [], checked: group.logStart + group.log.length };
     const end = group.logStart + group.log.length;
     const blocked: Member[] = [];

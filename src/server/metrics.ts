@@ -41,7 +41,7 @@ export interface Metrics {
   dbStatements: Histogram<"outcome">;
   subscriptions: Gauge;
   deliveries: Counter<"outcome">;
-  /** Delivery passes of live streams: from a pass's first write to its last (src/graphql/streams.ts). */
+  /** Delivery passes of live streams: from a pass's start to its last write (src/graphql/streams.ts). */
   streamPasses: Histogram;
   rateLimited: Counter;
   /** Adds a gauge read at scrape time (open sockets, backlog). */

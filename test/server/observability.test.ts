@@ -304,6 +304,8 @@ describe("GET /metrics", () => {
     // The delivery's pass over the stream's one socket.
     text = (await scrape()).text;
     expect(passes()).toBeGreaterThan(passesBefore);
+    // A pass over one socket never pauses (pacing starts past 64 sockets).
+    expect(text).toMatch(/^live_stream_pause_seconds_total 0$/m);
     await client.dispose();
     for (let i = 0; i < 100 && /^websocket_connections 1$/m.test(text); i++) {
       await new Promise((r) => setTimeout(r, 20));

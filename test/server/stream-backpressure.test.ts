@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import { GraphQLInt, GraphQLObjectType, GraphQLSchema, parse, type ExecutionResult } from "graphql";
-import { LiveStreams, SLOW_CONSUMER, type StreamOperation, type StreamOptions } from "../../src/graphql/streams.js";
+import { LiveStreams, SLOW_CONSUMER, runQueueDelay, type StreamOperation, type StreamOptions } from "../../src/graphql/streams.js";
 import { SubscriptionQuota } from "../../src/core/live-token.js";
 import { loadConfig } from "../../src/config.js";
 
@@ -491,6 +491,27 @@ describe("a fault in a delivery", () => {
     events.push({ data: { n: 0 } });
     await until(() => streams.size().groups === 0);
     expect(socket.chunks.map((c) => c.toString())).toEqual([expect.stringMatching(/^\{"id":"s","type":"next","payload":\{"errors":\[\{"message":"Error: delivery fault"\}\]\}\}$/)]);
+    streams.close();
+  });
+});
+
+describe("the run-queue delay read for pacing 'contended'", () => {
+  it.runIf(process.platform === "linux")("reads this thread's wait for a core from /proc, in ms, never going back", () => {
+    const read = runQueueDelay()!;
+    expect(read).toBeTypeOf("function");
+    const first = read();
+    expect(Number.isFinite(first) && first >= 0).toBe(true);
+    // Busy for a while: the reading may grow (other processes), never shrink.
+    for (const end = performance.now() + 20; performance.now() < end; );
+    expect(read()).toBeGreaterThanOrEqual(first);
+  });
+  it("paces when the reading fails (NaN): a delay it cannot tell counts as contended", async () => {
+    const { streams, events, join } = setup(1024 * 1024, undefined, "events", { pacing: "contended", coreWaitMs: () => NaN });
+    const sockets = Array.from({ length: 200 }, () => fakeSocket(0.1));
+    for (const [i, socket] of sockets.entries()) await join(socket, `s${i}`);
+    events.push({ data: { n: 0 } });
+    await until(() => streams.stats.deliveries === sockets.length);
+    expect(streams.stats.pausedMs).toBeGreaterThan(0);
     streams.close();
   });
 });
