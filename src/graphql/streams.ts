@@ -50,9 +50,9 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  * - Writes never wait for subscribers: delivery runs off the write's path (after the pub/sub event),
  *   yields to other work every SLICE_MS and, while the process serves requests, waits for them
  *   (at most DEFER_MS a slice); once a pass has written to PACE_FROM_WRITES sockets, it gives its
- *   core away after each slice for as long as the slice ran (always, or only while the cores are
- *   contended: StreamOptions.pacing). Each socket receives, in one network write, every
- *   event executed and not yet sent to it when its turn comes (events executed while a delivery
+ *   core away after each slice for PAUSE_PER_RUN times as long as the slice ran (always, or only
+ *   while the cores are contended: StreamOptions.pacing). Each socket receives, in one network
+ *   write, every event executed and not yet sent to it when its turn comes (events executed while a delivery
  *   is under way go with it to the sockets not yet served). Each payload is encoded once, when it
  *   is executed; a socket's frames are its own operation id's prefix and those bytes — copied into
  *   one buffer when short, else the payloads' own bytes between small buffers of the frames' heads
@@ -107,10 +107,10 @@ const DEFER_MS = 8;
 /**
  * Once a pass over a group's subscribers has written to PACE_FROM_WRITES sockets, each of its
  * slices (StreamOptions.pacing "always"; "contended": while the cores are, see CONTENDED_SHARE)
- * is followed by a pause as long as the slice ran (a timer: the process sleeps unless it
- * has other work), before the next slice. A large group's delivery then uses about half of its
- * process's time, and it uses it in slices of SLICE_MS: a write waking in another process on the
- * same cores (the other gateway, the database) finds a core free, or one within a slice, instead
+ * is followed by a pause (PAUSE_PER_RUN times as long as the slice ran; a timer: the process
+ * sleeps unless it has other work), before the next slice. A large group's delivery then uses about
+ * a third of its process's time, and it uses it in slices of SLICE_MS: a write waking in another
+ * process on the same cores (the other gateway, the database) finds a core free, or one within a slice, instead
  * of queueing behind a pass over thousands of sockets; events executed meanwhile go to each socket
  * not yet served in one write with the others, fewer and larger writes exactly when sending costs
  * the most. A small group is never held back. (A pause after each whole pass, as long as the pass
@@ -121,6 +121,21 @@ const DEFER_MS = 8;
  * arrival p50 at the subscribers 134–151 ms instead of 77–92.)
  */
 const PACE_FROM_WRITES = 64;
+/**
+ * How long a paced pass gives its core away after each slice, as a multiple of the slice: a large
+ * group's delivery then uses about a third of its process's time. The readers of the sockets
+ * need the cores too (where they share the machine, as in the benchmark), and a reader that
+ * gets no core holds its socket's bytes unread until it does; a pass that takes longer carries
+ * more events to each socket in one network write, so the same events cost fewer writes. With two
+ * gateways of 5,000 subscribers each on PostgreSQL + Redis (`npm run bench -- streams`, 10,000
+ * subscribers), a pause as long as the slice (a half): in two runs a title's arrival p50/p99
+ * 220–254/511–675 ms, 71 page edits' arrivals p99 3.7–4.0 s, titles sent in 404,000–417,000 network
+ * writes, the slowest write with subscribers 1.94–2.64 and 1.72–2.12 times the slowest with none;
+ * twice as long (a third), two runs: 122–123/281–311 ms, 1.3–1.8 s, 348,000 writes, 1.46–1.62 and
+ * 1.39–1.85 times; three times (a quarter), one run: 154/414 ms, 0.9 s, 280,000 writes, but 1.67
+ * and 2.66 times.
+ */
+const PAUSE_PER_RUN = 2;
 /**
  * StreamOptions.pacing "contended": the cores count as contended for CONTENDED_FOR_MS after a
  * slice of a delivery spent more than CONTENDED_SHARE of its time waiting for a core (its thread
@@ -938,7 +953,7 @@ export class LiveStreams {
         if (!this.coreWaitMs || !(this.coreWaitMs() - sliceWait <= CONTENDED_SHARE * ranMs)) this.contendedAt = now;
         // A large pass paces itself while the cores are contended (see PACE_FROM_WRITES, CONTENDED_SHARE); any pass lets the process's other work run.
         if (served >= PACE_FROM_WRITES && now - this.contendedAt < CONTENDED_FOR_MS) {
-          await new Promise((resolve) => setTimeout(resolve, ranMs));
+          await new Promise((resolve) => setTimeout(resolve, ranMs * PAUSE_PER_RUN));
           this.stats.pausedMs += performance.now() - now;
         } else await new Promise((resolve) => setImmediate(resolve));
         await this.opts.quiet?.(DEFER_MS);
