@@ -131,8 +131,8 @@ const PACE_FROM_WRITES = 64;
  * subscribers), a pause as long as the slice (a half): in two runs a title's arrival p50/p99
  * 220–254/511–675 ms, 71 page edits' arrivals p99 3.7–4.0 s, titles sent in 404,000–417,000 network
  * writes, the slowest write with subscribers 1.94–2.64 and 1.72–2.12 times the slowest with none;
- * twice as long (a third), two runs: 122–123/281–311 ms, 1.3–1.8 s, 348,000 writes, 1.46–1.62 and
- * 1.39–1.85 times; three times (a quarter), one run: 154/414 ms, 0.9 s, 280,000 writes, but 1.67
+ * twice as long (a third), three runs: 122–129/281–311 ms, 1.3–3.8 s, 340,000–349,000 writes,
+ * 1.46–1.99 and 1.25–1.85 times; three times (a quarter), one run: 154/414 ms, 0.9 s, 280,000 writes, but 1.67
  * and 2.66 times.
  */
 const PAUSE_PER_RUN = 2;
