@@ -209,6 +209,7 @@ export function operations(env: NodeJS.ProcessEnv) {
   if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
   const format = (env.LOG_FORMAT || (process.stdout.isTTY ? "pretty" : "json")).trim().toLowerCase();
   if (format !== "json" && format !== "pretty") throw new Error(`LOG_FORMAT must be json or pretty, got "${env.LOG_FORMAT}"`);
+  const pacing = autoOr(env.LIVE_STREAM_PACING, "LIVE_STREAM_PACING", ["always", "contended"] as const);
   return {
     logLevel: level as LogLevel,
     logFormat: format as "json" | "pretty",
@@ -223,8 +224,8 @@ export function operations(env: NodeJS.ProcessEnv) {
     storageReserveBytes: intFrom(env.STORAGE_RESERVE_BYTES, DEFAULT_STORAGE_RESERVE_BYTES, "STORAGE_RESERVE_BYTES"),
     wsMaxBufferedBytes: Math.max(1024, intFrom(env.WS_MAX_BUFFERED_BYTES, 1024 * 1024, "WS_MAX_BUFFERED_BYTES")),
     liveSubscriptionsPerToken: intFrom(env.LIVE_SUBSCRIPTIONS_PER_TOKEN, 1000, "LIVE_SUBSCRIPTIONS_PER_TOKEN"),
-    liveStreamPacing: pacingSetting(env.LIVE_STREAM_PACING, Boolean(env.DATABASE_URL)),
-    responseCache: responseCacheSetting(env.RESPONSE_CACHE),
+    liveStreamPacing: pacing === "auto" ? (env.DATABASE_URL ? "always" : "contended") : pacing,
+    responseCache: autoOr(env.RESPONSE_CACHE, "RESPONSE_CACHE", ["on", "off"] as const),
     responseCacheTtlMs: intFrom(env.RESPONSE_CACHE_TTL_MS, 60_000, "RESPONSE_CACHE_TTL_MS"),
     restJit: onOff(env.REST_JIT, true, "REST_JIT"),
     requestCoalescing: onOff(env.REQUEST_COALESCING, true, "REQUEST_COALESCING"),
@@ -233,27 +234,28 @@ export function operations(env: NodeJS.ProcessEnv) {
   };
 }
 
+/** The words a switch is turned on or off with (any case). */
+const ON = /^(1|true|yes|on)$/i;
+const OFF = /^(0|false|no|off)$/i;
+
 function onOff(value: string | undefined, fallback: boolean, name: string): boolean {
-  const v = (value ?? "").trim().toLowerCase();
+  const v = (value ?? "").trim();
   if (v === "") return fallback;
-  if (/^(1|true|yes|on)$/.test(v)) return true;
-  if (/^(0|false|no|off)$/.test(v)) return false;
+  if (ON.test(v)) return true;
+  if (OFF.test(v)) return false;
   throw new Error(`${name} must be on or off, got "${value}"`);
 }
 
-function pacingSetting(value: string | undefined, externalDatabase: boolean): "always" | "contended" {
-  const v = (value ?? "").trim().toLowerCase();
-  if (v === "" || v === "auto") return externalDatabase ? "always" : "contended";
-  if (v === "always" || v === "contended") return v;
-  throw new Error(`LIVE_STREAM_PACING must be always, contended or auto, got "${value}"`);
-}
-
-function responseCacheSetting(value: string | undefined): "on" | "off" | "auto" {
+/**
+ * A setting that is unset or `auto` (the caller decides what that means here), or one of
+ * `choices` (any case; `on` and `off` also as onOff reads them); anything else is refused by name.
+ */
+function autoOr<T extends string>(value: string | undefined, name: string, choices: readonly T[]): T | "auto" {
   const v = (value ?? "").trim().toLowerCase();
   if (v === "" || v === "auto") return "auto";
-  if (/^(1|true|yes|on)$/.test(v)) return "on";
-  if (/^(0|false|no|off)$/.test(v)) return "off";
-  throw new Error(`RESPONSE_CACHE must be on, off or auto, got "${value}"`);
+  const word = ON.test(v) ? "on" : OFF.test(v) ? "off" : v;
+  if ((choices as readonly string[]).includes(word)) return word as T;
+  throw new Error(`${name} must be ${choices.join(", ")} or auto, got "${value}"`);
 }
 
 /** TRUST_PROXY: a number of proxy hops; true/yes/on is one, false/no/off or unset none. */
@@ -265,7 +267,7 @@ function proxyHops(value: string | undefined): number {
 }
 
 function flag(value: string | undefined): boolean {
-  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
+  return value !== undefined && ON.test(value.trim());
 }
 
 function integrationDelivery(env: NodeJS.ProcessEnv) {

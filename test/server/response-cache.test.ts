@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, createSpace, expectError, type Admin, type Member } from "../helpers/fixtures.js";
 import { runAdminCommand } from "../../src/cli/commands.js";
+import { loadConfig } from "../../src/config.js";
 
 /**
  * The response cache (src/server/response-cache.ts): a repeated read is answered without a
@@ -166,6 +167,17 @@ describe("the response cache", () => {
       expect(res.data?.spaceUpdate?.title ?? res.errors).toBe(`${title} ${i}`);
     }
     expect((await admin.get(`/v1/spaces/${spaceId}`)).body.title).toBe(`${title} 1`);
+  });
+});
+
+describe("RESPONSE_CACHE", () => {
+  it("reads on and off as every switch does (any case), unset or auto as auto; anything else is refused by name", () => {
+    expect(loadConfig({}).responseCache).toBe("auto");
+    expect(loadConfig({ RESPONSE_CACHE: " Auto " }).responseCache).toBe("auto");
+    for (const on of ["on", "ON", "true", "1", "yes"]) expect(loadConfig({ RESPONSE_CACHE: on }).responseCache).toBe("on");
+    for (const off of ["off", "False", "0", "no"]) expect(loadConfig({ RESPONSE_CACHE: off }).responseCache).toBe("off");
+    expect(() => loadConfig({ RESPONSE_CACHE: "sometimes" })).toThrow(/RESPONSE_CACHE must be on, off or auto, got "sometimes"/);
+    expect(() => loadConfig({ RESPONSE_CACHE: "always" })).toThrow(/RESPONSE_CACHE must be on, off or auto/);
   });
 });
 

@@ -525,5 +525,6 @@ describe("LIVE_STREAM_PACING", () => {
     expect(loadConfig({ LIVE_STREAM_PACING: " Always " }).liveStreamPacing).toBe("always");
     expect(loadConfig({ LIVE_STREAM_PACING: "auto" }).liveStreamPacing).toBe("contended");
     expect(() => loadConfig({ LIVE_STREAM_PACING: "sometimes" })).toThrow(/LIVE_STREAM_PACING must be always, contended or auto, got "sometimes"/);
+    expect(() => loadConfig({ LIVE_STREAM_PACING: "on" })).toThrow(/LIVE_STREAM_PACING must be always, contended or auto, got "on"/);
   });
 });
