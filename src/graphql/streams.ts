@@ -49,7 +49,7 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  *   has errors, is not sent to the viewers who kept theirs.
  * - Writes never wait for subscribers: delivery runs off the write's path (after the pub/sub event),
  *   yields to other work every SLICE_MS and, while the process serves requests, waits for them
- *   (at most DEFER_MS a slice); once a pass has written to PACE_FROM_WRITES sockets, it gives its
+ *   (at most DEFER_MS a slice, DEFER_BUSY_MS under constant load); once a pass has written to PACE_FROM_WRITES sockets, it gives its
  *   core away after each slice for PAUSE_PER_RUN times as long as the slice ran (always, or only
  *   while the cores are contended: StreamOptions.pacing). Each socket receives, in one network
  *   write, every event executed and not yet sent to it when its turn comes (events executed while a delivery
@@ -98,12 +98,22 @@ export const SLOW_CONSUMER = { code: 4008, reason: "Slow consumer: too much wait
 const SLICE_MS = 1;
 /**
  * Longest a delivery waits for the requests under way in its process (StreamOptions.quiet) before
- * its next slice: requests are served first, and under constant load deliveries still get at
- * least SLICE_MS of every SLICE_MS + DEFER_MS. (With 4 ms, the slowest of 50 page edits at 10,000
- * subscribers of integration events took 30 and 47 ms in two runs of the streams benchmark on the
- * embedded database; with 8, 22–34 ms in four, the arrival at the subscribers as fast.)
+ * its next slice, in ms, while requests come and go: a write is answered before a delivery of its
+ * process runs again, unless it takes longer than this. (Two gateways of 5,000 subscribers each on
+ * PostgreSQL + Redis, `npm run bench -- streams`: with 8, while titles streamed, the written
+ * gateway's event-loop delay p99/max was 27/33 ms (prom-client's, 10 of them its sampling) and its
+ * main thread ran 10 ms during the slowest title write, 43 ms; with 24, four runs the same day:
+ * 13–18/15–26 ms, 4–7 ms during the slowest, 15–22 ms.)
  */
-const DEFER_MS = 8;
+const DEFER_MS = 24;
+/**
+ * The bound of those waits once one ran out with requests still under way (constant load), until
+ * one ends with none under way: deliveries then get at least SLICE_MS of every SLICE_MS +
+ * DEFER_BUSY_MS. (With 4 ms, the slowest of 50 page edits at 10,000 subscribers of integration
+ * events took 30 and 47 ms in two runs of the streams benchmark on the embedded database; with 8,
+ * 22–34 ms in four, the arrival at the subscribers as fast.)
+ */
+const DEFER_BUSY_MS = 8;
 /**
  * Once a pass over a group's subscribers has written to PACE_FROM_WRITES sockets, each of its
  * slices (StreamOptions.pacing "always"; "contended": while the cores are, see CONTENDED_SHARE)
@@ -490,10 +500,11 @@ export interface StreamOptions {
   /** The result answered for a fault while opening or running a stream. */
   fault(err: unknown): ExecutionResult;
   /**
-   * Null when the process serves no request, else a promise that resolves once it serves none or
-   * after `maxMs` (the gateway's HttpFront.quiet): deliveries wait for it before each slice.
+   * Null when the process serves no request, else a promise that resolves true once it serves
+   * none, or false after `maxMs` (the gateway's HttpFront.quiet): deliveries wait for it before
+   * each slice (see DEFER_MS, DEFER_BUSY_MS).
    */
-  quiet?(maxMs: number): Promise<void> | null;
+  quiet?(maxMs: number): Promise<boolean> | null;
   /**
    * How long the process's thread has waited for a core so far, in ms (see CONTENDED_SHARE);
    * default: Linux's /proc/thread-self/schedstat, else none (large passes always pace).
@@ -603,6 +614,8 @@ export class LiveStreams {
   private readonly coreWaitMs: (() => number) | null;
   /** When a slice of a delivery last found the cores contended (see CONTENDED_SHARE). */
   private contendedAt = -Infinity;
+  /** The last wait for the process's requests ran out with some still under way (see DEFER_BUSY_MS). */
+  private busy = false;
   constructor(private readonly opts: StreamOptions) {
     this.coreWaitMs = opts.pacing !== "contended" ? null : opts.coreWaitMs === undefined ? runQueueDelay() : opts.coreWaitMs;
   }
@@ -898,7 +911,7 @@ export class LiveStreams {
     const max = this.opts.maxBufferedBytes;
     // The frames last built, which the next socket takes when its client numbers the operation alike and it is owed the same stretch of the log.
     let last: { id: string; stretch: number; chunks: Buffer[] } | undefined;
-    await this.opts.quiet?.(DEFER_MS);
+    await this.giveWay();
     const passStart = performance.now();
     let sliceStart = passStart;
     let sliceWait = this.coreWaitMs?.() ?? 0;
@@ -956,7 +969,7 @@ export class LiveStreams {
           await new Promise((resolve) => setTimeout(resolve, ranMs * PAUSE_PER_RUN));
           this.stats.pausedMs += performance.now() - now;
         } else await new Promise((resolve) => setImmediate(resolve));
-        await this.opts.quiet?.(DEFER_MS);
+        await this.giveWay();
         sliceStart = performance.now();
         sliceWait = this.coreWaitMs?.() ?? 0;
       }
@@ -972,6 +985,12 @@ export class LiveStreams {
     }
     if (!only || blocked.length === 0) this.trim(group, group.members);
     return { behind: blocked.length ? "blocked" : "none", blocked, checked: end };
+  }
+
+  /** Waits for the requests under way in the process, at most DEFER_MS, or DEFER_BUSY_MS while they never let up. */
+  private async giveWay(): Promise<void> {
+    const waiting = this.opts.quiet?.(this.busy ? DEFER_BUSY_MS : DEFER_MS);
+    this.busy = waiting ? (await waiting) === false : false;
   }
 
   /** Closes a subscriber's socket as a slow consumer; it holds no place in the log any more. */

@@ -28,10 +28,11 @@ export interface HttpFront {
   drain(timeoutMs: number): Promise<number>;
   /**
    * Null when no request is under way (streams (SSE) do not count); else a promise that resolves
-   * once none is, or after `maxMs`. Background work of this process waits for it between its
-   * slices, so that requests are answered first without starving that work under constant load.
+   * true once none is, or false after `maxMs` with some still under way. Background work of this
+   * process waits for it between its slices, so that requests are answered first without starving
+   * that work under constant load.
    */
-  quiet(maxMs: number): Promise<void> | null;
+  quiet(maxMs: number): Promise<boolean> | null;
   /** Logs a WebSocket (graphql-ws) when it closes: one line, like a request's, with its close code. */
   webSocket(socket: { once(event: "close", listener: (code: number) => void): unknown }, req: IncomingMessage): void;
 }
@@ -82,7 +83,7 @@ export function createHttpFront(opts: {
   const running = new Set<ServerResponse>();
   let draining = false;
   let drained: (() => void) | undefined;
-  let idle: (() => void)[] = [];
+  let idle: ((quiet: boolean) => void)[] = [];
 
   const line = (req: IncomingMessage, res: ServerResponse) => {
     const notes = notesOfNodeRequest(req)!;
@@ -114,7 +115,7 @@ export function createHttpFront(opts: {
       if (draining) drained?.();
       const resolve = idle;
       idle = [];
-      for (const r of resolve) r();
+      for (const r of resolve) r(true);
     }
   }
 
@@ -160,12 +161,12 @@ export function createHttpFront(opts: {
     },
     quiet(maxMs) {
       if (waiting() === 0) return null;
-      return new Promise<void>((resolve) => {
-        const timer = setTimeout(done, maxMs);
-        function done() {
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(done, maxMs, false);
+        function done(quiet: boolean) {
           clearTimeout(timer);
           idle = idle.filter((r) => r !== done);
-          resolve();
+          resolve(quiet);
         }
         idle.push(done);
       });

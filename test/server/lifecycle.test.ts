@@ -171,7 +171,7 @@ describe("shutdown", () => {
     }
   });
 
-  it("tells background work when no request is under way (quiet): at once, when the last one ends, or at the bound; streams do not count", async () => {
+  it("tells background work when no request is under way (quiet): at once, when the last one ends (true), or at the bound (false); streams do not count", async () => {
     const hold: (() => void)[] = [];
     const { front, port, server } = await listenFront((req, res) => {
       if (req.url === "/events") {
@@ -191,20 +191,21 @@ describe("shutdown", () => {
 
       const answers = [fetch(`http://127.0.0.1:${port}/a`), fetch(`http://127.0.0.1:${port}/b`)];
       await vi.waitFor(() => expect(hold).toHaveLength(2));
-      let quiet = false;
-      const waiting = front.quiet(60_000)!.then(() => (quiet = true));
+      let quiet: boolean | undefined;
+      const waiting = front.quiet(60_000)!.then((answer) => (quiet = answer));
       hold[0]!();
       expect(await (await answers[0]!).text()).toBe("done");
       await new Promise((r) => setTimeout(r, 50));
-      expect(quiet).toBe(false); // one request is still under way
+      expect(quiet).toBeUndefined(); // one request is still under way
       hold[1]!();
       await waiting;
+      expect(quiet).toBe(true);
       expect(await (await answers[1]!).text()).toBe("done");
 
       const slow = fetch(`http://127.0.0.1:${port}/c`);
       await vi.waitFor(() => expect(hold).toHaveLength(3));
       const started = performance.now();
-      await front.quiet(30);
+      expect(await front.quiet(30)).toBe(false);
       expect(performance.now() - started).toBeLessThan(10_000); // the bound, not the request
       hold[2]!();
       await slow;

@@ -125,7 +125,7 @@ interface Extra extends Pick<StreamOptions, "pacing" | "coreWaitMs"> {
   liveToken?: (tokenId: string) => Promise<boolean>;
 }
 
-function setup(maxBufferedBytes: number, quiet?: () => Promise<void> | null, field: "events" | "state" = "events", { tokenId = "", liveToken, ...pacing }: Extra = {}) {
+function setup(maxBufferedBytes: number, quiet?: (maxMs: number) => Promise<boolean> | null, field: "events" | "state" = "events", { tokenId = "", liveToken, ...pacing }: Extra = {}) {
   const streams = new LiveStreams({
     accessCache: { version: () => 0 } as any,
     maxBufferedBytes,
@@ -171,7 +171,7 @@ async function oneThenThree(count: number, costMs: number) {
 }
 
 /** A stream with two subscribers: `fast`, whose socket takes every write, and `slow`, whose socket holds them. */
-async function fastAndBlocked(maxBufferedBytes: number, quiet?: () => Promise<void> | null, field: "events" | "state" = "events") {
+async function fastAndBlocked(maxBufferedBytes: number, quiet?: (maxMs: number) => Promise<boolean> | null, field: "events" | "state" = "events") {
   const { streams, events, join } = setup(maxBufferedBytes, quiet, field);
   const fast = fakeSocket();
   const slow = fakeSocket();
@@ -235,8 +235,8 @@ describe("shared streams and sockets that cannot take more", () => {
 
   it("leaves the bytes of every blocked socket's write as they were while it serves the others: past one buffer of frames (64 kB), and frames too long for it", async () => {
     // Deliveries wait for `quiet` before each pass: holding it lets events gather before the first pass.
-    let held: Promise<void> | null = null;
-    let resume!: () => void;
+    let held: Promise<boolean> | null = null;
+    let resume!: (quiet: boolean) => void;
     held = new Promise((r) => (resume = r));
     const { streams, events, join } = setup(1024 * 1024 * 1024, () => held);
     // 30 blocked sockets, each its own operation id, each given ~3 kB of frames: 90 kB held in all.
@@ -248,7 +248,7 @@ describe("shared streams and sockets that cannot take more", () => {
     for (let n = 0; n < 30; n++) events.push({ data: { n, body: body(n) } as any });
     await new Promise((r) => setTimeout(r, 20));
     held = null;
-    resume();
+    resume(true);
     await until(() => fast!.socket.messages().length === 30 && blocked.every(({ socket }) => socket.chunks.length === 1));
     // Then 600 more at once: each socket's frames need more than a quarter of the buffer.
     held = new Promise((r) => (resume = r));
@@ -256,7 +256,7 @@ describe("shared streams and sockets that cannot take more", () => {
     for (let n = 30; n < 630; n++) events.push({ data: { n, body: body(n) } as any });
     await new Promise((r) => setTimeout(r, 20));
     held = null;
-    resume();
+    resume(true);
     await until(() => fast!.socket.messages().length === 630);
     for (const { socket } of blocked) socket.release();
     await until(() => blocked.every(({ socket }) => socket.messages().length === 630));
@@ -375,6 +375,40 @@ describe("shared streams and sockets that cannot take more", () => {
     for (const socket of sockets) expect(socket.messages().map((m) => m.payload.data.n)).toEqual([0, 1]);
     streams.close();
   });
+  it("waits for the process's requests up to 24 ms before a slice while they come and go, 8 ms once a wait ran out with some still under way, 24 again once none was", async () => {
+    // The gateway's quiet, answered at once: true (no request left), or false (the bound ran out, requests still under way).
+    let load = false;
+    const bounds: number[] = [];
+    const quiet = (maxMs: number) => {
+      bounds.push(maxMs);
+      return Promise.resolve(!load);
+    };
+    const { streams, events, join } = setup(1024 * 1024, quiet);
+    const sockets = Array.from({ length: 100 }, () => fakeSocket(0.1));
+    for (const [i, socket] of sockets.entries()) await join(socket, `s${i}`);
+    events.push({ data: { n: 0 } });
+    await until(() => streams.stats.deliveries === sockets.length);
+    // Requests came and went: every wait had the long bound.
+    expect(bounds.length).toBeGreaterThan(2);
+    expect(new Set(bounds)).toEqual(new Set([24]));
+    // Constant load: the first wait runs out at 24 ms, every later one at 8.
+    bounds.length = 0;
+    load = true;
+    events.push({ data: { n: 1 } });
+    await until(() => streams.stats.deliveries === 2 * sockets.length);
+    expect(bounds[0]).toBe(24);
+    expect(bounds.length).toBeGreaterThan(2);
+    expect(new Set(bounds.slice(1))).toEqual(new Set([8]));
+    // The load let up: the first wait (still bound at 8) ends with none under way, the next ones are bound at 24 again.
+    bounds.length = 0;
+    load = false;
+    events.push({ data: { n: 2 } });
+    await until(() => streams.stats.deliveries === 3 * sockets.length);
+    expect(bounds[0]).toBe(8);
+    expect(new Set(bounds.slice(1))).toEqual(new Set([24]));
+    for (const socket of sockets) expect(socket.messages().map((m) => m.payload.data.n)).toEqual([0, 1, 2]);
+    streams.close();
+  });
   it("does not pause after a pass over a few sockets, however long it ran: each event is sent at once", async () => {
     // Writes that take 1 ms each, but 8 sockets: fewer than a pause is worth.
     const { streams, sockets } = await oneThenThree(8, 1);
@@ -383,13 +417,13 @@ describe("shared streams and sockets that cannot take more", () => {
   });
   it("gives an event executed while it looks again at the blocked sockets alone to everyone else too", async () => {
     // Deliveries wait for `quiet` before each pass: holding it suspends a pass at its start.
-    let held: Promise<void> | null = null;
+    let held: Promise<boolean> | null = null;
     const { streams, events, fast, slow } = await fastAndBlocked(1024 * 1024, () => held);
     for (let n = 0; n < 3; n++) events.push({ data: { n } });
     await until(() => fast.messages().length === 3);
     // Only the blocked socket is behind now: the delivery looks again at it alone, every few ms.
     await new Promise((r) => setTimeout(r, 20));
-    let resume!: () => void;
+    let resume!: (quiet: boolean) => void;
     held = new Promise((r) => (resume = r));
     await new Promise((r) => setTimeout(r, 20));
     // A pass over the blocked socket alone waits at its start; an event is executed meanwhile.
@@ -397,7 +431,7 @@ describe("shared streams and sockets that cannot take more", () => {
     events.push({ data: { n: 3 } });
     await new Promise((r) => setTimeout(r, 20));
     held = null;
-    resume();
+    resume(true);
     await until(() => slow.messages().length === 4 && fast.messages().length === 4, 2000);
     expect(fast.messages().map((m) => m.payload.data.n)).toEqual([0, 1, 2, 3]);
     expect(slow.messages().map((m) => m.payload.data.n)).toEqual([0, 1, 2, 3]);
