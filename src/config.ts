@@ -106,6 +106,11 @@ export interface Config {
    */
   wsMaxBufferedBytes: number;
   /**
+   * WS_PING_INTERVAL_MS: how often each graphql-ws socket is pinged; one that answered nothing
+   * (no pong, no message) by its next ping is cut off (graphql/heartbeat.ts). 0 turns it off.
+   */
+  wsPingIntervalMs: number;
+  /**
    * LIVE_SUBSCRIPTIONS_PER_TOKEN: live subscriptions (graphql-ws and SSE) one API token may hold
    * in one gateway process; the one past it is refused with a 429 error for that operation
    * (graphql/streams.ts). 0: no cap.
@@ -223,6 +228,7 @@ export function operations(env: NodeJS.ProcessEnv) {
     dbStatementTimeoutMs: intFrom(env.DB_STATEMENT_TIMEOUT_MS, 30_000, "DB_STATEMENT_TIMEOUT_MS"),
     storageReserveBytes: intFrom(env.STORAGE_RESERVE_BYTES, DEFAULT_STORAGE_RESERVE_BYTES, "STORAGE_RESERVE_BYTES"),
     wsMaxBufferedBytes: Math.max(1024, intFrom(env.WS_MAX_BUFFERED_BYTES, 1024 * 1024, "WS_MAX_BUFFERED_BYTES")),
+    wsPingIntervalMs: intFrom(env.WS_PING_INTERVAL_MS, 30_000, "WS_PING_INTERVAL_MS"),
     liveSubscriptionsPerToken: intFrom(env.LIVE_SUBSCRIPTIONS_PER_TOKEN, 1000, "LIVE_SUBSCRIPTIONS_PER_TOKEN"),
     liveStreamPacing: pacing === "auto" ? (env.DATABASE_URL ? "always" : "contended") : pacing,
     responseCache: autoOr(env.RESPONSE_CACHE, "RESPONSE_CACHE", ["on", "off"] as const),

@@ -21,6 +21,7 @@ import { AccessCache, accessScope } from "./core/access-cache.js";
 import { useGraphLimits } from "./graphql/limits.js";
 import { useInputChecks } from "./graphql/input.js";
 import { asErrors, guardClientFaults, forSocket, graphqlWsOperations } from "./graphql/ws.js";
+import { startHeartbeat } from "./graphql/heartbeat.js";
 import { LiveStreams } from "./graphql/streams.js";
 import { graphiql } from "./graphql/graphiql.js";
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
@@ -275,6 +276,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     guardClientFaults(socket);
     front.webSocket(socket, req);
   });
+  // A socket whose peer vanished without closing is cut off once it leaves a ping unanswered.
+  const heartbeat = startHeartbeat(wsServer, config.wsPingIntervalMs);
   // Subscriptions share one execution per event among the sockets that would get the same result.
   const streams = new LiveStreams({
     accessCache,
@@ -332,6 +335,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     onOutcome: (outcome) => metrics.deliveries.labels(outcome).inc(),
   });
   metrics.gauge("websocket_connections", "graphql-ws connections open.", () => wsServer.clients.size);
+  metrics.counterFrom("websocket_heartbeat_timeouts_total", "graphql-ws sockets cut off for leaving a ping unanswered (WS_PING_INTERVAL_MS).", () => heartbeat.stats.timeouts);
   metrics.gauge("live_stream_groups", "Shared graphql-ws subscription streams open (one execution per event each).", () => streams.size().groups);
   metrics.gauge("live_stream_subscriptions", "graphql-ws subscriptions in shared streams.", () => streams.size().subscriptions);
   metrics.counterFrom("live_stream_executions_total", "Subscription events executed (once per shared stream, whatever its number of sockets).", () => streams.stats.executions);
@@ -383,6 +387,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       httpServer.closeIdleConnections();
       const unfinished = await front.drain(config.shutdownTimeoutMs);
       if (unfinished) log.warn(`Shutdown: ${unfinished} requests still running after ${config.shutdownTimeoutMs} ms; closing their connections`);
+      heartbeat.stop();
       const wsClosed = Promise.resolve(ws.dispose()).catch(() => undefined);
       streams.close();
       // A peer that does not answer the close handshake is cut off after a moment.

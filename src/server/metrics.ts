@@ -15,6 +15,7 @@ import { sharedWhileRunning } from "../core/loaders.js";
  *   graphql_envelop_request, graphql_envelop_error_result   GraphQL operations (@graphql-yoga/plugin-prometheus)
  *   db_statement_duration_seconds{outcome}               every SQL statement Prisma sends (its _count is the number)
  *   websocket_connections, graphql_subscriptions          open graphql-ws sockets; live subscriptions (graphql-ws and SSE)
+ *   websocket_heartbeat_timeouts_total                    sockets cut off for leaving a ping unanswered (src/graphql/heartbeat.ts)
  *   live_stream_groups, live_stream_subscriptions, live_stream_executions_total, live_stream_deliveries_total,
  *   live_stream_writes_total, live_stream_states_skipped_total, live_stream_slow_consumers_total,
  *   live_stream_access_grades_total                      shared graphql-ws streams (src/graphql/streams.ts)
