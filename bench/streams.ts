@@ -1121,13 +1121,13 @@ function printResults(options: Options, floor: TargetResult, gw: TargetResult, b
     console.log(`  resident memory of the server's processes, before the subscribers and with ${options.subscribers} subscribed to spaceUpdated: ${memory(floor)}, ${memory(gw)}`);
   }
   console.log("targets (same run):");
+  const r = ratios(floor, gw);
   for (const stream of ["spaceUpdated", "integrationEvents"] as const) {
     const g = gw[stream];
-    const f = floor[stream];
     console.log(
-      `  ${stream.padEnd(17)} arrival p99 gateway / minimal ${ratio(g.p99Expected, f.p99Expected)} (target ≤ 1.25×)   ` +
-        `PATCH p99 ${options.subscribers} subs / none ${ratio(g.patchWith, g.patchNone)} (target ≤ 2×)   ` +
-        `deliveries ${((g.received / Math.max(1, g.expected)) * 100).toFixed(1)}% (target 100%)` +
+      `  ${stream.padEnd(17)} arrival p99 gateway / minimal ${times(r[stream].arrival)} (target ≤ 1.25×)   ` +
+        `PATCH p99 ${options.subscribers} subs / none ${times(r[stream].patch)} (target ≤ 2×)   ` +
+        `deliveries ${(r[stream].deliveries * 100).toFixed(1)}% (target 100%)` +
         (g.live < gw.connected ? `   (${gw.connected - g.live} sockets not live after warm-up)` : ""),
     );
   }
@@ -1177,8 +1177,8 @@ type Ratios = Record<"spaceUpdated" | "integrationEvents", { arrival: number; pa
 
 function ratios(floor: TargetResult, gw: TargetResult): Ratios {
   const of = (stream: keyof Ratios) => ({
-    arrival: gw[stream].p99Expected / floor[stream].p99Expected,
-    patch: gw[stream].patchWith / gw[stream].patchNone,
+    arrival: quotient(gw[stream].p99Expected, floor[stream].p99Expected),
+    patch: quotient(gw[stream].patchWith, gw[stream].patchNone),
     deliveries: gw[stream].received / Math.max(1, gw[stream].expected),
   });
   return { spaceUpdated: of("spaceUpdated"), integrationEvents: of("integrationEvents") };
@@ -1188,7 +1188,7 @@ function ratios(floor: TargetResult, gw: TargetResult): Ratios {
 const metTargets = (r: Ratios) => Object.values(r).every((s) => s.arrival <= 1.25 && s.patch <= 2 && s.deliveries >= 1);
 
 function printRounds(rounds: Ratios[]) {
-  const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : "∞");
+  const x = (v: number) => (v === Infinity ? "∞" : times(v));
   console.log("rounds (arrival p99 gateway / minimal, PATCH p99 with subscribers / none; spaceUpdated, then integrationEvents):");
   rounds.forEach((r, i) => {
     const cells = (["spaceUpdated", "integrationEvents"] as const).map((s) => `${x(r[s].arrival)} ${x(r[s].patch)}${r[s].deliveries < 1 ? ` (${(r[s].deliveries * 100).toFixed(1)}% delivered)` : ""}`);
@@ -1197,9 +1197,14 @@ function printRounds(rounds: Ratios[]) {
   console.log(`  ${rounds.filter(metTargets).length} of ${rounds.length} rounds met every target`);
 }
 
-function ratio(a: number, b: number): string {
-  if (a === Infinity) return "∞ (over 1% of the deliveries missing)";
-  return Number.isNaN(a) || Number.isNaN(b) || b === 0 || b === Infinity ? "n/a" : `${(a / b).toFixed(2)}×`;
+/** a / b: Infinity when a is (over 1% of the deliveries missing), NaN when b cannot be divided by. */
+function quotient(a: number, b: number): number {
+  if (a === Infinity) return Infinity;
+  return Number.isNaN(a) || Number.isNaN(b) || b === 0 || b === Infinity ? NaN : a / b;
+}
+
+function times(v: number): string {
+  return v === Infinity ? "∞ (over 1% of the deliveries missing)" : Number.isNaN(v) ? "n/a" : `${v.toFixed(2)}×`;
 }
 
 function rate(count: number, ms: number): string {

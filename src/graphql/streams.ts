@@ -1004,7 +1004,7 @@ export class LiveStreams {
   /** Waits for the requests under way in the process, at most DEFER_MS, or DEFER_BUSY_MS while they never let up. */
   private async giveWay(): Promise<void> {
     const waiting = this.opts.quiet?.(this.busy ? DEFER_BUSY_MS : DEFER_MS);
-    this.busy = waiting ? (await waiting) === false : false;
+    this.busy = waiting ? !(await waiting) : false;
   }
 
   /** Closes a subscriber's socket as a slow consumer; it holds no place in the log any more. */

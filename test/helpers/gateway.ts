@@ -44,6 +44,8 @@ export interface TestGateway {
   /** Adds a member with a role and returns a caller for them. */
   member(org: string, email: string, role: string | null): Promise<Caller & { user: string }>;
   caller(token: string): Caller;
+  /** A counter or gauge of its /metrics, without labels (NaN when it has none). */
+  metric(name: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -155,6 +157,10 @@ export async function startGateway(overrides: Partial<Config> = {}, opts: { logg
     config,
     openapi,
     caller,
+    async metric(name) {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      return Number(new RegExp(`^${name} (\\S+)`, "m").exec(text)?.[1] ?? NaN);
+    },
     async bootstrap(email, org) {
       const r = (await runAdminCommand(gateway.db.prisma, { command: "bootstrap", email, org })) as any;
       return Object.assign(caller(r.token), { user: r.user, organization: r.organization });

@@ -1,5 +1,6 @@
 import WebSocket from "ws";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { loadConfig } from "../../src/config.js";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, createSpace, type Admin } from "../helpers/fixtures.js";
 
@@ -33,41 +34,31 @@ async function subscribed(autoPong: boolean) {
   return { socket, pings, closed };
 }
 
-async function metric(name: string): Promise<number> {
-  const text = await (await fetch(`${t.url}/metrics`)).text();
-  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
-  return Number(line?.split(" ")[1]);
-}
-
-async function until(check: () => Promise<boolean> | boolean, ms = 10_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Waits for `check` to hold (vi.waitFor, with a bound for a busy machine). */
+const until = (check: () => Promise<boolean> | boolean, timeout = 10_000) =>
+  vi.waitFor(async () => expect(await check()).toBe(true), { timeout, interval: 20 });
 
 describe("WebSocket heartbeat (WS_PING_INTERVAL_MS)", () => {
   it("cuts off a socket that leaves a ping unanswered and ends its subscription; one that answers stays and keeps receiving", async () => {
-    const timeoutsBefore = await metric("websocket_heartbeat_timeouts_total");
+    const timeoutsBefore = await t.metric("websocket_heartbeat_timeouts_total");
     const alive = await subscribed(true);
     const gone = await subscribed(false);
-    await until(async () => (await metric("live_stream_subscriptions")) >= 2);
+    await until(async () => (await t.metric("live_stream_subscriptions")) >= 2);
     let closedCode: number | undefined;
     void gone.closed.then((code) => (closedCode = code));
     // The silent one is cut off (1006: no close handshake) after being pinged and not answering.
     await until(() => closedCode !== undefined);
     expect(closedCode).toBe(1006);
     expect(gone.pings.length).toBeGreaterThanOrEqual(1);
-    expect(await metric("websocket_heartbeat_timeouts_total")).toBe(timeoutsBefore + 1);
-    await until(async () => (await metric("live_stream_subscriptions")) === 1);
+    expect(await t.metric("websocket_heartbeat_timeouts_total")).toBe(timeoutsBefore + 1);
+    await until(async () => (await t.metric("live_stream_subscriptions")) === 1);
     // The other one was pinged too, answered each time, and still receives its stream.
     await until(() => alive.pings.length >= 3);
     expect(alive.socket.readyState).toBe(WebSocket.OPEN);
     const next = new Promise<any>((resolve) => alive.socket.on("message", (data) => resolve(JSON.parse(String(data)))));
     expect((await admin.patch(`/v1/spaces/${spaceId}`, { title: "Still here" })).status).toBe(200);
     expect((await next).payload.data.spaceUpdated.title).toBe("Still here");
-    expect(await metric("websocket_heartbeat_timeouts_total")).toBe(timeoutsBefore + 1);
+    expect(await t.metric("websocket_heartbeat_timeouts_total")).toBe(timeoutsBefore + 1);
     alive.socket.close();
   });
 
@@ -80,5 +71,12 @@ describe("WebSocket heartbeat (WS_PING_INTERVAL_MS)", () => {
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(INTERVAL_MS / 2);
     expect(quiet.socket.readyState).toBe(WebSocket.OPEN);
     quiet.socket.close();
+  });
+
+  it("reads WS_PING_INTERVAL_MS: 30 s unless set, 0 turns it off, anything but a whole number of ms is refused by name", () => {
+    expect(loadConfig({}).wsPingIntervalMs).toBe(30_000);
+    expect(loadConfig({ WS_PING_INTERVAL_MS: "0" }).wsPingIntervalMs).toBe(0);
+    expect(loadConfig({ WS_PING_INTERVAL_MS: "5000" }).wsPingIntervalMs).toBe(5000);
+    for (const bad of ["-1", "1.5", "soon", "30s"]) expect(() => loadConfig({ WS_PING_INTERVAL_MS: bad }), bad).toThrow(/WS_PING_INTERVAL_MS must be a non-negative integer/);
   });
 });

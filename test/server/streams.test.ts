@@ -35,12 +35,6 @@ const EVENTS = `subscription { integrationEvents(integrationName: "fanout", type
 const EVENTS_FULL = `subscription { integrationEvents(integrationName: "fanout", types: ["space_content_updated"]) { id payload { eventId previous { configuration } } } }`;
 const ORG_EVENTS = `subscription($org: String!) { organizationIntegrationEvents(organizationId: $org) { id } }`;
 
-/** A counter of /metrics. */
-async function metric(name: string): Promise<number> {
-  const text = await (await fetch(`${t.url}/metrics`)).text();
-  return Number(new RegExp(`^${name} (\\d+)`, "m").exec(text)?.[1] ?? NaN);
-}
-
 const until = async (test: () => boolean | Promise<boolean>, tries = 400) => {
   for (let i = 0; i < tries && !(await test()); i++) await new Promise((r) => setTimeout(r, 25));
 };
@@ -90,13 +84,13 @@ describe("one execution per event per group", () => {
     await admin.patch(`/v1/spaces/${spaceId}`, { title: "Settled" });
     await until(() => all.every((s) => s.results.at(-1)?.data?.spaceUpdated.title === "Settled"));
 
-    const executions = await metric("live_stream_executions_total");
+    const executions = await t.metric("live_stream_executions_total");
     const statements: string[] = [];
     t.gateway.db.observeStatements(() => statements.push("statement"));
     await admin.patch(`/v1/spaces/${spaceId}`, { title: "Once" });
     await until(() => all.every((s) => s.results.at(-1)?.data?.spaceUpdated.title === "Once"));
     // Two groups (the admin's twelve sockets, the reader's one): two executions.
-    expect((await metric("live_stream_executions_total")) - executions).toBe(2);
+    expect((await t.metric("live_stream_executions_total")) - executions).toBe(2);
     for (const s of all) expect(s.results.at(-1).data.spaceUpdated.title).toBe("Once");
 
     // Two viewers with different access never share a result.
@@ -106,7 +100,7 @@ describe("one execution per event per group", () => {
     // A hundred more sockets of the admin cost no more statements per event.
     const more = Array.from({ length: 50 }, () => wsClient(t.url, admin.token));
     const moreSubs = more.map((c) => follow(c, SPACE, { id: spaceId }));
-    await until(async () => (await metric("live_stream_subscriptions")) >= 63);
+    await until(async () => (await t.metric("live_stream_subscriptions")) >= 63);
     const before = statements.length;
     await admin.patch(`/v1/spaces/${spaceId}`, { title: "Once more" });
     await until(() => [...all, ...moreSubs].every((s) => s.results.at(-1)?.data?.spaceUpdated.title === "Once more"));
@@ -126,11 +120,11 @@ describe("groups per access grade", () => {
     await untilLive(subs, (i) => admin.patch(`/v1/spaces/${spaceId}`, { title: `Grade warming ${i}` }));
     await admin.patch(`/v1/spaces/${spaceId}`, { title: "Grade settled" });
     await until(() => subs.every((s) => s.results.at(-1)?.data?.spaceUpdated.title === "Grade settled"));
-    const before = await metric("live_stream_executions_total");
+    const before = await t.metric("live_stream_executions_total");
     await admin.patch(`/v1/spaces/${spaceId}`, { title: "Graded" });
     await until(() => subs.every((s) => s.results.at(-1)?.data?.spaceUpdated.title === "Graded"));
     for (const s of subs) expect(s.results.at(-1).data.spaceUpdated.title).toBe("Graded");
-    const executions = (await metric("live_stream_executions_total")) - before;
+    const executions = (await t.metric("live_stream_executions_total")) - before;
     for (const c of clients) await c.dispose();
     return { executions, subs };
   }
@@ -172,25 +166,25 @@ describe("groups per access grade", () => {
       return { socket, titles };
     };
     const sockets = [await open(admin.token), await open(reader.token)];
-    const grades = await metric("live_stream_access_grades_total");
-    const subscriptions = await metric("live_stream_subscriptions");
+    const grades = await t.metric("live_stream_access_grades_total");
+    const subscriptions = await t.metric("live_stream_subscriptions");
     for (const { socket } of sockets) {
       for (let i = 0; i < 20; i++) socket.send(JSON.stringify({ id: `s${i}`, type: "subscribe", payload: { query: SPACE_DATA, variables: { id: spaceId } } }));
     }
-    await until(async () => (await metric("live_stream_subscriptions")) >= subscriptions + 40);
-    expect(await metric("live_stream_subscriptions")).toBe(subscriptions + 40);
+    await until(async () => (await t.metric("live_stream_subscriptions")) >= subscriptions + 40);
+    expect(await t.metric("live_stream_subscriptions")).toBe(subscriptions + 40);
     // One grade per viewer (one more each should a subscription arrive after theirs settled), not one per subscription.
-    const graded = (await metric("live_stream_access_grades_total")) - grades;
+    const graded = (await t.metric("live_stream_access_grades_total")) - grades;
     expect(graded).toBeGreaterThanOrEqual(2);
     expect(graded).toBeLessThanOrEqual(4);
     // The two viewers, of different roles, stay in two groups: one execution each, every subscription answered.
-    const executions = await metric("live_stream_executions_total");
+    const executions = await t.metric("live_stream_executions_total");
     await admin.patch(`/v1/spaces/${spaceId}`, { title: "Graded together" });
     await until(() => sockets.every(({ titles }) => titles.size === 20 && [...titles.values()].every((title) => title === "Graded together")));
     for (const { titles } of sockets) expect([...titles.values()]).toEqual(new Array(20).fill("Graded together"));
-    expect((await metric("live_stream_executions_total")) - executions).toBe(2);
+    expect((await t.metric("live_stream_executions_total")) - executions).toBe(2);
     for (const { socket } of sockets) socket.close();
-    await until(async () => (await metric("live_stream_subscriptions")) === subscriptions);
+    await until(async () => (await t.metric("live_stream_subscriptions")) === subscriptions);
   });
 
   it("ends the subscriptions of a viewer of a shared group whose role was removed; the other viewer goes on", async () => {
@@ -200,13 +194,13 @@ describe("groups per access grade", () => {
     const goneClient = wsClient(t.url, gone.token);
     // The one who loses the role opens the group: events go on with the access of the one who keeps it.
     const goneSub = follow(goneClient, ORG_EVENTS, { org: admin.organization });
-    await until(async () => (await metric("live_stream_subscriptions")) >= 1);
+    await until(async () => (await t.metric("live_stream_subscriptions")) >= 1);
     const keptSub = follow(keptClient, ORG_EVENTS, { org: admin.organization });
     await untilLive([keptSub, goneSub], () => recordBurst(1));
-    const executions = await metric("live_stream_executions_total");
+    const executions = await t.metric("live_stream_executions_total");
     const [shared] = await recordBurst(1);
     await until(() => keptSub.results.at(-1)?.data.organizationIntegrationEvents.id === shared && goneSub.results.at(-1)?.data.organizationIntegrationEvents.id === shared);
-    expect((await metric("live_stream_executions_total")) - executions).toBe(1); // one group for both admins
+    expect((await t.metric("live_stream_executions_total")) - executions).toBe(1); // one group for both admins
     expect((await admin.patch(`/v1/orgs/${admin.organization}/members/${gone.user}`, { role: "read" })).status).toBe(200);
     const [after] = await recordBurst(1);
     await goneSub.done;
@@ -231,10 +225,10 @@ describe("groups per access grade", () => {
     await untilLive([openerSub], (i) => admin.patch(`/v1/spaces/${space}`, { title: `Opening ${i}` }));
     const keptSub = follow(keptClient, SPACE_DATA, { id: space });
     await untilLive([keptSub], (i) => admin.patch(`/v1/spaces/${space}`, { title: `Joining ${i}` }));
-    const executions = await metric("live_stream_executions_total");
+    const executions = await t.metric("live_stream_executions_total");
     await admin.patch(`/v1/spaces/${space}`, { title: "Both" });
     await until(() => titled(openerSub, "Both") && titled(keptSub, "Both"));
-    expect((await metric("live_stream_executions_total")) - executions).toBe(1); // one group for both readers
+    expect((await t.metric("live_stream_executions_total")) - executions).toBe(1); // one group for both readers
     expect(titled(openerSub, "Both") && titled(keptSub, "Both")).toBe(true);
 
     // The opener is removed from the organization (no role on the space any more), then the space changes once.
@@ -279,10 +273,10 @@ describe("access of each subscriber", () => {
     const kept = follow(keptClient!, EVENTS);
     const revoked = follow(revokedClient!, EVENTS);
     await untilLive([kept, revoked], () => recordBurst(1));
-    const executions = await metric("live_stream_executions_total");
+    const executions = await t.metric("live_stream_executions_total");
     const [id] = await recordBurst(1);
     await until(() => kept.results.at(-1)?.data.integrationEvents.id === id && revoked.results.at(-1)?.data.integrationEvents.id === id);
-    expect((await metric("live_stream_executions_total")) - executions).toBe(1); // one stream for both tokens
+    expect((await t.metric("live_stream_executions_total")) - executions).toBe(1); // one stream for both tokens
     await runAdminCommand(prisma, { command: "token-revoke", token: tokens[1].token });
     const [after] = await recordBurst(1);
     await revoked.done;
@@ -363,13 +357,13 @@ describe("slow consumers", () => {
     }
     const seen = fastSub.results.length;
     (slow as any)._socket.pause();
-    const dropped = await metric("live_stream_slow_consumers_total");
+    const dropped = await t.metric("live_stream_slow_consumers_total");
     const big = "x".repeat(256 * 1024);
     const ids: string[] = [];
-    for (let i = 0; i < 400 && (await metric("live_stream_slow_consumers_total")) === dropped; i++) {
+    for (let i = 0; i < 400 && (await t.metric("live_stream_slow_consumers_total")) === dropped; i++) {
       ids.push(...(await recordBurst(1, () => ({ previous: { configuration: { big } } }))));
     }
-    expect(await metric("live_stream_slow_consumers_total")).toBe(dropped + 1);
+    expect(await t.metric("live_stream_slow_consumers_total")).toBe(dropped + 1);
     // The fast consumer received every event, in order.
     ids.push(...(await recordBurst(3)));
     await until(() => fastSub.results.length >= seen + ids.length);
@@ -466,12 +460,12 @@ describe("state streams", () => {
     (slow as any)._socket.pause();
     // Until the network holds all it can for the paused reader: the gateway then writes to the fast socket alone.
     for (let batch = 0; batch < 200; batch++) {
-      const writes = await metric("live_stream_writes_total");
+      const writes = await t.metric("live_stream_writes_total");
       for (let i = 0; i < 10; i++) await write();
       await until(() => fastNewest() === title(written - 1));
-      if ((await metric("live_stream_writes_total")) - writes <= 10) break;
+      if ((await t.metric("live_stream_writes_total")) - writes <= 10) break;
     }
-    const skipped = await metric("live_stream_states_skipped_total");
+    const skipped = await t.metric("live_stream_states_skipped_total");
     for (let i = 0; i < 5; i++) await write();
     const newest = title(written - 1);
     (slow as any)._socket.resume();
@@ -480,7 +474,7 @@ describe("state streams", () => {
     expect(closed).toBeUndefined();
     // It skipped states it missed (fewer results than writes), each result newer than the one before.
     expect(titles.length).toBeLessThan(written);
-    expect(await metric("live_stream_states_skipped_total")).toBeGreaterThan(skipped);
+    expect(await t.metric("live_stream_states_skipped_total")).toBeGreaterThan(skipped);
     expect(titles).toEqual([...new Set(titles)].sort());
     await until(() => fastNewest() === newest);
     const fastTitles = fastSub.results.map((r) => r.data.spaceUpdated.title);
@@ -510,8 +504,8 @@ describe("many sockets in one group", () => {
     await untilLive(subs, () => recordBurst(1));
     await new Promise((r) => setTimeout(r, 200));
     const seen = subs.map((s) => s.results.length);
-    const deliveries = await metric("live_stream_deliveries_total");
-    const writes = await metric("live_stream_writes_total");
+    const deliveries = await t.metric("live_stream_deliveries_total");
+    const writes = await t.metric("live_stream_writes_total");
     // Recorded concurrently: events arrive while the group is still sending the previous ones.
     const prisma = t.gateway.db.prisma;
     const integration = await prisma.integration.findUniqueOrThrow({ where: { name: "fanout" } });
@@ -528,10 +522,10 @@ describe("many sockets in one group", () => {
     const first = subs[0]!.results.slice(seen[0]).map((r) => r.data.integrationEvents.payload.eventId);
     expect([...first].sort()).toEqual([...ids].sort());
     subs.forEach((s, i) => expect(s.results.slice(seen[i]).map((r) => r.data.integrationEvents.payload.eventId)).toEqual(first));
-    expect((await metric("live_stream_deliveries_total")) - deliveries).toBe(clients.length * ids.length);
+    expect((await t.metric("live_stream_deliveries_total")) - deliveries).toBe(clients.length * ids.length);
     // A network write carries one or more of them.
-    expect((await metric("live_stream_writes_total")) - writes).toBeGreaterThanOrEqual(clients.length);
-    expect((await metric("live_stream_writes_total")) - writes).toBeLessThanOrEqual(clients.length * ids.length);
+    expect((await t.metric("live_stream_writes_total")) - writes).toBeGreaterThanOrEqual(clients.length);
+    expect((await t.metric("live_stream_writes_total")) - writes).toBeLessThanOrEqual(clients.length * ids.length);
     for (const c of clients) await c.dispose();
   });
 });
