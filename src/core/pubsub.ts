@@ -16,7 +16,27 @@ export type Topics = {
   "access:changed": [payload: { origin: string; database: string; kind?: "installations" }];
 };
 
-export type PubSub = ReturnType<typeof createPubSub<Topics>> & { close(): Promise<void> };
+/**
+ * Topics whose events are published once under several routing keys (PubSub.publishTo): on Redis,
+ * one message per event on the topic's own channel, which every gateway following any key of the
+ * topic receives and hands to the listeners of each of its keys. An integration event is for its
+ * integration's streams, its organization's and the dispatchers: one message, not three.
+ */
+const ROUTED_TOPICS: ReadonlySet<string> = new Set<keyof Topics>(["integration:event"]);
+type RoutedTopic = "integration:event";
+
+export type PubSub = ReturnType<typeof createPubSub<Topics>> & {
+  /** Publishes one event to the listeners of `topic:key` for each of `keys` (each listener once): on Redis, one message. */
+  publishTo<T extends RoutedTopic>(topic: T, keys: string[], payload: Topics[T][1]): void;
+  close(): Promise<void>;
+};
+
+/** The routed topic a listener's topic (`integration:event:<key>`) belongs to, with its key; null for any other. */
+function routedOf(topic: string): { channel: string; key: string } | null {
+  const at = topic.lastIndexOf(":");
+  const channel = topic.slice(0, at);
+  return at > 0 && ROUTED_TOPICS.has(channel) ? { channel, key: topic.slice(at + 1) } : null;
+}
 
 /**
  * Failures of the Redis pub/sub, for the metrics: publishes that did not reach Redis (the message
@@ -57,7 +77,12 @@ export function createPubSubFor(redisUrl?: string): PubSub {
     // Any number of subscribers may follow one topic (a dashboard per viewer): no listener cap.
     const eventTarget = new EventTarget();
     setMaxListeners(0, eventTarget);
-    return Object.assign(boundedSubscriptions(eventTarget as unknown as Target), { close: async () => undefined });
+    const target: Target = Object.assign(eventTarget as unknown as Target, {
+      dispatchTo(topic: string, keys: string[], detail: unknown) {
+        for (const key of new Set(keys)) eventTarget.dispatchEvent(new CustomEvent(`${topic}:${key}`, { detail }));
+      },
+    });
+    return Object.assign(boundedSubscriptions(target), { close: async () => undefined });
   }
   const redis = redisEventTarget(redisUrl);
   return Object.assign(boundedSubscriptions(redis.eventTarget), { close: redis.close });
@@ -67,6 +92,8 @@ interface Target {
   addEventListener(topic: string, listener: Listener): void;
   removeEventListener(topic: string, listener: Listener): void;
   dispatchEvent(event: CustomEvent): boolean;
+  /** One event for the listeners of `topic:key`, each of `keys` (see ROUTED_TOPICS). */
+  dispatchTo(topic: string, keys: string[], detail: unknown): void;
 }
 
 /**
@@ -76,7 +103,7 @@ interface Target {
  * yoga's own subscriptions would throw inside the publisher's event listener at 1,024 pending
  * events, and that exception would end the process.
  */
-function boundedSubscriptions(target: Target): ReturnType<typeof createPubSub<Topics>> {
+function boundedSubscriptions(target: Target): Omit<PubSub, "close"> {
   const pubsub = createPubSub<Topics>({ eventTarget: target as any });
   const subscribe = (routingKey: string, id?: string) => {
     const topic = id === undefined ? routingKey : `${routingKey}:${id}`;
@@ -93,7 +120,8 @@ function boundedSubscriptions(target: Target): ReturnType<typeof createPubSub<To
       void stop.then(() => target.removeEventListener(topic, listener));
     }, buffer);
   };
-  return Object.assign(pubsub, { subscribe }) as ReturnType<typeof createPubSub<Topics>>;
+  const publishTo: PubSub["publishTo"] = (topic, keys, payload) => target.dispatchTo(topic, keys, payload);
+  return Object.assign(pubsub, { subscribe, publishTo }) as Omit<PubSub, "close">;
 }
 
 type Listener = (event: CustomEvent) => void;
@@ -110,6 +138,9 @@ type Listener = (event: CustomEvent) => void;
  *   queued until Redis is back. Live streams resume then (what was published meanwhile is lost).
  * - Both clients have error listeners, and every command's promise is handled: no Redis error
  *   reaches the process as an unhandled one.
+ * - A channel per topic followed (`space:updated:<id>`), one message per publish; a routed topic
+ *   (ROUTED_TOPICS) has one channel, followed while any of its keys has a listener here, whose
+ *   messages (`{"keys":[…],"detail":…}`) go to the listeners of each key.
  */
 function redisEventTarget(redisUrl: string) {
   let down = false;
@@ -134,28 +165,46 @@ function redisEventTarget(redisUrl: string) {
   }
 
   const listeners = new Map<string, Set<Listener>>();
-  subscribeClient.on("message", (channel: string, message: string) => {
-    const set = listeners.get(channel);
+  /** Listener topics following each Redis channel: a routed topic's channel is followed while any of its keys is. */
+  const following = new Map<string, number>();
+  const channelOf = (topic: string) => routedOf(topic)?.channel ?? topic;
+  const hand = (topic: string, detail: unknown) => {
+    const set = listeners.get(topic);
     if (!set) return;
+    const event = new CustomEvent(topic, { detail });
+    for (const listener of set) listener(event);
+  };
+  subscribeClient.on("message", (channel: string, message: string) => {
     let detail: unknown;
     try {
       detail = message === "" ? null : JSON.parse(message);
     } catch {
       return; // not one of ours
     }
-    const event = new CustomEvent(channel, { detail });
-    for (const listener of set) listener(event);
+    if (!ROUTED_TOPICS.has(channel)) return hand(channel, detail);
+    const routed = detail as { keys?: unknown; detail?: unknown } | null;
+    if (!routed || !Array.isArray(routed.keys)) return; // not one of ours
+    for (const key of new Set(routed.keys)) if (typeof key === "string") hand(`${channel}:${key}`, routed.detail);
   });
   const ignore = (what: string) => (err: unknown) => outage(what, err);
   const callbackOf = (l: Listener | { handleEvent: Listener }) => ("handleEvent" in l ? l.handleEvent : l);
+  const publish = (channel: string, message: string) => {
+    publishClient.publish(channel, message).catch((err: unknown) => {
+      pubsubFailures.publish++;
+      outage("publish", err);
+    });
+  };
 
-  const eventTarget = {
+  const eventTarget: Target = {
     addEventListener(topic: string, listener: Listener | { handleEvent: Listener } | null) {
       if (!listener) return;
       let set = listeners.get(topic);
       if (!set) {
         listeners.set(topic, (set = new Set()));
-        subscribeClient.subscribe(topic).catch(ignore("subscribe"));
+        const channel = channelOf(topic);
+        const count = (following.get(channel) ?? 0) + 1;
+        following.set(channel, count);
+        if (count === 1) subscribeClient.subscribe(channel).catch(ignore("subscribe"));
       }
       set.add(callbackOf(listener));
     },
@@ -165,15 +214,20 @@ function redisEventTarget(redisUrl: string) {
       set.delete(callbackOf(listener));
       if (set.size) return;
       listeners.delete(topic);
-      subscribeClient.unsubscribe(topic).catch(ignore("unsubscribe"));
+      const channel = channelOf(topic);
+      const count = (following.get(channel) ?? 1) - 1;
+      if (count > 0) return void following.set(channel, count);
+      following.delete(channel);
+      subscribeClient.unsubscribe(channel).catch(ignore("unsubscribe"));
     },
     dispatchEvent(event: CustomEvent): boolean {
-      const message = event.detail === undefined ? "" : JSON.stringify(event.detail);
-      publishClient.publish(event.type, message).catch((err: unknown) => {
-        pubsubFailures.publish++;
-        outage("publish", err);
-      });
+      const routed = routedOf(event.type);
+      if (routed) this.dispatchTo(routed.channel, [routed.key], event.detail);
+      else publish(event.type, event.detail === undefined ? "" : JSON.stringify(event.detail));
       return true;
+    },
+    dispatchTo(topic: string, keys: string[], detail: unknown) {
+      publish(topic, JSON.stringify({ keys, detail }));
     },
   };
   return {

@@ -177,16 +177,29 @@ function insertEventLogs(prepared: PreparedEvents, onlyWhen?: Prisma.Sql): Prism
  */
 export const DISPATCH_KEY = "dispatch";
 
-/** Tells live subscribers about stored events, and wakes the dispatchers when some await delivery. */
+/**
+ * Tells live subscribers about stored events, and wakes the dispatchers when some await delivery
+ * (the first pending event's message is also theirs): one message each (PubSub.publishTo).
+ */
 export function announceEvents(services: EventServices, prepared: PreparedEvents): void {
-  for (const message of prepared.messages) publishEventMessage(services.pubsub, message);
-  const pending = prepared.messages.find((m) => m.status === "pending");
-  if (pending) services.pubsub.publish("integration:event", DISPATCH_KEY, pending);
+  let wake = true;
+  for (const message of prepared.messages) {
+    const keys = routingKeys(message);
+    if (wake && message.status === "pending") {
+      keys.push(DISPATCH_KEY);
+      wake = false;
+    }
+    services.pubsub.publishTo("integration:event", keys, message);
+  }
 }
 
 export function publishEventMessage(pubsub: PubSub, message: IntegrationEventMessage): void {
-  pubsub.publish("integration:event", message.integrationId, message);
-  if (message.organizationId) pubsub.publish("integration:event", message.organizationId, message);
+  pubsub.publishTo("integration:event", routingKeys(message), message);
+}
+
+/** An event's streams: its integration's and its installing organization's. */
+function routingKeys(message: IntegrationEventMessage): string[] {
+  return message.organizationId ? [message.integrationId, message.organizationId] : [message.integrationId];
 }
 
 /**

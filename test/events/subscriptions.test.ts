@@ -3,6 +3,7 @@ import { startGateway, type Caller, type TestGateway } from "../helpers/gateway.
 import { collect, firstOutcome, sseSubscribe, wsClient } from "../helpers/graphql-ws.js";
 import { startReceiver } from "./receiver.js";
 import { client, processStorage, startServerProcess, type ServerProcess } from "./processes.js";
+import { Redis } from "ioredis";
 
 // A shared machine can be slow: generous limits, so that only real failures fail.
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 });
@@ -31,6 +32,7 @@ afterAll(async () => {
 const FIELDS = "id integrationId installationId createdAt status payload { eventId type installationId status previous { status configuration } }";
 const INTEGRATION_EVENTS = `subscription($name: String!, $types: [String!], $statuses: [IntegrationEventStatus!]) {
   integrationEvents(integrationName: $name, types: $types, statuses: $statuses) { ${FIELDS} } }`;
+const SPACE_UPDATED = `subscription($id: String!) { spaceUpdated(spaceId: $id) { id title } }`;
 const ORGANIZATION_EVENTS = `subscription($org: String!, $types: [String!]) { organizationIntegrationEvents(organizationId: $org, types: $types) { ${FIELDS} } }`;
 
 describe("integrationEvents over graphql-ws", () => {
@@ -108,18 +110,21 @@ describe("integrationEvents over server-sent events", () => {
 
 describe.runIf(process.env.DATABASE_URL && process.env.REDIS_URL)("two gateway processes sharing PostgreSQL and Redis", () => {
   const processes: ServerProcess[] = [];
-  let storage: Awaited<ReturnType<typeof processStorage>> | undefined;
+  let storage: Awaited<ReturnType<typeof processStorage>>;
+  let boot: { token: string; organization: string };
+  beforeAll(async () => {
+    storage = await processStorage();
+    const env = { ...storage.env, REDIS_URL: process.env.REDIS_URL! };
+    processes.push(...(await Promise.all([startServerProcess(env), startServerProcess(env)])));
+    boot = await storage.admin({ command: "bootstrap", email: "ada@acme.test", org: "Acme" });
+  }, 180_000);
   afterAll(async () => {
     for (const p of processes) await p.stop().catch(() => undefined);
     await storage?.cleanup();
   });
 
-  it("delivers an event recorded through process A to a graphql-ws subscriber of process B", { timeout: 180_000 }, async () => {
-    storage = await processStorage();
-    const env = { ...storage.env, REDIS_URL: process.env.REDIS_URL! };
-    const [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
-    processes.push(a!, b!);
-    const boot = await storage.admin({ command: "bootstrap", email: "ada@acme.test", org: "Acme" });
+  it("delivers an event recorded through process A to a graphql-ws subscriber of process B", async () => {
+    const [a, b] = processes;
     const apiA = client(a!.url, boot.token);
     expect((await apiA.post("/v1/integrations/shared", { title: "Shared", organization: boot.organization })).status).toBe(201);
     const c = wsClient(b!.url, boot.token);
@@ -129,6 +134,53 @@ describe.runIf(process.env.DATABASE_URL && process.env.REDIS_URL)("two gateway p
     const [result] = await sub.results;
     expect(result.data.integrationEvents).toMatchObject({ installationId: inst.id, payload: { type: "installation_setup" } });
     await c.dispose();
+  });
+
+  it("publishes one Redis message per event, however many subscribers of either process follow it", async () => {
+    const [a, b] = processes;
+    const apiA = client(a!.url, boot.token);
+    const spaceId = (await apiA.post(`/v1/orgs/${boot.organization}/spaces`, { title: "Counted" })).body.id;
+    expect((await apiA.post("/v1/integrations/counted", { title: "Counted", organization: boot.organization })).status).toBe(201);
+    // Somewhere to deliver to: each event is pending, then a success.
+    expect((await apiA.put("/v1/integrations/counted/dev", { tunnelUrl: receiver.url })).status).toBe(204);
+    // Everything published on this Redis from here on (other test files share it: only this test's ids count).
+    const monitor = new Redis(process.env.REDIS_URL!);
+    const seen: { channel: string; message: string }[] = [];
+    monitor.on("pmessage", (_pattern: string, channel: string, message: string) => seen.push({ channel, message }));
+    await monitor.psubscribe("*");
+    const clients = [a, b, a, b, a, b].map((p) => wsClient(p!.url, boot.token));
+    try {
+      const subs = clients.flatMap((c) => [
+        collect(c, SPACE_UPDATED, { id: spaceId }, 1),
+        collect(c, INTEGRATION_EVENTS, { name: "counted" }, 1),
+        collect(c, ORGANIZATION_EVENTS, { org: boot.organization, types: ["installation_setup"] }, 1),
+      ]);
+      await Promise.all(subs.map((s) => s.ready));
+      expect((await apiA.patch(`/v1/spaces/${spaceId}`, { title: "Counted twice" })).status).toBe(200);
+      const installation = await apiA.post("/v1/integrations/counted/installations", { organization: boot.organization });
+      expect(installation.status).toBe(201);
+      const results = await Promise.all(subs.map((s) => s.results));
+      expect(results.every((r) => r.length === 1)).toBe(true);
+      // The delivery's status change is published too: wait for it.
+      const ours = () =>
+        seen.flatMap(({ channel, message }) => {
+          const routed = channel === "integration:event" ? JSON.parse(message) : null;
+          return routed?.detail?.installationId === installation.body.id ? [routed] : [];
+        });
+      await vi.waitFor(() => expect(ours().map((m) => m.detail.status)).toEqual(["pending", "success"]), { timeout: 30_000 });
+
+      expect(seen.filter((m) => m.channel === `space:updated:${spaceId}`)).toHaveLength(1);
+      // Each event once per status, for its integration's streams, its organization's and (pending) the dispatchers.
+      const published = ours().map((m) => `${m.detail.id} ${m.detail.status}`);
+      expect(published).toEqual([...new Set(published)]);
+      const pending = ours().find((m) => m.detail.status === "pending");
+      expect(pending.keys).toEqual([pending.detail.integrationId, boot.organization, "dispatch"]);
+      // No channel of its own per stream.
+      expect(seen.filter((m) => m.channel.startsWith("integration:event:") && m.message.includes(installation.body.id))).toEqual([]);
+    } finally {
+      await Promise.all(clients.map((c) => c.dispose()));
+      monitor.disconnect();
+    }
   });
 });
 
