@@ -33,9 +33,8 @@ export type PubSub = ReturnType<typeof createPubSub<Topics>> & {
 
 /** The routed topic a listener's topic (`integration:event:<key>`) belongs to, with its key; null for any other. */
 function routedOf(topic: string): { channel: string; key: string } | null {
-  const at = topic.lastIndexOf(":");
-  const channel = topic.slice(0, at);
-  return at > 0 && ROUTED_TOPICS.has(channel) ? { channel, key: topic.slice(at + 1) } : null;
+  for (const channel of ROUTED_TOPICS) if (topic.startsWith(`${channel}:`)) return { channel, key: topic.slice(channel.length + 1) };
+  return null;
 }
 
 /**
