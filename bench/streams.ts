@@ -1120,7 +1120,11 @@ function printResults(options: Options, floor: TargetResult, gw: TargetResult, b
   if (floor.resident && gw.resident) {
     console.log(`  resident memory of the server's processes, before the subscribers and with ${options.subscribers} subscribed to spaceUpdated: ${memory(floor)}, ${memory(gw)}`);
   }
-  console.log("targets (same run):");
+  console.log(
+    options.subscribers === 10_000
+      ? "targets (same run):"
+      : `targets (same run; set for 10,000 subscribers, BENCH_SUBSCRIBERS=10000: with ${options.subscribers} a fan-out takes a few ms, and the gateway's own part of each write, the PATCH and the subscription's execution, weighs more):`,
+  );
   const r = ratios(floor, gw);
   for (const stream of ["spaceUpdated", "integrationEvents"] as const) {
     const g = gw[stream];
