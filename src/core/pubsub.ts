@@ -22,8 +22,9 @@ export type Topics = {
  * topic receives and hands to the listeners of each of its keys. An integration event is for its
  * integration's streams, its organization's and the dispatchers: one message, not three.
  */
-const ROUTED_TOPICS: ReadonlySet<string> = new Set<keyof Topics>(["integration:event"]);
-type RoutedTopic = "integration:event";
+const ROUTED = ["integration:event"] as const satisfies readonly (keyof Topics)[];
+type RoutedTopic = (typeof ROUTED)[number];
+const ROUTED_TOPICS: ReadonlySet<string> = new Set(ROUTED);
 
 export type PubSub = ReturnType<typeof createPubSub<Topics>> & {
   /** Publishes one event to the listeners of `topic:key` for each of `keys` (each listener once): on Redis, one message. */
@@ -193,6 +194,7 @@ function redisEventTarget(redisUrl: string) {
       outage("publish", err);
     });
   };
+  const publishRouted = (topic: string, keys: string[], detail: unknown) => publish(topic, JSON.stringify({ keys, detail }));
 
   const eventTarget: Target = {
     addEventListener(topic: string, listener: Listener | { handleEvent: Listener } | null) {
@@ -221,13 +223,11 @@ function redisEventTarget(redisUrl: string) {
     },
     dispatchEvent(event: CustomEvent): boolean {
       const routed = routedOf(event.type);
-      if (routed) this.dispatchTo(routed.channel, [routed.key], event.detail);
+      if (routed) publishRouted(routed.channel, [routed.key], event.detail);
       else publish(event.type, event.detail === undefined ? "" : JSON.stringify(event.detail));
       return true;
     },
-    dispatchTo(topic: string, keys: string[], detail: unknown) {
-      publish(topic, JSON.stringify({ keys, detail }));
-    },
+    dispatchTo: publishRouted,
   };
   return {
     eventTarget,

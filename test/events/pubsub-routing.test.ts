@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createPubSubFor, type PubSub } from "../../src/core/pubsub.js";
+import { announceEvents, DISPATCH_KEY, publishEventMessage, type EventServices } from "../../src/events/record.js";
+import type { IntegrationEventMessage } from "../../src/events/messages.js";
 
 /**
  * An event published under several routing keys (PubSub.publishTo) reaches the listeners of each
@@ -50,5 +52,33 @@ describe(`pub/sub: one event under several routing keys (${process.env.REDIS_URL
     expect(spaceEvents).toBe(0);
     for (const x of [a, b, c]) await x.stop();
     await space.return?.();
+  });
+});
+
+describe("integration events: the keys of their one message", () => {
+  const message = (id: string, status: IntegrationEventMessage["status"], organizationId: string | null): IntegrationEventMessage => ({
+    id,
+    integrationId: "int-1",
+    installationId: organizationId ? "inst-1" : null,
+    organizationId,
+    type: "space_content_updated",
+    status,
+    createdAt: new Date(0).toISOString(),
+    payload: {},
+  });
+
+  it("a stored batch: each event under its integration and organization, the first pending one also wakes the dispatchers; a status change likewise, never the dispatchers", () => {
+    const published: [string, string[], string][] = [];
+    const pubsub = { publishTo: (topic: string, keys: string[], m: IntegrationEventMessage) => published.push([topic, keys, m.id]) } as unknown as PubSub;
+    const messages = [message("e1", "skipped", "org-1"), message("e2", "pending", "org-1"), message("e3", "pending", null), message("e4", "pending", "org-2")];
+    announceEvents({ pubsub } as EventServices, { rows: [], logs: [], messages });
+    publishEventMessage(pubsub, message("e2", "success", "org-1"));
+    expect(published).toEqual([
+      ["integration:event", ["int-1", "org-1"], "e1"],
+      ["integration:event", ["int-1", "org-1", DISPATCH_KEY], "e2"],
+      ["integration:event", ["int-1"], "e3"],
+      ["integration:event", ["int-1", "org-2"], "e4"],
+      ["integration:event", ["int-1", "org-1"], "e2"],
+    ]);
   });
 });
