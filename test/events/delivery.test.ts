@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
-import { startReceiver, eventually } from "./receiver.js";
+import { startReceiver } from "./receiver.js";
+import { eventually } from "../helpers/eventually.js";
 import { verifySignature } from "../../src/events/signing.js";
 import { recordIntegrationEvents } from "../../src/events/record.js";
 import { createDispatcher, backoffMs } from "../../src/events/delivery.js";

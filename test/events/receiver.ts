@@ -68,13 +68,3 @@ export async function startReceiver(script: Reply[] | ((req: Received, n: number
   };
 }
 
-/** Polls `check` until it returns a truthy value. */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs = 30_000, everyMs = 50): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}

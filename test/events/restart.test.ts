@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { startReceiver, eventually } from "./receiver.js";
+import { startReceiver } from "./receiver.js";
+import { eventually } from "../helpers/eventually.js";
 import { client, processStorage, startServerProcess, type ServerProcess } from "./processes.js";
 
 /**

@@ -1,6 +1,7 @@
 import WebSocket from "ws";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
+import { eventually } from "../helpers/eventually.js";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, createSpace, type Admin } from "../helpers/fixtures.js";
 
@@ -34,26 +35,22 @@ async function subscribed(autoPong: boolean) {
   return { socket, pings, closed };
 }
 
-/** Waits for `check` to hold (vi.waitFor, with a bound for a busy machine). */
-const until = (check: () => Promise<boolean> | boolean, timeout = 10_000) =>
-  vi.waitFor(async () => expect(await check()).toBe(true), { timeout, interval: 20 });
-
 describe("WebSocket heartbeat (WS_PING_INTERVAL_MS)", () => {
   it("cuts off a socket that leaves a ping unanswered and ends its subscription; one that answers stays and keeps receiving", async () => {
     const timeoutsBefore = await t.metric("websocket_heartbeat_timeouts_total");
     const alive = await subscribed(true);
     const gone = await subscribed(false);
-    await until(async () => (await t.metric("live_stream_subscriptions")) >= 2);
+    await eventually(async () => (await t.metric("live_stream_subscriptions")) >= 2);
     let closedCode: number | undefined;
     void gone.closed.then((code) => (closedCode = code));
     // The silent one is cut off (1006: no close handshake) after being pinged and not answering.
-    await until(() => closedCode !== undefined);
+    await eventually(() => closedCode !== undefined);
     expect(closedCode).toBe(1006);
     expect(gone.pings.length).toBeGreaterThanOrEqual(1);
     expect(await t.metric("websocket_heartbeat_timeouts_total")).toBe(timeoutsBefore + 1);
-    await until(async () => (await t.metric("live_stream_subscriptions")) === 1);
+    await eventually(async () => (await t.metric("live_stream_subscriptions")) === 1);
     // The other one was pinged too, answered each time, and still receives its stream.
-    await until(() => alive.pings.length >= 3);
+    await eventually(() => alive.pings.length >= 3);
     expect(alive.socket.readyState).toBe(WebSocket.OPEN);
     const next = new Promise<any>((resolve) => alive.socket.on("message", (data) => resolve(JSON.parse(String(data)))));
     expect((await admin.patch(`/v1/spaces/${spaceId}`, { title: "Still here" })).status).toBe(200);
@@ -64,7 +61,7 @@ describe("WebSocket heartbeat (WS_PING_INTERVAL_MS)", () => {
 
   it("pings each socket once an interval, not at every tick", async () => {
     const quiet = await subscribed(true);
-    await until(() => quiet.pings.length >= 4, 20_000);
+    await eventually(() => quiet.pings.length >= 4, 20_000);
     // A round starts once an interval after the last one started, and pings each socket once; its
     // place in the round moves by a tick (100 ms) at most. A busy machine only spreads them further.
     const gaps = quiet.pings.slice(1).map((at, i) => at - quiet.pings[i]!);

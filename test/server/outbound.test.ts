@@ -3,7 +3,7 @@ import os from "node:os";
 import dns from "node:dns/promises";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
-import { eventually } from "../events/receiver.js";
+import { eventually } from "../helpers/eventually.js";
 import { outboundFetch, parseAllowedNetworks } from "../../src/core/outbound.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });

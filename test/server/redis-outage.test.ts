@@ -7,6 +7,7 @@ import { wsClient } from "../helpers/graphql-ws.js";
 import { pubsubFailures } from "../../src/core/pubsub.js";
 import { freePort } from "../helpers/ports.js";
 import { startRedis, stopRedis } from "../helpers/redis-server.js";
+import { eventually } from "../helpers/eventually.js";
 
 /**
  * Redis carries only the pub/sub: with REDIS_URL set, a Redis outage must not stop writes nor the
@@ -14,15 +15,6 @@ import { startRedis, stopRedis } from "../helpers/redis-server.js";
  * A private Redis server on a free port is started and killed here.
  */
 
-async function until<T>(check: () => T | Promise<T>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 let redis: ChildProcess | undefined;
 let t: TestGateway | undefined;
@@ -47,7 +39,7 @@ describe("a Redis outage", () => {
     );
     try {
       // Live before the outage.
-      await until(async () => {
+      await eventually(async () => {
         await admin.patch(`/v1/spaces/${space.id}`, { title: "Live" });
         return received.includes("Live");
       });
@@ -83,7 +75,7 @@ describe("a Redis outage", () => {
 
       // Redis back on the same port: the subscription follows again without reconnecting.
       redis = await startRedis(port);
-      await until(async () => {
+      await eventually(async () => {
         await admin.patch(`/v1/spaces/${space.id}`, { title: "Back" });
         return received.includes("Back");
       }, 30_000);

@@ -5,6 +5,7 @@ import { GraphQLInt, GraphQLObjectType, GraphQLSchema, parse, type ExecutionResu
 import { LiveStreams, SLOW_CONSUMER, runQueueDelay, type StreamOperation, type StreamOptions } from "../../src/graphql/streams.js";
 import { SubscriptionQuota } from "../../src/core/live-token.js";
 import { loadConfig } from "../../src/config.js";
+import { eventually } from "../helpers/eventually.js";
 
 /**
  * Delivery of a shared stream to sockets that cannot take more: a socket still sending what it
@@ -111,13 +112,8 @@ function fakeSocket(costMs = 0) {
   };
 }
 
-async function until(check: () => boolean, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
+/** Waits for `check` to hold, looking every 2 ms. */
+const until = (check: () => boolean, ms = 5000) => eventually(check, ms, 2);
 
 /** What a test sets beyond the defaults: pacing, and the subscribers' token with how its liveness is read (the access cache's). */
 interface Extra extends Pick<StreamOptions, "pacing" | "coreWaitMs"> {
