@@ -20,10 +20,10 @@ import { createLogger } from "../src/core/logger.js";
  *   `GET /v1/spaces/{id}`, as the server runs by default but without the response cache
  *   (RESPONSE_CACHE=off) and, on a second gateway, with nothing shared between requests: no
  *   access cache (ACCESS_CACHE_TTL_MS=0), no request coalescing (REQUEST_COALESCING=off: identical
- *   GETs arriving together share one answer, core/flights.ts), no pages or counts kept between writes
- *   (LIST_CACHE=off, core/kept-lists.ts); and the REST GET of the list's 50
+ *   GETs arriving together share one answer, rest/request-coalescing.ts), no pages or counts kept between writes
+ *   (LIST_CACHE=off, core/cache/list-cache.ts); and the REST GET of the list's 50
  *   spaces in turn (requests under way together read different rows, which they read in one
- *   statement: core/loaders.ts `readTogether`);
+ *   statement: core/graph/loaders.ts `readTogether`);
  * - the same REST GET and GraphQL query on a third gateway with the response cache on
  *   (RESPONSE_CACHE=on): answers served from it, against the rows above;
  * - the REST list of 50 spaces, without and with the response cache and with nothing shared, and the raw handler reading
@@ -162,9 +162,9 @@ export async function requestPath() {
     console.log(`  list of 50 / REST GET          ${ratio(list, rest)}   (both from the response cache: ${ratio(listCached, restCached)}; both with nothing shared: ${ratio(listUn, restUn)})`);
     console.log(`  list of 50 / REST GET, ${LIST_ROUNDS} rounds back to back  median ${percentile([...turns].sort((x, y) => x - y), 50).toFixed(2)}   (rounds: ${turns.map((r) => r.toFixed(2)).join(" ")})`);
     console.log(`  list of 50 / raw driver list   ${ratio(list, rawListRow)}   (the raw handler's own list / one row: ${ratio(rawListRow, rawRow)})`);
-    console.log(`  list of ${LONG_LIST}: page 1 / list of 50  ${ratio(longFirst, list)}   page ${long.deepPage}+ / page 1 ${ratio(longDeep, longFirst)}   (pages and the count are read once, then kept until a write: core/kept-lists.ts)`);
+    console.log(`  list of ${LONG_LIST}: page 1 / list of 50  ${ratio(longFirst, list)}   page ${long.deepPage}+ / page 1 ${ratio(longDeep, longFirst)}   (pages and the count are read once, then kept until a write: core/cache/list-cache.ts)`);
     console.log(`  nested N=50 / N=5              ${ratio(n50, n5)}   statements ${n5.statements} → ${n50.statements}`);
-    console.log(`  nested N=5, ${NESTED_DEEP} / 3 CRs a space ${ratio(deep, n5)}   (a page of 10 under each space reads 11 of its rows: core/bounded-pages.ts)`);
+    console.log(`  nested N=5, ${NESTED_DEEP} / 3 CRs a space ${ratio(deep, n5)}   (a page of 10 under each space reads 11 of its rows: core/db/bounded-pages.ts)`);
     console.log(`  POST collection / REST GET     ${ratio(post, rest)}`);
     console.log(`  PATCH page / REST GET          ${ratio(patch, rest)}`);
     console.log(`  PATCH page in a change request / PATCH page  ${ratio(proposed, patch)}`);
@@ -338,7 +338,7 @@ async function seed({ gateway, url }: Started, withLongList = false): Promise<Se
       });
       await prisma.revision.createMany({ data: ids.map((k) => ({ id: `rev_long_${k}`, spaceId: `spc_long_${k}`, parents: [], type: "initial" as const, content: { pages: {}, files: {}, reusableContents: {}, variables: {} } })) });
     }
-    // Requests under way together for the same page share its reads (core/loaders.ts readOnce):
+    // Requests under way together for the same page share its reads (core/graph/loaders.ts readOnce):
     // each row goes through PAGES_IN_TURN different pages, so that each request reads its own.
     const list = `/v1/orgs/${org.organization}/spaces`;
     const first = Array.from({ length: PAGES_IN_TURN }, (_, i) => `${list}?limit=${50 + i}`);

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { parseAllowedNetworks } from "./core/outbound.js";
+import { parseAllowedNetworks } from "./core/support/outbound.js";
 
 /** Free space the embedded database's disk keeps by default (STORAGE_RESERVE_BYTES): a new write-ahead log segment is 16 MiB. */
 export const DEFAULT_STORAGE_RESERVE_BYTES = 64 * 1024 * 1024;
@@ -69,7 +69,7 @@ export interface Config {
   dbStatementTimeoutMs: number;
   /**
    * Embedded database: free bytes below which its disk takes no more writes (STORAGE_RESERVE_BYTES,
-   * 64 MiB; 0: no bound): they answer 507 until space is freed, reads go on (core/storage-guard.ts).
+   * 64 MiB; 0: no bound): they answer 507 until space is freed, reads go on (core/db/storage-guard.ts).
    */
   storageReserveBytes: number;
   /** Bearer token `GET /metrics` requires (METRICS_TOKEN); unset, the metrics are open. */
@@ -97,7 +97,7 @@ export interface Config {
   maxJsonDepth: number;
   /**
    * ACCESS_CACHE_TTL_MS: how long a token or membership read stays in the in-process access cache
-   * at most (core/access-cache.ts; writes drop their entries at once, this is a safety net); 0 turns it off.
+   * at most (core/access/access-cache.ts; writes drop their entries at once, this is a safety net); 0 turns it off.
    */
   accessCacheTtlMs: number;
   /**
@@ -141,20 +141,20 @@ export interface Config {
   restJit: boolean;
   /**
    * REQUEST_COALESCING: `on` (default) has identical REST GETs (same URL, same credentials) that
-   * arrive together share one answer, made after all of them arrived (core/flights.ts); `off`
+   * arrive together share one answer, made after all of them arrived (rest/request-coalescing.ts); `off`
    * answers each on its own. Both answer the same (test/server/coalescing.test.ts).
    */
   requestCoalescing: boolean;
   /**
    * LIST_CACHE: `on` (default) keeps the pages and counts of lists between the writes that change
-   * them, on the embedded database (core/kept-lists.ts); `off` reads them for every page. Both
-   * answer the same (test/server/kept-lists.property.test.ts). Nothing is kept on PostgreSQL.
+   * them, on the embedded database (core/cache/list-cache.ts); `off` reads them for every page. Both
+   * answer the same (test/server/list-cache.property.test.ts). Nothing is kept on PostgreSQL.
    * COUNT_CACHE, its former name (when it kept counts only), is read when LIST_CACHE is unset.
    */
   listCache: boolean;
   /**
    * QUERY_PLAN_CACHE: `on` (default) keeps Prisma's query plans by the shape of their queries
-   * (core/query-plans.ts); `off` has every query compiled anew.
+   * (core/db/query-plan-cache.ts); `off` has every query compiled anew.
    */
   queryPlanCache: boolean;
 }

@@ -1,8 +1,8 @@
 import net from "node:net";
 import { loadConfig, type Config } from "./config.js";
-import { acquireLock, DataDirLockedError, newAdminSecret, type DataDirLock } from "./core/lock.js";
+import { acquireLock, DataDirLockedError, newAdminSecret, type DataDirLock } from "./core/db/lock.js";
 import { configureLogging, log } from "./core/logger.js";
-import { databaseOptions, openDatabase } from "./core/db.js";
+import { databaseOptions, openDatabase } from "./core/db/db.js";
 import type { Gateway } from "./server.js";
 
 /**
@@ -40,7 +40,7 @@ async function main() {
     ...databaseOptions(config),
     lockHeld: lock,
     progress: (m) => log.info(m),
-    // The embedded database cannot go on once its disk filled up under its log (core/storage-guard.ts):
+    // The embedded database cannot go on once its disk filled up under its log (core/db/storage-guard.ts):
     // exit, so that whatever supervises the server starts it again, which replays the log.
     onStorageWedged: (err) => {
       log.fatal({ err }, err.message);

@@ -1,11 +1,11 @@
 import type { Services } from "./core/context.js";
-import type { Database } from "./core/db.js";
+import type { Database } from "./core/db/db.js";
 import { purgeDeletedSpaces } from "./domains/spaces/spaces.service.js";
 import { resumeOpenApiProcessing } from "./domains/openapi/openapi.processing.js";
 import { purgeSeenAssertions } from "./domains/sso/sso.service.js";
 import { purgeSettledEvents } from "./events/record.js";
 import { log } from "./core/logger.js";
-import { storageFullMessage } from "./core/db-faults.js";
+import { storageFullMessage } from "./core/db/db-faults.js";
 
 /**
  * Upkeep. At start: OpenAPI specs left pending or in progress are processed again. At start and
@@ -36,7 +36,7 @@ export function startMaintenance(services: Services, db: Pick<Database, "kind" |
 
 /**
  * Logs an upkeep task's failure: a fault at error level; a write refused for want of storage
- * (core/storage-guard.ts, which logs that condition itself) at info level, the task waiting for
+ * (core/db/storage-guard.ts, which logs that condition itself) at info level, the task waiting for
  * the next round.
  */
 function failed(task: string) {

@@ -1,6 +1,6 @@
 import { lexicographicSortSchema } from "graphql";
-import { builder } from "./core/builder.js";
-import { graphSchema } from "./rest/project.js";
+import { builder } from "./core/graph/builder.js";
+import { graphSchema } from "./rest/schema-projection.js";
 import { gateSubscriptions } from "./graphql/streams.js";
 import "./domains/users/users.schema.js";
 import "./domains/organizations/organizations.schema.js";
@@ -21,7 +21,7 @@ import "./graphql/nodes.schema.js";
 
 /**
  * Every domain's types, queries, mutations and subscriptions, with the fields kept for the /v1
- * shapes only (`restOnly`): the source of the REST projection (src/rest/project.ts).
+ * shapes only (`restOnly`): the source of the REST projection (src/rest/schema-projection.ts).
  */
 // Definition order is kept so REST answers read like the spec (`object`, `id` first).
 export const completeSchema = builder.toSchema({ sortSchema: false });

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../src/core/db.js";
+import { openDatabase } from "../src/core/db/db.js";
 import { eventTrace } from "../src/events/record.js";
 
 

@@ -15,10 +15,10 @@
 import fs from "node:fs";
 import net from "node:net";
 import { loadConfig, type Config } from "../config.js";
-import { databaseOptions, openDatabase } from "../core/db.js";
-import { awaitedPublisher } from "../core/pubsub.js";
-import { accessScope } from "../core/access-cache.js";
-import { readLock } from "../core/lock.js";
+import { databaseOptions, openDatabase } from "../core/db/db.js";
+import { awaitedPublisher } from "../core/messaging/pubsub.js";
+import { accessScope } from "../core/access/access-cache.js";
+import { readLock } from "../core/db/lock.js";
 import { runAdminCommand, type AdminCommand } from "./commands.js";
 
 function parseArgs(argv: string[]): AdminCommand {

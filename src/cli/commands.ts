@@ -1,7 +1,7 @@
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { createApiToken, revokeApiToken } from "../core/auth.js";
+import { createApiToken, revokeApiToken } from "../core/access/auth.js";
 import { newId } from "../core/ids.js";
-import { ROLES, type Role } from "../core/roles.js";
+import { ROLES, type Role } from "../core/access/roles.js";
 import { createOrganization } from "../domains/organizations/organizations.service.js";
 
 /** Admin commands, run in-process by the command line or by the running server on its behalf. */

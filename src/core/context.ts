@@ -1,10 +1,10 @@
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Config } from "../config.js";
-import type { Viewer } from "./auth.js";
+import type { Viewer } from "./access/viewer.js";
 import type { Urls } from "./urls.js";
-import type { PubSub } from "./pubsub.js";
-import type { AccessCache } from "./access-cache.js";
-import { noteViewer } from "./request-notes.js";
+import type { PubSub } from "./messaging/pubsub.js";
+import type { AccessCache } from "./access/access-cache.js";
+import { noteViewer } from "./support/request-notes.js";
 
 /** What every resolver receives. Built once per request (or per graphql-ws operation). */
 export interface Context {
@@ -12,11 +12,11 @@ export interface Context {
   config: Config;
   urls: Urls;
   pubsub: PubSub;
-  /** Tokens and memberships already read (core/access-cache.ts); writes that change access call `changed`. */
+  /** Tokens and memberships already read (core/access/access-cache.ts); writes that change access call `changed`. */
   accessCache: AccessCache;
   /** The authenticated caller; every operation requires one. */
   viewer: Viewer;
-  /** Per-request DataLoaders, created on first use (see core/loaders.ts). */
+  /** Per-request DataLoaders, created on first use (see core/graph/loaders.ts). */
   loaders: Map<symbol, unknown>;
   /**
    * Arguments a REST body sent as explicit `null` (sofa-api drops nulls from variables);
@@ -36,7 +36,7 @@ export interface Context {
    */
   response: { status?: number; headers: Record<string, string> };
   /**
-   * Set while a mutation runs (core/loaders.ts `useWritesReadAlone`): its rows by key are read at
+   * Set while a mutation runs (core/graph/loaders.ts `useWritesReadAlone`): its rows by key are read at
    * once and alone, not together with the requests under way.
    */
   writing?: boolean;

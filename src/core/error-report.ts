@@ -2,8 +2,8 @@ import { GraphQLError } from "graphql";
 import { maskError as yogaMaskError, type Plugin } from "graphql-yoga";
 import { appErrorOf, boundEchoes } from "./errors.js";
 import { log as logger } from "./logger.js";
-import { REFERENCE_GONE, RETRY_AFTER_SECONDS, ROW_GONE, STORAGE_FULL_STATUS, isDatabaseUnavailable, isReferenceGone, isRowGone, storageFullMessage, unavailableMessage } from "./db-faults.js";
-import { isGraphQLPath } from "../graphql/endpoint.js";
+import { REFERENCE_GONE, RETRY_AFTER_SECONDS, ROW_GONE, STORAGE_FULL_STATUS, isDatabaseUnavailable, isReferenceGone, isRowGone, storageFullMessage, unavailableMessage } from "./db/db-faults.js";
+import { isGraphQLPath } from "./graphql-path.js";
 
 /** Errors already logged: a /v1 fault is seen by yoga's masking and by the REST answer, and logged once. */
 const logged = new WeakSet<object>();
@@ -48,7 +48,7 @@ export const UNEXPECTED = "Unexpected error.";
 /**
  * Decides what a client learns of an error: an AppError keeps its status and message; a GraphQL
  * request error (a variable of the wrong type, a missing argument) is a 400 with its message; a
- * lost database connection is a 503 (core/db-faults.ts; answered with Retry-After); a write whose
+ * lost database connection is a 503 (core/db/db-faults.ts; answered with Retry-After); a write whose
  * referenced row was deleted by a concurrent request is a 409, one whose own row was is a 404;
  * anything else is a masked 500.
  */
@@ -100,7 +100,7 @@ export function yogaLogger() {
 
 /**
  * A write that lost a race with a concurrent delete: what it refers to (409) or its own row (404)
- * is gone; or one the database refused for want of storage (507; core/storage-guard.ts logs when that starts and ends).
+ * is gone; or one the database refused for want of storage (507; core/db/storage-guard.ts logs when that starts and ends).
  */
 function refusedWriteOf(error: unknown): ErrorBody["error"] | undefined {
   const full = storageFullMessage(error);

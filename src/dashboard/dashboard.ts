@@ -3,7 +3,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { rawRoute, type RawRoute } from "../rest/raw-routes.js";
-import { fixedAnswer } from "../server/fixed-answers.js";
+import { fixedAnswer } from "../server/precomputed-responses.js";
 
 /**
  * The live event dashboard: a plain HTML page and script (no build step) that read an
@@ -33,7 +33,7 @@ const FILES: Record<string, { file: string; type: string }> = {
   "/dashboard/uplot.css": { file: path.join(uplotDist, "uPlot.min.css"), type: "text/css; charset=utf-8" },
 };
 
-/** Each file read and encoded once (server/fixed-answers.ts), with the page's own policy. */
+/** Each file read and encoded once (server/precomputed-responses.ts), with the page's own policy. */
 function serve(entry: { file: string; type: string }): (request: Request) => Promise<Response> {
   return fixedAnswer(() => fs.readFileSync(entry.file), {
     "content-type": entry.type,

@@ -1,18 +1,13 @@
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { Context } from "../core/context.js";
 import { SCOPE_BY_ACTIVITY } from "./messages.js";
-import type { AccessCache } from "../core/access-cache.js";
+import type { SpaceActivity } from "../core/messaging/topics.js";
+
+export type { SpaceActivity };
+import type { AccessCache } from "../core/access/access-cache.js";
 import { announceEvents, prepareEvents, writeEvents, type EventIntegration, type NewIntegrationEvent, type PreparedEvents } from "./record.js";
 
 type Db = PrismaClient | Prisma.TransactionClient;
-
-/** Something that happened in a space, as integrations and live dashboards see it. */
-export type SpaceActivity =
-  | { type: "space_content_updated"; spaceId: string; revisionId: string; changeRequestId?: string }
-  | { type: "change_request_opened"; spaceId: string; changeRequestId: string }
-  | { type: "change_request_merged"; spaceId: string; changeRequestId: string; revisionId: string }
-  | { type: "change_request_status_updated"; spaceId: string; changeRequestId: string; status: string }
-  | { type: "comment_posted"; spaceId: string; commentId: string; changeRequestId?: string; replyTo?: string };
 
 /** What to tell listeners once the transaction that recorded an activity has committed. */
 export type Announcement = () => void;
@@ -174,7 +169,7 @@ async function readActiveInstallations(db: Db, organizationId: string): Promise<
  * The events of an activity: one per active installation of the space's organization whose
  * integration lists the activity's scope and that covers the space (space_selection `all`, or
  * the space installed). The space's organization and the organization's installations come from
- * the access cache (core/access-cache.ts), which drops them once a write that may change them
+ * the access cache (core/access/access-cache.ts), which drops them once a write that may change them
  * has committed (here and, through the pub/sub, in the other gateway processes); on a miss they
  * are read with `db` (the write's transaction), or given as `known` by a caller that holds the
  * space's row (read under its lock in the same transaction). So in the steady state recording

@@ -1,12 +1,12 @@
 import type { Integration, IntegrationEvent, PrismaClient } from "../generated/prisma/client.js";
 import type { Config } from "../config.js";
-import type { PubSub } from "../core/pubsub.js";
+import type { PubSub } from "../core/messaging/pubsub.js";
 import { newId } from "../core/ids.js";
-import { groupCommit } from "../core/group-commit.js";
+import { groupCommit } from "./group-commit.js";
 import type { IntegrationEventMessage, IntegrationEventStatus } from "./messages.js";
 import { DISPATCH_KEY, dispatchTarget, publishEventMessage } from "./record.js";
 import { integrationRequestHeaders } from "./exchange.js";
-import { OUTBOUND_REFUSED, outboundFetch, outboundRefusal } from "../core/outbound.js";
+import { OUTBOUND_REFUSED, outboundFetch, outboundRefusal } from "../core/support/outbound.js";
 import { log as logger } from "../core/logger.js";
 
 export interface DispatcherOptions {
@@ -304,7 +304,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 
   /**
    * Writes attempts' trace entries and outcomes: those of the attempts that end while an earlier
-   * write is under way go together in the next one (core/group-commit.ts), one statement that
+   * write is under way go together in the next one (events/group-commit.ts), one statement that
    * stores every trace entry and sets each outcome only while its claim is still ours (same
    * `attempts`, still pending). Answers, for each, whether its outcome was set.
    */

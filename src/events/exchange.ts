@@ -1,7 +1,7 @@
 import type { Integration } from "../generated/prisma/client.js";
 import type { Config } from "../config.js";
 import { newId } from "../core/ids.js";
-import { outboundFetch, outboundRefusal } from "../core/outbound.js";
+import { outboundFetch, outboundRefusal } from "../core/support/outbound.js";
 import { reportError } from "../core/error-report.js";
 import { CSP_EVENT_TYPES, type IntegrationEventType } from "./messages.js";
 import { recordIntegrationEvents, type EventServices } from "./record.js";

@@ -1,25 +1,7 @@
-import type { SpaceActivity } from "./activity.js";
+import type { SpaceActivity } from "../core/messaging/topics.js";
+import { EVENT_STATUSES, type IntegrationEventMessage, type IntegrationEventStatus } from "../core/messaging/topics.js";
 
-/** What an integration event's pub/sub message carries: the whole event record, so subscribers read no database. */
-export interface IntegrationEventMessage {
-  id: string;
-  integrationId: string;
-  installationId: string | null;
-  /** The organization of the installation the event belongs to (absent once the installation was removed). */
-  organizationId: string | null;
-  type: string;
-  status: IntegrationEventStatus;
-  createdAt: string;
-  payload: Record<string, unknown>;
-}
-
-/**
- * Event statuses: `pending` (waiting for delivery, or between retries), `success` (the integration
- * answered 2xx), `failed` (every attempt failed), `skipped` (nothing to deliver to: development
- * mode is off, or it forwards only the owner organization's events).
- */
-export const EVENT_STATUSES = ["pending", "success", "failed", "skipped"] as const;
-export type IntegrationEventStatus = (typeof EVENT_STATUSES)[number];
+export { EVENT_STATUSES, type IntegrationEventMessage, type IntegrationEventStatus };
 
 /** Every event type the gateway records. */
 export const EVENT_TYPES = [

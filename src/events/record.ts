@@ -1,6 +1,6 @@
 import { Prisma, type IntegrationEvent, type PrismaClient } from "../generated/prisma/client.js";
-import { groupCommit } from "../core/group-commit.js";
-import type { PubSub } from "../core/pubsub.js";
+import { groupCommit } from "./group-commit.js";
+import type { PubSub } from "../core/messaging/pubsub.js";
 import { newId } from "../core/ids.js";
 import type { IntegrationEventMessage, IntegrationEventStatus, IntegrationEventType } from "./messages.js";
 
@@ -224,7 +224,7 @@ export async function recordIntegrationEvents(services: EventServices, events: N
   return prepared.messages;
 }
 
-/** One group commit per database (core/group-commit.ts). */
+/** One group commit per database (events/group-commit.ts). */
 const commits = new WeakMap<PrismaClient, (prepared: PreparedEvents) => Promise<void>>();
 
 /** Stores the events of several calls together: one statement (writeEvents), so all of them or none. */

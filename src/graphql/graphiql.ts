@@ -1,6 +1,6 @@
 import { shouldRenderGraphiQL, type GraphiQLOptions } from "graphql-yoga";
-import { fixedAnswer } from "../server/fixed-answers.js";
-import { isGraphQLPath } from "./endpoint.js";
+import { fixedAnswer } from "../server/precomputed-responses.js";
+import { isGraphQLPath } from "../core/graphql-path.js";
 
 /**
  * The query GraphiQL opens with: the product's hierarchy, from the caller's first organization
@@ -53,7 +53,7 @@ const options = {
  * GraphiQL at /graphql in a browser (a GET that accepts text/html, as yoga decides it), rendered
  * from `@graphql-yoga/render-graphiql`: its scripts, styles and editor workers are inlined in the
  * page, so it works without internet. The page is 9 MB: it is rendered and compressed once (a
- * fixed answer, server/fixed-answers.ts) rather than by yoga at every request, where one
+ * fixed answer, server/precomputed-responses.ts) rather than by yoga at every request, where one
  * anonymous request cost about 150 ms of CPU with compression. Its module is loaded by the first
  * request for the page: it holds the page's scripts as strings, about 29 MB of heap that a server
  * nobody opens GraphiQL on kept from its start.

@@ -27,7 +27,7 @@ import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 export interface GraphLimits {
   /** Levels of fields, wrappers not counted (introspection's `__schema` is not counted either). */
   depth: number;
-  /** Cost: a field costs 1, once per item its connection or list may return (see core/builder.ts). */
+  /** Cost: a field costs 1, once per item its connection or list may return (see core/graph/builder.ts). */
   cost: number;
   /** Most fields selected side by side on one object. */
   breadth: number;

@@ -1,10 +1,10 @@
 import { brandWithType } from "@pothos/core";
-import { MAX_CONNECTION_SIZE, builder } from "../core/builder.js";
+import { MAX_CONNECTION_SIZE, builder } from "../core/graph/builder.js";
 import type { Context } from "../core/context.js";
 import { appErrorOf, badInput } from "../core/errors.js";
 import { typeOfId } from "../core/ids.js";
-import { defineLoader } from "../core/loaders.js";
-import { viewerMemberWhere } from "../core/access.js";
+import { defineLoader } from "../core/graph/loaders.js";
+import { viewerMemberWhere } from "../core/access/access.js";
 import { getOrganization } from "../domains/organizations/organizations.service.js";
 import { requireCollection } from "../domains/collections/collections.service.js";
 import { requireSpace } from "../domains/spaces/spaces.access.js";

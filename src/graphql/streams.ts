@@ -16,10 +16,10 @@ import type { WebSocket } from "ws";
 import fs from "node:fs";
 import type { Writable } from "node:stream";
 import type { Context } from "../core/context.js";
-import type { Viewer } from "../core/auth.js";
-import type { AccessCache } from "../core/access-cache.js";
+import type { Viewer } from "../core/access/viewer.js";
+import type { AccessCache } from "../core/access/access-cache.js";
 import { AppError } from "../core/errors.js";
-import { revokedTokenError, tokenIsLive, tooManySubscriptions, type SubscriptionQuota } from "../core/live-token.js";
+import { revokedTokenError, tokenIsLive, tooManySubscriptions, type SubscriptionQuota } from "../core/access/live-token.js";
 
 /**
  * Shared graphql-ws subscription streams: an event is executed once per group of subscriptions
@@ -30,9 +30,9 @@ import { revokedTokenError, tokenIsLive, tooManySubscriptions, type Subscription
  *   viewer's role on the space) and nothing the selection asks for can depend on who is asking
  *   (every field below the root reads only its parent and arguments), viewers with the same
  *   grade and SSO state share a group. Otherwise the group is per viewer: the user and the SSO
- *   provider of their token, everything the membership door (core/access.ts) answers from.
+ *   provider of their token, everything the membership door (core/access/access.ts) answers from.
  *   Each subscriber's own token is checked before each delivery, from the access cache
- *   (core/access-cache.ts): a revoked token's subscription receives one 401 error and completes,
+ *   (core/access/access-cache.ts): a revoked token's subscription receives one 401 error and completes,
  *   the others go on.
  * - The group's source stream is opened once (the field's `subscribe`, with its access check), and
  *   each event is executed once, with the context of the subscription that opened it (with the
@@ -507,7 +507,7 @@ function gated<T>(source: AsyncIterable<T>, gate: () => Promise<boolean>): Async
 export interface StreamOptions {
   accessCache: AccessCache;
   maxBufferedBytes: number;
-  /** Live subscriptions per API token in this process, shared with SSE subscriptions (core/live-token.ts). */
+  /** Live subscriptions per API token in this process, shared with SSE subscriptions (core/access/live-token.ts). */
   quota: SubscriptionQuota;
   /** The payload of a result as sent (errors as the socket shows them: masked, without HTTP details). */
   serialize(result: ExecutionResult): string;

@@ -3,7 +3,7 @@ import { AsyncResource } from "node:async_hooks";
 import { isUtf8 } from "node:buffer";
 import { uploadBodyBytes, type Config } from "../config.js";
 import { AppError, badInput } from "../core/errors.js";
-import { RETRY_AFTER_SECONDS } from "../core/db-faults.js";
+import { RETRY_AFTER_SECONDS } from "../core/db/db-faults.js";
 import { errorBodyFor } from "../core/error-report.js";
 import type { RouteDef } from "./route.js";
 

@@ -3,11 +3,11 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { errorResponse } from "./handler.js";
 import { rawRoute, type RawRoute } from "./raw-routes.js";
-import { fixedAnswer } from "../server/fixed-answers.js";
+import { fixedAnswer } from "../server/precomputed-responses.js";
 
 const swaggerDir = path.dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 
-/** Swagger UI's files, each read and encoded once (server/fixed-answers.ts). */
+/** Swagger UI's files, each read and encoded once (server/precomputed-responses.ts). */
 const ASSETS = new Map(
   ["swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js"].map((name) => [
     name,

@@ -17,20 +17,20 @@ import { buildOperationNodeForField } from "@graphql-tools/utils";
 import qs from "qs";
 import { createSofa, useSofa } from "sofa-api";
 import type { RouteDef } from "./route.js";
-import { projectRestSchema } from "./project.js";
+import { projectRestSchema } from "./schema-projection.js";
 import { shapeForRest } from "./shape.js";
 import { finishOpenAPI } from "./openapi.js";
 import { createInputValidator } from "./input.js";
 import { readBodyLimited, utf8Text } from "./body-limit.js";
-import { fixedAnswer } from "../server/fixed-answers.js";
-import { Answer, etagOf, notModified as notModifiedAnswer } from "../server/answers.js";
+import { fixedAnswer } from "../server/precomputed-responses.js";
+import { Answer, etagOf, notModified as notModifiedAnswer } from "../server/responses.js";
 import { pickError, reportError, type ErrorBody } from "../core/error-report.js";
-import { RETRY_AFTER_SECONDS } from "../core/db-faults.js";
+import { RETRY_AFTER_SECONDS } from "../core/db/db-faults.js";
 import { badInput, boundEchoes } from "../core/errors.js";
 import type { Context } from "../core/context.js";
-import { Flights } from "../core/flights.js";
-import { credentialsOf } from "../core/auth.js";
-import { noteViewer, notesOf } from "../core/request-notes.js";
+import { Flights } from "./request-coalescing.js";
+import { credentialsOf } from "../core/access/auth.js";
+import { noteViewer, notesOf } from "../core/support/request-notes.js";
 
 const INTERNAL_DOC = "/__sofa/openapi.json";
 
@@ -54,7 +54,7 @@ export interface RestOptions {
   execute?: (args: ExecutionArgs) => PromiseOrValue<ExecutionResult>;
   /**
    * Request coalescing (REQUEST_COALESCING): GETs of the same URL with the same credentials that
-   * arrive together share one answer, made after all of them arrived (core/flights.ts).
+   * arrive together share one answer, made after all of them arrived (rest/request-coalescing.ts).
    */
   coalesce?: boolean;
   /** The response cache's side of GET answers (src/server/response-cache.ts). */
@@ -76,7 +76,7 @@ type PromiseOrValue<T> = T | Promise<T>;
 
 /**
  * Longest a GET waits for the identical one under way to land before its own answer is made
- * anyway (core/flights.ts): answers take a few milliseconds; a slow one does not hold the next.
+ * anyway (rest/request-coalescing.ts): answers take a few milliseconds; a slow one does not hold the next.
  */
 const COALESCE_MAX_WAIT_MS = 20;
 
@@ -222,7 +222,7 @@ export function createRestHandler(opts: RestOptions) {
       const kept = method === "GET" ? await opts.cache?.lookupRest(request, url) : null;
       if (kept) return notModified(new Answer(kept.body as BodyInit, { status: 200, headers: kept.headers }), request);
       if (method !== "GET" || !flights) return notModified(await answerRequest(request, url, method), request);
-      // Identical GETs arriving together share one answer (core/flights.ts), each its own 304.
+      // Identical GETs arriving together share one answer (rest/request-coalescing.ts), each its own 304.
       const shared = await flights.join(readKey(request, url), () => sharedAnswer(request, url));
       if (shared.viewer) noteViewer(request, shared.viewer);
       return notModified(new Answer(shared.body as BodyInit | null, { status: shared.status, headers: shared.headers }), request);

@@ -2,7 +2,7 @@ import type { Plugin } from "graphql-yoga";
 import type { Config } from "../config.js";
 import { errorResponse } from "./handler.js";
 import { rawRoute, type RawRoute } from "./raw-routes.js";
-import { fixedAnswer } from "../server/fixed-answers.js";
+import { fixedAnswer } from "../server/precomputed-responses.js";
 
 /**
  * The front door of the server, raw routes without a token:

@@ -59,7 +59,7 @@ export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[]
       }
       const hasBody = route.method === "POST" || route.method === "PUT" || route.method === "PATCH";
       // An operation that takes a body may be answered 413 by the body bound (rest/body-limit.ts);
-      // one that writes, 507 by the storage (core/storage-guard.ts, or PostgreSQL's disk_full).
+      // one that writes, 507 by the storage (core/db/storage-guard.ts, or PostgreSQL's disk_full).
       const writes = route.method !== "GET";
       for (const code of [...Object.keys(ERROR_STATUSES), ...(hasBody ? ["413"] : []), ...(writes ? ["507"] : []), ...(route.errors ?? []).map(String)]) {
         responses[code] = { $ref: `#/components/responses/E${code}` };

@@ -1,5 +1,5 @@
 import type { Context, Services } from "../core/context.js";
-import { authenticateRequest } from "../core/auth.js";
+import { authenticateRequest } from "../core/access/auth.js";
 import { badInput } from "../core/errors.js";
 import { queryEncodingProblem, textProblem } from "../core/validate.js";
 import { readBodyLimited } from "./body-limit.js";
@@ -20,7 +20,7 @@ import { errorAnswer, methodNotAllowed } from "./handler.js";
  * - Methods. GET serves HEAD too; `"*"` takes every method (the handler decides). A path that
  *   matches a route only with other methods answers 405 with `allow`; a path that matches no
  *   route is not answered here (the gateway goes on to /v1, then to GraphQL's 404).
- * - Authentication, the same as on /v1 (core/auth.ts `authenticateRequest`), before the path is
+ * - Authentication, the same as on /v1 (core/access/auth.ts `authenticateRequest`), before the path is
  *   decoded: "required" takes a live bearer token, else 401 with `www-authenticate: Bearer`;
  *   "optional" takes a request without an Authorization header as the anonymous viewer and
  *   refuses a bad token all the same; "none" does not look at the header, and its handler

@@ -1,8 +1,8 @@
 import type { Redis } from "ioredis";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import { migrationsDir, migrationsOnDisk } from "../core/migrate.js";
+import { migrationsDir, migrationsOnDisk } from "../core/db/migrate.js";
 import { rawRoute, type RawRoute } from "../rest/raw-routes.js";
-import { sharedWhileRunning } from "../core/loaders.js";
+import { sharedWhileRunning } from "../core/graph/loaders.js";
 
 /**
  * Health endpoints, JSON, no token (for load balancers and orchestrators):

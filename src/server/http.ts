@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import net from "node:net";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { requestScope, type Logger } from "../core/logger.js";
-import { attachNotes, notesOfNodeRequest, type RequestNotes } from "../core/request-notes.js";
+import { attachNotes, notesOfNodeRequest, type RequestNotes } from "../core/support/request-notes.js";
 import type { Metrics } from "./metrics.js";
 
 /**

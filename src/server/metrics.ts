@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import type { Plugin } from "graphql-yoga";
 import { errorResponse } from "../rest/handler.js";
-import { sharedWhileRunning } from "../core/loaders.js";
+import { sharedWhileRunning } from "../core/graph/loaders.js";
 
 /**
  * The gateway's Prometheus metrics, one registry per gateway (tests run several in one process),
@@ -24,11 +24,11 @@ import { sharedWhileRunning } from "../core/loaders.js";
  *   integration_events_pending                            the delivery backlog (read at scrape time)
  *   integration_event_deliveries_total{outcome}           delivered, retry, failed, skipped
  *   rate_limited_requests_total                           answers 429
- *   pubsub_publish_failures_total, pubsub_outages_total   Redis pub/sub publishes lost, outages (src/core/pubsub.ts)
+ *   pubsub_publish_failures_total, pubsub_outages_total   Redis pub/sub publishes lost, outages (src/core/messaging/pubsub.ts)
  *   access_cache_hits_total, access_cache_misses_total    tokens and memberships from the access cache, or read
- *   query_plan_cache_hits_total, query_plan_cache_misses_total   Prisma plans kept by shape, or compiled (src/core/query-plans.ts)
+ *   query_plan_cache_hits_total, query_plan_cache_misses_total   Prisma plans kept by shape, or compiled (src/core/db/query-plan-cache.ts)
  *   shared_reads_statements_total, shared_reads_joined_total, shared_reads_identical_total   reads of the requests
- *                                                         under way sent together (src/core/loaders.ts)
+ *                                                         under way sent together (src/core/graph/loaders.ts)
  *   process_*, nodejs_*                                   prom-client's process metrics (see processMetrics)
  */
 export interface Metrics {

@@ -3,10 +3,10 @@ import type { Plugin } from "graphql-yoga";
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { log } from "../core/logger.js";
-import { notesOf } from "../core/request-notes.js";
-import { bearerToken, hashToken } from "../core/auth.js";
+import { notesOf } from "../core/support/request-notes.js";
+import { bearerToken, hashToken } from "../core/access/auth.js";
 import { errorBodyFor } from "../core/error-report.js";
-import { isGraphQLPath } from "../graphql/endpoint.js";
+import { isGraphQLPath } from "../core/graphql-path.js";
 import { isRestPath } from "../rest/prefix.js";
 
 /**
@@ -44,7 +44,7 @@ export interface RateLimitOptions {
   scope?: string;
   /** Called for each request refused. */
   onLimited?: () => void;
-  /** Whether the token with this hash (core/auth.ts `hashToken`) is one the gateway knows as live (the access cache holds it). */
+  /** Whether the token with this hash (core/access/auth.ts `hashToken`) is one the gateway knows as live (the access cache holds it). */
   knownLive?: (tokenHash: string) => boolean;
   /** The route patterns outside /v1 and /graphql that are counted too (raw routes marked `rateLimited`). */
   routes?: ReadonlySet<string>;

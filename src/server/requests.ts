@@ -2,9 +2,9 @@ import type { IncomingMessage } from "node:http";
 import type { Plugin } from "graphql-yoga";
 import { getOperationAST, type DocumentNode } from "graphql";
 import { compileRawRoute, type RawRoute } from "../rest/raw-routes.js";
-import { notesOf, notesOfFetchRequest, notesOfNodeRequest } from "../core/request-notes.js";
+import { notesOf, notesOfFetchRequest, notesOfNodeRequest } from "../core/support/request-notes.js";
 import type { RouteDef } from "../rest/route.js";
-import { GRAPHQL_PATH, isGraphQLPath } from "../graphql/endpoint.js";
+import { GRAPHQL_PATH, isGraphQLPath } from "../core/graphql-path.js";
 import { isRestPath } from "../rest/prefix.js";
 
 /**

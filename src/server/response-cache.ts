@@ -1,17 +1,17 @@
 import crypto from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ExecutionResult } from "graphql";
-import { commandClient } from "../core/redis-clients.js";
+import { commandClient } from "../core/messaging/redis-clients.js";
 import type { Plugin } from "graphql-yoga";
 import { createInMemoryCache, useResponseCache, type Cache } from "@graphql-yoga/plugin-response-cache";
 import type { Config } from "../config.js";
-import { writtenTables, type Database } from "../core/db.js";
-import type { AccessCache } from "../core/access-cache.js";
-import { changesAccess } from "../core/access-cache.js";
-import { currentReads, noteStatement, trackRequest, writeTags, type RequestReads } from "../core/request-reads.js";
+import { writtenTables, type Database } from "../core/db/db.js";
+import type { AccessCache } from "../core/access/access-cache.js";
+import { changesAccess } from "../core/access/access-cache.js";
+import { currentReads, noteStatement, trackRequest, writeTags, type RequestReads } from "../core/cache/request-reads.js";
 import { log } from "../core/logger.js";
-import { credentialsOf } from "../core/auth.js";
-import { WriteClock } from "../core/write-clock.js";
+import { credentialsOf } from "../core/access/auth.js";
+import { WriteClock } from "../core/cache/write-clock.js";
 import { READS, type KeptAnswer } from "../rest/handler.js";
 
 /**
@@ -23,14 +23,14 @@ import { READS, type KeptAnswer } from "../rest/handler.js";
  * - Per caller: an entry's key holds the caller's credentials (a hash of the Authorization
  *   header, and of the visitor token published content reads), so an answer is served only to
  *   the token it was made for; the token decides the user and their SSO state.
- * - What an answer depends on: the rows the statements of its request read (core/request-reads.ts
- *   `readTags`, core/row-keys.ts). A statement that looked rows up by a key column (`id`, or a
+ * - What an answer depends on: the rows the statements of its request read (core/cache/request-reads.ts
+ *   `readTags`, core/cache/row-keys.ts). A statement that looked rows up by a key column (`id`, or a
  *   parent's id such as a comment's `spaceId`), with string values, tags the entry with those
  *   rows (`Space.id=spc_…`, `Comment.spaceId=spc_…`); one that read a table by any other predicate
  *   (a search, a list by a non-key column, raw SQL) tags it with "any row" of the table
  *   (`Comment.*`). Every entry is also tagged with each table it read, and with `*`.
  * - Invalidation: the database layer reports every committed write with the rows it wrote
- *   (core/db.ts `onCommittedWrite`: from the statement's RETURNING, its VALUES or its WHERE on a
+ *   (core/db/db.ts `onCommittedWrite`: from the statement's RETURNING, its VALUES or its WHERE on a
  *   key, with the counters the triggers changed on the parents those rows name); before the write
  *   answers, every entry tagged with one of those rows, or with "any row" of a table it wrote,
  *   is dropped (`writeTags`): a new comment in a space drops that space's answers and its
@@ -38,7 +38,7 @@ import { READS, type KeptAnswer } from "../rest/handler.js";
  *   for certain — raw SQL, a write by another predicate, a key column changed from a value not
  *   read, a trigger's parent not named, a foreign-key cascade — every entry that read the table
  *   (or that filtered it on that column) is dropped.
- *   A write that changes access (a role, a revoked token, SSO: core/access-cache.ts
+ *   A write that changes access (a role, a revoked token, SSO: core/access/access-cache.ts
  *   `changesAccess`), or one another process announces for the access cache, drops every entry:
  *   answers made with the access cache's answers did not read those tables.
  * - Races: a request notes the write counter when it starts (per process), or the write sequence
@@ -48,7 +48,7 @@ import { READS, type KeptAnswer } from "../rest/handler.js";
  *   work's (an OpenAPI spec's processing). In Redis a write's invalidation and a store are each one
  *   atomic script: an entry stored while a write drops its tags keeps its own tags.
  * - Never kept: mutations, subscriptions, answers with errors, REST answers other than 200,
- *   answers of requests that wrote or fetched from outside the database (core/outbound.ts),
+ *   answers of requests that wrote or fetched from outside the database (core/support/outbound.ts),
  *   introspection; entries expire after RESPONSE_CACHE_TTL_MS in any case (a safety net).
  * - RESPONSE_CACHE=off turns it off (benchmarks, debugging). Unset, it is on, except with
  *   DATABASE_URL and no REDIS_URL: other gateways on the same database could not tell this one
@@ -237,7 +237,7 @@ export function createResponseCache(opts: { config: Config; db: Database; access
 }
 
 /**
- * The tags of an entry (core/request-reads.ts `readTags`), and `*` (every entry), as the stores'
+ * The tags of an entry (core/cache/request-reads.ts `readTags`), and `*` (every entry), as the stores'
  * entity names: `<prefix>table:<tag>`, a set of entries each (no id, so that no set holds every
  * entry; the name holds a `:`, so that the Redis store drops it without scanning for its ids).
  */

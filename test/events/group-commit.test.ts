@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { groupCommit } from "../../src/core/group-commit.js";
+import { groupCommit } from "../../src/events/group-commit.js";
 
 /** A write that holds each batch until `release` is called, noting the batches it was given. */
 function heldWrites(fail: (item: number) => boolean = () => false) {
@@ -19,7 +19,7 @@ function heldWrites(fail: (item: number) => boolean = () => false) {
   return { batches, write, release };
 }
 
-describe("group commit (core/group-commit.ts)", () => {
+describe("group commit (events/group-commit.ts)", () => {
   it("writes the items handed over while a batch is being written together in the next one; each call gets its own result", async () => {
     const w = heldWrites();
     const commit = groupCommit(w.write);

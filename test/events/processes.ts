@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runAdminCommand, type AdminCommand } from "../../src/cli/commands.js";
-import { openDatabase } from "../../src/core/db.js";
+import { openDatabase } from "../../src/core/db/db.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createPubSubFor, MAX_PENDING_EVENTS, type PubSub } from "../../src/core/pubsub.js";
+import { createPubSubFor, MAX_PENDING_EVENTS, type PubSub } from "../../src/core/messaging/pubsub.js";
 
 /**
  * A subscriber that stops reading (an SSE client that no longer reads its socket, a stream slower

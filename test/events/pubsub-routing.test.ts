@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createPubSubFor, type PubSub } from "../../src/core/pubsub.js";
+import { createPubSubFor, type PubSub } from "../../src/core/messaging/pubsub.js";
 import { announceEvents, DISPATCH_KEY, publishEventMessage, type EventServices } from "../../src/events/record.js";
 import type { IntegrationEventMessage } from "../../src/events/messages.js";
 

@@ -181,7 +181,7 @@ describe("pages under several parents", () => {
       expect(page.edges.map((e: any) => e.node.number)).toEqual([12, 11]);
       expect(page).toMatchObject({ totalCount: 12, pageInfo: { hasNextPage: true } });
     }
-    // One statement for the three spaces' pages, keeping 2 + 1 rows of each (core/bounded-pages.ts).
+    // One statement for the three spaces' pages, keeping 2 + 1 rows of each (core/db/bounded-pages.ts).
     const pageReads = sent.filter((sql) => sql.includes("ROW_NUMBER() OVER (PARTITION BY"));
     expect(pageReads).toHaveLength(1);
     expect(pageReads[0]).toContain(`"prisma_page_row" <= 3 `);

@@ -4,7 +4,7 @@
  */
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { applyMigrations } from "../../src/core/migrate.js";
+import { applyMigrations } from "../../src/core/db/migrate.js";
 
 const dir = process.argv[2];
 if (!dir) throw new Error("usage: build-template.ts <folder>");

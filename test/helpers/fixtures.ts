@@ -93,7 +93,7 @@ export async function createCollection(by: Caller, org: string, body: Record<str
 
 /**
  * Forgets what the gateway keeps between requests — the response cache's answers and the list
- * pages and counts kept between writes (core/kept-lists.ts) — so that the next request is answered
+ * pages and counts kept between writes (core/cache/list-cache.ts) — so that the next request is answered
  * from the database.
  */
 export async function forgetKept(gateway: Gateway): Promise<void> {

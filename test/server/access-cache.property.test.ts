@@ -2,8 +2,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readerGateway, startGateway, TWO_PROCESSES, type TestGateway } from "../helpers/gateway.js";
 import { runAdminCommand } from "../../src/cli/commands.js";
-import { createApiToken } from "../../src/core/auth.js";
-import { ssoTokenLabel } from "../../src/domains/sso/sso.enforce.js";
+import { createApiToken } from "../../src/core/access/auth.js";
+import { ssoTokenLabel } from "../../src/core/access/sso-enforce.js";
 
 /**
  * The access cache answers exactly what the database answers. Random sequences of writes that

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, createSpace, expectError, statementsOf, type Admin, type Member } from "../helpers/fixtures.js";
 import { runAdminCommand } from "../../src/cli/commands.js";
-import { changesAccess, changesInstallations } from "../../src/core/access-cache.js";
+import { changesAccess, changesInstallations } from "../../src/core/access/access-cache.js";
 
 /**
  * The statement budget of a request: once a token and a membership were read, authentication and

@@ -3,9 +3,9 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QueryCompiler } from "@prisma/client/runtime/query_compiler_bg.postgresql.mjs";
-import { openDatabase, type Database } from "../../src/core/db.js";
-import { compilerOwn } from "../../src/core/query-plans.js";
-import { readTags } from "../../src/core/request-reads.js";
+import { openDatabase, type Database } from "../../src/core/db/db.js";
+import { compilerOwn } from "../../src/core/db/query-plan-cache.js";
+import { readTags } from "../../src/core/cache/request-reads.js";
 import { freshPostgres } from "../helpers/postgres.js";
 import { testTmpDir } from "../helpers/tmp.js";
 
@@ -140,7 +140,7 @@ describe("pages of a relation under several parents", () => {
         const isBounded = (sql: string) => sql.includes("ROW_NUMBER() OVER (PARTITION BY");
         const expected = await unhooked(read);
         expect(answer).toEqual(expected);
-        // The response cache tags an answer with the same rows either way (core/request-reads.ts).
+        // The response cache tags an answer with the same rows either way (core/cache/request-reads.ts).
         const own = statements.splice(0);
         expect(sent.map((s) => readTags(s.sql, s.args))).toEqual(own.map((s) => readTags(s.sql, s.args)));
         // The change requests' page is bounded unless a cursor starts it (found in memory); the comments' always.

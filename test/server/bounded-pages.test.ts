@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { boundNestedPages } from "../../src/core/bounded-pages.js";
+import { boundNestedPages } from "../../src/core/db/bounded-pages.js";
 
 /**
  * The rewrite of src/core/bounded-pages.ts on plans written by hand: what it rewrites, and what it

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeSpaceGateway, createSpace } from "../helpers/fixtures.js";
 import { runAdminCommand } from "../../src/cli/commands.js";
-import { Flights } from "../../src/core/flights.js";
+import { Flights } from "../../src/rest/request-coalescing.js";
 import { writtenTogether, type TogetherRequest } from "../helpers/together.js";
 
 /**
- * Request coalescing (REQUEST_COALESCING, core/flights.ts): identical REST GETs — same URL, same
+ * Request coalescing (REQUEST_COALESCING, rest/request-coalescing.ts): identical REST GETs — same URL, same
  * credentials — that arrive together share one answer, made after every one of them arrived; a GET
  * that arrives once that answer is being made waits for the next. Each GET still gets its own 304
  * and its own log line; callers with other credentials never share.
@@ -14,7 +14,7 @@ import { writtenTogether, type TogetherRequest } from "../helpers/together.js";
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe("flights (core/flights.ts)", () => {
+describe("flights (rest/request-coalescing.ts)", () => {
   it("requests of one turn share one run; one arriving after the start waits for the next, which starts once the first landed", async () => {
     const flights = new Flights<number>(1_000);
     const runs: string[] = [];

@@ -104,7 +104,7 @@ describe("compressed answers", () => {
 
   it("odd Accept-Encoding headers, listed and generated: an answer the client can read, never a 5xx", async () => {
     // A list (compressed by the middleware) and the OpenAPI document (a fixed answer, its codings
-    // made ahead and chosen by the same negotiator: server/fixed-answers.ts).
+    // made ahead and chosen by the same negotiator: server/precomputed-responses.ts).
     const paths = [`/v1/orgs/${org}/spaces?limit=50`, "/openapi.json"];
     const plain = new Map<string, unknown>();
     for (const path of paths) plain.set(path, JSON.parse((await raw(path, {})).bytes.toString("utf8")));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { isoString } from "../../src/core/dates.js";
+import { isoString } from "../../src/core/support/dates.js";
 
 describe("isoString", () => {
   it("writes every date as toISOString does, invalid and far ones included", () => {

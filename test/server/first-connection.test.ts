@@ -3,8 +3,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { firstConnection } from "../../src/core/pg-pool.js";
-import { openDatabase } from "../../src/core/db.js";
+import { firstConnection } from "../../src/core/db/pg-pool.js";
+import { openDatabase } from "../../src/core/db/db.js";
 import { freshPostgres } from "../helpers/postgres.js";
 import { freePort } from "../helpers/ports.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lazy } from "../../src/core/lazy.js";
+import { lazy } from "../../src/core/support/lazy.js";
 
 describe("lazy (modules loaded by their first use: PDF, SAML, OpenAPI validation, undici, language tags)", () => {
   it("loads once for the uses that arrive together, then answers from what it loaded", async () => {

@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Config } from "../../src/config.js";
 import { acmeGateway, createSpace } from "../helpers/fixtures.js";
-import { DATABASE_TIMED_OUT, isConnectionLost, isDatabaseUnavailable, unavailableMessage } from "../../src/core/db-faults.js";
+import { DATABASE_TIMED_OUT, isConnectionLost, isDatabaseUnavailable, unavailableMessage } from "../../src/core/db/db-faults.js";
 
 /**
  * On PostgreSQL other sessions share the database: an operator's transaction left open, or a

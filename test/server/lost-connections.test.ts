@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type Answer, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, created, createSpace, type Admin } from "../helpers/fixtures.js";
-import { isConnectionLost, isDatabaseUnavailable } from "../../src/core/db-faults.js";
+import { isConnectionLost, isDatabaseUnavailable } from "../../src/core/db/db-faults.js";
 import { reportError } from "../../src/core/error-report.js";
 
 /**

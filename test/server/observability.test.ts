@@ -250,7 +250,7 @@ describe("GET /metrics", () => {
     for (let i = 0; i < 3; i++) expect((await admin.get(`/v1/spaces/spc_metrics_${i}`)).status).toBe(404); // one shape, other ids
     const after = Number(/^query_plan_cache_hits_total (\d+)$/m.exec((await scrape()).text)?.[1]);
     expect(after).toBeGreaterThan(before);
-    // Reads of requests under way together (core/loaders.ts): rows by key, and identical list pages and counts.
+    // Reads of requests under way together (core/graph/loaders.ts): rows by key, and identical list pages and counts.
     const shared = async () => {
       const metrics = (await scrape()).text;
       const read = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(metrics)?.[1]);

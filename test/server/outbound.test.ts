@@ -4,7 +4,7 @@ import dns from "node:dns/promises";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { eventually } from "../helpers/eventually.js";
-import { outboundFetch, parseAllowedNetworks } from "../../src/core/outbound.js";
+import { outboundFetch, parseAllowedNetworks } from "../../src/core/support/outbound.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 

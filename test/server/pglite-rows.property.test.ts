@@ -2,8 +2,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PGlite, type ParserOptions } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { MANY_ROWS, jsonRows, type QueryOptions } from "../../src/core/pglite-rows.js";
-import { preparedStatements } from "../../src/core/pglite-prepared.js";
+import { MANY_ROWS, jsonRows, type QueryOptions } from "../../src/core/db/pglite-rows.js";
+import { preparedStatements } from "../../src/core/db/pglite-prepared.js";
 
 /**
  * Rows carried as one JSON value (src/core/pglite-rows.ts) are the rows of the statement run as it
@@ -206,7 +206,7 @@ describe("rows carried as JSON", () => {
 });
 
 describe("statements through prepared statements", () => {
-  // As the gateway reads: the adapter's parsers made PGlite's own (core/db.ts adoptingParsers), statements in array form.
+  // As the gateway reads: the adapter's parsers made PGlite's own (core/db/db.ts adoptingParsers), statements in array form.
   const arrays: QueryOptions = { rowMode: "array" };
   beforeAll(() => {
     pg.parsers = { ...pg.parsers, ...(adapterOptions.parsers as typeof pg.parsers) };

@@ -4,7 +4,7 @@ import WebSocket from "ws";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, created } from "../helpers/fixtures.js";
 import { wsClient } from "../helpers/graphql-ws.js";
-import { pubsubFailures } from "../../src/core/pubsub.js";
+import { pubsubFailures } from "../../src/core/messaging/pubsub.js";
 import { freePort } from "../helpers/ports.js";
 import { startRedis, stopRedis } from "../helpers/redis-server.js";
 import { eventually } from "../helpers/eventually.js";

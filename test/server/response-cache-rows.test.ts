@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { readTags, writeTags } from "../../src/core/request-reads.js";
-import { statementChanges, withTriggerWrites, writtenTables, type Cascades } from "../../src/core/db.js";
+import { readTags, writeTags } from "../../src/core/cache/request-reads.js";
+import { statementChanges, withTriggerWrites, writtenTables, type Cascades } from "../../src/core/db/db.js";
 
 /**
- * How the response cache names what an answer read and what a write changed (core/row-keys.ts,
- * core/request-reads.ts `readTags` / `writeTags`), on statements as Prisma sends them: per row
+ * How the response cache names what an answer read and what a write changed (core/cache/row-keys.ts,
+ * core/cache/request-reads.ts `readTags` / `writeTags`), on statements as Prisma sends them: per row
  * where the statement proves which rows, per table where it does not.
  */
 const cascades: Cascades = new Map([

@@ -5,7 +5,7 @@ import { createGateway, type Gateway } from "../../src/server.js";
 import { runAdminCommand } from "../../src/cli/commands.js";
 import { purgeDeletedSpaces } from "../../src/domains/spaces/spaces.service.js";
 import { processorFor } from "../../src/domains/openapi/openapi.processing.js";
-import { sharedReads } from "../../src/core/loaders.js";
+import { sharedReads } from "../../src/core/graph/loaders.js";
 import { forgetKept } from "../helpers/fixtures.js";
 import { startSources, type Sources } from "../domains/openapi/sources.js";
 
@@ -21,7 +21,7 @@ import { startSources, type Sources } from "../domains/openapi/sources.js";
  * read without the cache: on a gateway without one (two processes), or once every entry was dropped.
  * The reads without the cache are made twice: all at once, each REST read twice (the rows they
  * ask for by key are read together, one statement for the requests under way, and identical lists
- * once: core/loaders.ts; identical GETs arriving together share one answer: core/flights.ts), and
+ * once: core/graph/loaders.ts; identical GETs arriving together share one answer: rest/request-coalescing.ts), and
  * one after the other.
  *
  * While each write runs, and until the background work it started is over, readers poll the
@@ -290,7 +290,7 @@ async function applyRacing(w: World, c: Command): Promise<void> {
     }
   };
   // On both gateways: entries live in Redis, shared (on the writing one, stores interleave with the write's own invalidation).
-  // Two pollers a token: identical GETs under way together share an answer (core/flights.ts), which the write must not leave stale either.
+  // Two pollers a token: identical GETs under way together share an answer (rest/request-coalescing.ts), which the write must not leave stale either.
   const pollers = [reader.url, ...(TWO_PROCESSES ? [t.url] : [])].flatMap((url) => w.tokens.flatMap((tokens) => [poll(url, tokens.at(-1)!), poll(url, tokens.at(-1)!)]));
   try {
     await apply(w, c);
@@ -325,7 +325,7 @@ let coalesced = 0;
  * be equal. `written`: the space the previous write was in.
  */
 async function compareReads(w: World, step: string, written?: string): Promise<void> {
-  /** Every read, one after the other, or all at once (`together`: their rows read together, see core/loaders.ts `readTogether`). */
+  /** Every read, one after the other, or all at once (`together`: their rows read together, see core/graph/loaders.ts `readTogether`). */
   const readAll = async (url: string, counting: boolean, together = false) => {
     const reads: (() => Promise<unknown>)[] = [];
     const stats = reader.gateway.responseCache.stats;
@@ -344,13 +344,13 @@ async function compareReads(w: World, step: string, written?: string): Promise<v
       }
       reads.push(async () => ({ token, org: w.org, ...(await graphql(url, token, ORG_QUERY, { id: w.org })) }));
     }
-    // All at once, each read twice: identical GETs arriving together share one answer (core/flights.ts).
+    // All at once, each read twice: identical GETs arriving together share one answer (rest/request-coalescing.ts).
     if (together) return Promise.all(reads.map((read) => Promise.all([read(), read()])));
     const answers: unknown[] = [];
     for (const read of reads) answers.push(await read());
     return answers;
   };
-  // With one gateway, "without the cache" is also without the list pages and counts kept between writes (core/kept-lists.ts).
+  // With one gateway, "without the cache" is also without the list pages and counts kept between writes (core/cache/list-cache.ts).
   const forget = () => (uncached ? undefined : forgetKept(reader.gateway));
   const cached = await readAll(reader.url, true);
   await forget();

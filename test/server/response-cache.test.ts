@@ -103,7 +103,7 @@ describe("the response cache", () => {
   });
 
   it("drops an answer made from a kept page (no statement sent) with the writes that change its rows", async () => {
-    // On the embedded database the list's page and count are kept between writes (core/kept-lists.ts):
+    // On the embedded database the list's page and count are kept between writes (core/cache/list-cache.ts):
     // an answer made anew from them sends no statement, yet depends on their rows.
     const list = `/v1/orgs/${org}/spaces`;
     const before = (await admin.get(list)).body;

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, createSpace, fewestStatements, forgetKept, type Admin, type Member } from "../helpers/fixtures.js";
 import { makeContext } from "../../src/core/context.js";
-import { readOnce, readTogether, sharedReads } from "../../src/core/loaders.js";
+import { readOnce, readTogether, sharedReads } from "../../src/core/graph/loaders.js";
 import { spaceById } from "../../src/domains/spaces/spaces.access.js";
 
 /**
- * Reads of rows by key (core/loaders.ts `defineSharedLoader`) asked by requests under way together
+ * Reads of rows by key (core/graph/loaders.ts `defineSharedLoader`) asked by requests under way together
  * are sent as one statement: each request keeps its own loader (and cache), the answers are those
  * of reads one by one. A transaction reads alone. Identical pages and counts of a list asked
  * together are read once (`readOnce`).
@@ -163,7 +163,7 @@ describe("rows read together by the requests under way", () => {
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
     expect(sharedReads.joined + sharedReads.identical).toBe(joined);
     expect(t.gateway.coalesced.joined).toBe(coalesced);
-    // Reads beside them still share: the same GETs at once join (their row's read, or their whole answer: core/flights.ts).
+    // Reads beside them still share: the same GETs at once join (their row's read, or their whole answer: rest/request-coalescing.ts).
     await Promise.all(Array.from({ length: 10 }, () => reader.get(`/v1/spaces/${id}`)));
     expect(sharedReads.joined + sharedReads.identical + t.gateway.coalesced.joined).toBeGreaterThan(joined + coalesced);
   });

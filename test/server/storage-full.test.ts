@@ -5,15 +5,15 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, acmeGateway, createSpace } from "../helpers/fixtures.js";
 import { testTmpDir } from "../helpers/tmp.js";
-import { StorageGuard } from "../../src/core/storage-guard.js";
-import { STORAGE_FULL, storageFullMessage } from "../../src/core/db-faults.js";
-import { openDatabase } from "../../src/core/db.js";
+import { StorageGuard } from "../../src/core/db/storage-guard.js";
+import { STORAGE_FULL, storageFullMessage } from "../../src/core/db/db-faults.js";
+import { openDatabase } from "../../src/core/db/db.js";
 import { runAdminCommand } from "../../src/cli/commands.js";
 import { startServerProcess } from "../events/processes.js";
 import { errorsLogged } from "../helpers/hostile.js";
 
 /**
- * The embedded database's disk kept from filling up (core/storage-guard.ts): below the reserve,
+ * The embedded database's disk kept from filling up (core/db/storage-guard.ts): below the reserve,
  * writes answer 507 naming the storage and nothing is written, reads go on, and writes are
  * accepted again once there is space. Should the disk fill anyway under the database's log, it
  * cannot go on: nothing more is sent to it (a statement would hold the process's thread for

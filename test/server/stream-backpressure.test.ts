@@ -3,7 +3,7 @@ import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import { GraphQLInt, GraphQLObjectType, GraphQLSchema, parse, type ExecutionResult } from "graphql";
 import { LiveStreams, SLOW_CONSUMER, runQueueDelay, type StreamOperation, type StreamOptions } from "../../src/graphql/streams.js";
-import { SubscriptionQuota } from "../../src/core/live-token.js";
+import { SubscriptionQuota } from "../../src/core/access/live-token.js";
 import { loadConfig } from "../../src/config.js";
 import { eventually } from "../helpers/eventually.js";
 

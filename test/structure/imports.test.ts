@@ -4,10 +4,9 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 /**
- * The module structure that keeps access rules in one place: space access lives in
- * spaces.access.ts, which every domain imports, and no domain service imports another in a
- * circle (a cycle makes module initialisation order decide what is defined, and hides which
- * module owns a rule).
+ * The module structure: src/core in layers that know nothing of the features built on them, space
+ * access in spaces.access.ts which every domain imports, and no import circle anywhere (a cycle
+ * makes module initialisation order decide what is defined, and hides which module owns a rule).
  */
 
 const SRC = path.resolve(import.meta.dirname, "../../src");
@@ -20,30 +19,81 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Relative imports that exist at run time (type-only imports and bindings are erased). */
-function runtimeImports(file: string): string[] {
-  const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
-  const out: string[] = [];
-  for (const node of source.statements) {
-    if (!(ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) || !node.moduleSpecifier) continue;
-    const spec = (node.moduleSpecifier as ts.StringLiteral).text;
-    if (!spec.startsWith(".")) continue;
-    if (ts.isImportDeclaration(node)) {
-      const clause = node.importClause;
-      if (clause?.isTypeOnly) continue;
-      const named = clause?.namedBindings;
-      if (clause && !clause.name && named && ts.isNamedImports(named) && named.elements.length && named.elements.every((e) => e.isTypeOnly)) continue;
-    } else if (node.isTypeOnly) continue;
-    out.push(path.resolve(path.dirname(file), spec.replace(/\.js$/, ".ts")));
-  }
-  return out;
+interface Import {
+  target: string;
+  /** Erased at run time: `import type`, or every binding marked `type`. */
+  typeOnly: boolean;
 }
 
-function graph() {
+/** Every relative import and re-export of a file, static or dynamic (`import("./x.js")`). */
+function importsOf(file: string): Import[] {
+  const source = ts.createSourceFile(file, fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+  const out: Import[] = [];
+  const add = (spec: string, typeOnly: boolean) => {
+    if (spec.startsWith(".")) out.push({ target: path.resolve(path.dirname(file), spec.replace(/\.js$/, ".ts")), typeOnly });
+  };
+  const visit = (node: ts.Node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
+      let typeOnly = false;
+      if (ts.isImportDeclaration(node)) {
+        const clause = node.importClause;
+        const named = clause?.namedBindings;
+        typeOnly =
+          !!clause?.isTypeOnly ||
+          (!!clause && !clause.name && !!named && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly));
+      } else typeOnly = node.isTypeOnly;
+      add((node.moduleSpecifier as ts.StringLiteral).text, typeOnly);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [arg] = node.arguments;
+      if (arg && ts.isStringLiteral(arg)) add(arg.text, false);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      add(node.argument.literal.text, true);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out.filter((i) => fs.existsSync(i.target));
+}
+
+/** Relative imports that exist at run time (type-only imports and bindings are erased). */
+function runtimeImports(file: string): string[] {
+  return importsOf(file)
+    .filter((i) => !i.typeOnly)
+    .map((i) => i.target);
+}
+
+function graph(withTypes = false) {
   const edges = new Map<string, string[]>();
-  for (const file of sourceFiles(SRC)) edges.set(file, runtimeImports(file).filter((f) => fs.existsSync(f)));
+  for (const file of sourceFiles(SRC)) edges.set(file, withTypes ? importsOf(file).map((i) => i.target) : runtimeImports(file));
   return edges;
 }
+
+/**
+ * The layers of src/core, each with its one job. Domain code reaches the database and the caches
+ * only through the graph toolkit (loaders, pagination) and its own services: the caches stay
+ * invisible to it, and their invalidation comes from committed writes (core/db).
+ */
+const CORE_LAYERS: Record<string, string> = {
+  ".": "what every request carries: context, errors, ids, validation, urls, logger, error reporting",
+  graph: "the toolkit domains build the graph with: builder, loaders, pagination, payloads, scalars, REST field extensions",
+  access: "who the caller is and what they may reach: tokens, memberships, roles, SSO enforcement, the access cache",
+  db: "the database engine: PGlite or PostgreSQL, migrations, the data-folder lock, query plans, faults",
+  cache: "what a response was read from and when it changes: row keys, the write clock, the list cache",
+  messaging: "the pub/sub between writes and live streams (in process or Redis) and the payloads of its topics",
+  support: "small helpers with no domain meaning: dates, lazy modules, outbound requests, request notes",
+};
+
+/** Layers of src/core that domain code may import (db-faults classifies database errors for services). */
+const DOMAIN_VISIBLE = new Set([".", "graph", "access", "messaging", "support"]);
+const DOMAIN_VISIBLE_FILES = new Set(["core/db/db-faults.ts"]);
+
+const rel = (f: string) => path.relative(SRC, f);
+const coreLayer = (f: string) => {
+  const r = rel(f);
+  if (!r.startsWith("core/")) return null;
+  const parts = r.split("/");
+  return parts.length === 2 ? "." : parts[1]!;
+};
 
 /** Strongly connected components with more than one module (Tarjan). */
 function cycles(edges: Map<string, string[]>): string[][] {
@@ -85,9 +135,48 @@ describe("module structure", () => {
     expect(involved).toEqual([]);
   });
 
-  it("keeps the membership loader behind the door: only core/access.ts reads the caller's Member rows", () => {
+  it("has no import cycle at all, type imports included", () => {
+    expect(cycles(graph(true))).toEqual([]);
+  });
+
+  it("keeps src/core to its layers: each folder has its one job, and at most 12 files at the root", () => {
+    const folders = fs.readdirSync(path.join(SRC, "core"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders.sort()).toEqual(Object.keys(CORE_LAYERS).filter((l) => l !== ".").sort());
+    const rootFiles = fs.readdirSync(path.join(SRC, "core"), { withFileTypes: true }).filter((e) => e.isFile());
+    expect(rootFiles.length).toBeLessThanOrEqual(12);
+  });
+
+  it("keeps src/core free of feature code: it imports nothing from domains, events, graphql, rest or server", () => {
+    const offenders = sourceFiles(path.join(SRC, "core")).flatMap((file) =>
+      importsOf(file)
+        .filter((i) => /^(domains|events|graphql|rest|server)\//.test(rel(i.target)))
+        .map((i) => `${rel(file)} → ${rel(i.target)}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("lets domains import only the toolkit layers of src/core, never the database engine or the caches", () => {
+    const offenders = sourceFiles(path.join(SRC, "domains")).flatMap((file) =>
+      importsOf(file)
+        .filter((i) => {
+          const layer = coreLayer(i.target);
+          return layer !== null && !DOMAIN_VISIBLE.has(layer) && !DOMAIN_VISIBLE_FILES.has(rel(i.target));
+        })
+        .map((i) => `${rel(file)} → ${rel(i.target)}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("has no source file over 800 lines", () => {
+    const long = sourceFiles(SRC)
+      .map((f) => [rel(f), fs.readFileSync(f, "utf8").split("\n").length] as const)
+      .filter(([, lines]) => lines > 800);
+    expect(long).toEqual([]);
+  });
+
+  it("keeps the membership loader behind the door: only core/access/access.ts reads the caller's Member rows", () => {
     const offenders = sourceFiles(SRC)
-      .filter((f) => !f.endsWith(path.join("core", "access.ts")))
+      .filter((f) => !f.endsWith(path.join("core", "access", "access.ts")))
       .filter((f) => /viewerMembership\(ctx\)\.load|member\.find\w*\(\{\s*where:\s*\{\s*userId:\s*ctx\.viewer\.userId/.test(fs.readFileSync(f, "utf8")))
       .map((f) => path.relative(SRC, f));
     expect(offenders).toEqual([]);

@@ -1,10 +1,10 @@
-import { builder } from "../../core/builder.js";
-import { deleted, deletionPayload } from "../../core/payloads.js";
+import { builder } from "../../core/graph/builder.js";
+import { deleted, deletionPayload } from "../../core/graph/payloads.js";
 import { spaceParent } from "../spaces/spaces.schema.js";
 import { argsWithNulls } from "../../core/context.js";
-import { GRAPH_ONLY, KEEP_NULL, listOf, pageArgs, restName, restOnly, urlsOf } from "../../core/shapes.js";
+import { GRAPH_ONLY, KEEP_NULL, listOf, pageArgs, restName, restOnly, urlsOf } from "../../core/graph/rest-fields.js";
 import { UserRef } from "../users/users.schema.js";
-import { userById } from "../../core/rows.js";
+import { userById } from "../../core/graph/shared-loaders.js";
 import {
   ContentReferenceList,
   FileList,

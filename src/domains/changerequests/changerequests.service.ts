@@ -1,8 +1,8 @@
 import type { ChangeRequest, Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { badInput, conflict, forbidden, notFound } from "../../core/errors.js";
-import { defineLoader } from "../../core/loaders.js";
-import { paginate, type PageArgs } from "../../core/pagination.js";
+import { defineLoader } from "../../core/graph/loaders.js";
+import { paginate, type PageArgs } from "../../core/graph/pagination.js";
 import { checkLength } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
 import { publishSpaceUpdated } from "../spaces/spaces.service.js";

@@ -1,7 +1,7 @@
-import { builder } from "../../core/builder.js";
-import { deleted, deletionPayload } from "../../core/payloads.js";
+import { builder } from "../../core/graph/builder.js";
+import { deleted, deletionPayload } from "../../core/graph/payloads.js";
 import { argsWithNulls } from "../../core/context.js";
-import { GRAPH_ONLY, KEEP_NULL, RoleEnum, listOf, pageArgs, permissionsOf, restOnly, urlsOf } from "../../core/shapes.js";
+import { GRAPH_ONLY, KEEP_NULL, RoleEnum, listOf, pageArgs, permissionsOf, restOnly, urlsOf } from "../../core/graph/rest-fields.js";
 import { COLLECTION_PERMISSIONS, collectionPermissions } from "../spaces/spaces.policy.js";
 import { collectionById, visibleCollectionWhere, visibleSpaceWhere } from "../spaces/spaces.access.js";
 import { PositionInput, SpaceList, SpaceRef } from "../spaces/spaces.schema.js";

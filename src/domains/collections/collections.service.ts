@@ -1,10 +1,10 @@
 import type { Collection, Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { membershipAccess, membershipRefusal, requireMembership, requireOrgRole, viewerMembership } from "../../core/access.js";
-import { paginate, type PageArgs } from "../../core/pagination.js";
+import { membershipAccess, membershipRefusal, requireMembership, requireOrgRole, viewerMembership } from "../../core/access/access.js";
+import { paginate, type PageArgs } from "../../core/graph/pagination.js";
 import { badInput, forbidden, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, optionalId, requiredText } from "../../core/validate.js";
-import { ROLES, atLeast, type Role } from "../../core/roles.js";
+import { ROLES, atLeast, type Role } from "../../core/access/roles.js";
 import { newId } from "../../core/ids.js";
 import { effectiveCollectionRole } from "../spaces/spaces.policy.js";
 import { endPosition, positionFor, publishSpaceUpdated, type PositionInput } from "../spaces/spaces.service.js";

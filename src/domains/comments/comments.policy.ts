@@ -1,4 +1,4 @@
-import { atLeast, type Role } from "../../core/roles.js";
+import { atLeast, type Role } from "../../core/access/roles.js";
 
 export const COMMENT_PERMISSIONS = ["view", "edit", "reply", "delete"] as const;
 

@@ -1,12 +1,12 @@
 import type { Comment } from "../../generated/prisma/client.js";
-import { builder } from "../../core/builder.js";
-import { deleted, deletionPayload } from "../../core/payloads.js";
+import { builder } from "../../core/graph/builder.js";
+import { deleted, deletionPayload } from "../../core/graph/payloads.js";
 import { spaceParent } from "../spaces/spaces.schema.js";
 import { argsWithNulls, type Context } from "../../core/context.js";
-import { OrderEnum, listOf, pageArgs, permissionsOf, restName, urlsOf } from "../../core/shapes.js";
+import { OrderEnum, listOf, pageArgs, permissionsOf, restName, urlsOf } from "../../core/graph/rest-fields.js";
 import { UserRef } from "../users/users.schema.js";
 import { MemberRef } from "../members/members.schema.js";
-import { userById } from "../../core/rows.js";
+import { userById } from "../../core/graph/shared-loaders.js";
 import { spaceById, viewerSpaceRole } from "../spaces/spaces.access.js";
 import { COMMENT_PERMISSIONS, commentPermissions } from "./comments.policy.js";
 import { markdownToDocument } from "../content/markdown.js";

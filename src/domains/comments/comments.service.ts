@@ -1,12 +1,12 @@
 import type { ChangeRequest, Comment, Prisma as P, Space } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { byKeys, countsByKeys, defineLoader, defineSharedLoader } from "../../core/loaders.js";
-import { paginate, type PageArgs } from "../../core/pagination.js";
+import { byKeys, countsByKeys, defineLoader, defineSharedLoader } from "../../core/graph/loaders.js";
+import { paginate, type PageArgs } from "../../core/graph/pagination.js";
 import { badInput, forbidden, notFound } from "../../core/errors.js";
 import { checkLength } from "../../core/validate.js";
-import { isReferenceGone, isRowGone } from "../../core/db-faults.js";
+import { isReferenceGone, isRowGone } from "../../core/db/db-faults.js";
 import { newId } from "../../core/ids.js";
-import type { Role } from "../../core/roles.js";
+import type { Role } from "../../core/access/roles.js";
 import { inTransactionWithActivity } from "../../events/activity.js";
 import { requireNotDeleted, requireSpace, requireSpaceAction, spaceById } from "../spaces/spaces.access.js";
 import { entry, flattenTree, pageTree, readContent, type StoredPage } from "../content/model.js";

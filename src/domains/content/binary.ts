@@ -4,7 +4,7 @@ import { rawRoute, type RawRoute } from "../../rest/raw-routes.js";
 import { requireSpace } from "../spaces/spaces.access.js";
 import { readScope, scopeRevision } from "./revisions.js";
 import { entry } from "./model.js";
-import { lazy } from "../../core/lazy.js";
+import { lazy } from "../../core/support/lazy.js";
 
 /** PDF rendering (pdf-lib), loaded by the first export. */
 const pdf = lazy(() => import("./pdf.js"));

@@ -1,13 +1,13 @@
-import { builder } from "../../core/builder.js";
+import { builder } from "../../core/graph/builder.js";
 import { badInput, invalidScalarValue } from "../../core/errors.js";
-import { deleted, deletionPayload } from "../../core/payloads.js";
+import { deleted, deletionPayload } from "../../core/graph/payloads.js";
 import { spaceParent } from "../spaces/spaces.schema.js";
 import { argsWithNulls } from "../../core/context.js";
-import { GRAPH_ONLY, ListNext, listOf, pageArgs, urlsOf } from "../../core/shapes.js";
+import { GRAPH_ONLY, ListNext, listOf, pageArgs, urlsOf } from "../../core/graph/rest-fields.js";
 import { OrganizationRef } from "../organizations/organizations.schema.js";
 import { SpaceRef } from "../spaces/spaces.schema.js";
 import { spaceById } from "../spaces/spaces.access.js";
-import { organizationById } from "../../core/rows.js";
+import { organizationById } from "../../core/graph/shared-loaders.js";
 import { DOCUMENT_JSON_SCHEMA } from "./markdown.js";
 import { GITBOOK_DOCUMENT_JSON_SCHEMA } from "./gitbook-document.js";
 import { LINK_STATUSES, type LinkItemView, type LinkReportView, type LinkStatus, type ReferenceView } from "./links.js";

@@ -2,7 +2,7 @@ import { imageSize } from "image-size";
 import type { ChangeRequest, Space } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { badInput, conflict, notFound } from "../../core/errors.js";
-import { paginateArray, type PageArgs } from "../../core/pagination.js";
+import { paginateArray, type PageArgs } from "../../core/graph/pagination.js";
 import { checkLength, checkPattern, checkUri, textProblem } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
 import { checkEmoji, publishSpaceUpdated } from "../spaces/spaces.service.js";
@@ -49,7 +49,7 @@ import { toGitBookDocument, type GitBookDocument } from "./gitbook-document.js";
 import { LinkResolver, addedBroken, linkReport, type LinkStatus } from "./links.js";
 import { applyImport, checkSource, fetchBytes, fetchImport } from "./import.js";
 import { applyChanges, documentToMarkdown, planChanges, type ChangeOutcome, type ContentChangeInput, type PlannedFile } from "./batch.js";
-import { checkOutboundUrl, outboundRefusal } from "../../core/outbound.js";
+import { checkOutboundUrl, outboundRefusal } from "../../core/support/outbound.js";
 
 // ─── Reads ───────────────────────────────────────────────────────────────────────────────────
 

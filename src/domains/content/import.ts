@@ -1,5 +1,5 @@
 import type { Config } from "../../config.js";
-import { checkOutboundUrl, outboundFetch, outboundRefusal } from "../../core/outbound.js";
+import { checkOutboundUrl, outboundFetch, outboundRefusal } from "../../core/support/outbound.js";
 import TurndownService from "turndown";
 import { parse, type HTMLElement } from "node-html-parser";
 import { badInput } from "../../core/errors.js";

@@ -1,6 +1,6 @@
 import type { Context } from "../../core/context.js";
-import { viewerMembership } from "../../core/access.js";
-import { paginateArray, type PageArgs, type ListPage } from "../../core/pagination.js";
+import { viewerMembership } from "../../core/access/access.js";
+import { paginateArray, type PageArgs, type ListPage } from "../../core/graph/pagination.js";
 import { spaceById, viewerSpaceRole, isExpired } from "../spaces/spaces.access.js";
 import { entry, flattenTree, pageTree, type PageTreeNode, type RevisionContent } from "./model.js";
 import { anchorsOf, linksOf } from "./markdown.js";

@@ -1,14 +1,14 @@
 import { Prisma, type ChangeRequest, type Revision, type Space } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { byKeys, defineLoader } from "../../core/loaders.js";
+import { byKeys, defineLoader } from "../../core/graph/loaders.js";
 import { conflict, forbidden, notFound } from "../../core/errors.js";
 import { newId } from "../../core/ids.js";
-import type { Role } from "../../core/roles.js";
+import type { Role } from "../../core/access/roles.js";
 import { requireNotDeleted, requireSpace, requireSpaceAction, spaceById } from "../spaces/spaces.access.js";
 import { canOnSpace, type EditMode } from "../spaces/spaces.policy.js";
 import { inTransactionWithActivity, prepareSpaceActivity, storeInTurn, type SpaceActivity } from "../../events/activity.js";
 import { eventWrites } from "../../events/record.js";
-import { isLockBusy } from "../../core/db-faults.js";
+import { isLockBusy } from "../../core/db/db-faults.js";
 
 type RecordActivity = (activity: SpaceActivity) => Promise<void>;
 import { emptyContent, flattenTree, pageTree, readContent, type PageTreeNode, type RevisionContent } from "./model.js";
@@ -239,7 +239,7 @@ export class Moved extends Error {}
 /**
  * Writes of one space queue on its lock inside their transaction, and on the embedded database
  * every transaction waits for the one connection: both bounds cover that wait. Past them the
- * request answers 503 (core/db-faults.ts).
+ * request answers 503 (core/db/db-faults.ts).
  */
 export const TX_OPTIONS = { maxWait: 30_000, timeout: 30_000 };
 export const ATTEMPTS = 8;

@@ -1,8 +1,8 @@
 import type { Context } from "../../core/context.js";
 import { badInput } from "../../core/errors.js";
 import { checkLength, codePointLength, sliceCodePoints } from "../../core/validate.js";
-import { requireMembership } from "../../core/access.js";
-import { paginateArray, type PageArgs } from "../../core/pagination.js";
+import { requireMembership } from "../../core/access/access.js";
+import { paginateArray, type PageArgs } from "../../core/graph/pagination.js";
 import { requireSpace, visibleSpaceWhereIn } from "../spaces/spaces.access.js";
 import { pageAppUrl } from "./views.js";
 import type { IndexedSection } from "./revisions.js";

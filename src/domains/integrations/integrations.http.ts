@@ -3,7 +3,7 @@ import { errorResponse } from "../../rest/handler.js";
 import { rawRoute, type RawParams, type RawRoute } from "../../rest/raw-routes.js";
 import { forwardPublicRequest, publicTarget } from "./integrations.public.js";
 import { canSee } from "./integrations.policy.js";
-import { viewerMembership } from "../../core/access.js";
+import { viewerMembership } from "../../core/access/access.js";
 
 /**
  * The integrations area's routes outside /v1, raw routes (src/rest/raw-routes.ts):

@@ -1,8 +1,8 @@
 import type { Integration, Member } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { viewerMembership, viewerMemberWhere } from "../../core/access.js";
-import { defineLoader } from "../../core/loaders.js";
-import { atLeast, type Role } from "../../core/roles.js";
+import { viewerMembership, viewerMemberWhere } from "../../core/access/access.js";
+import { defineLoader } from "../../core/graph/loaders.js";
+import { atLeast, type Role } from "../../core/access/roles.js";
 
 /**
  * Who may do what with an integration:

@@ -4,7 +4,7 @@ import { AppError, badInput, conflict } from "../../core/errors.js";
 import { checkLength } from "../../core/validate.js";
 import { callIntegration } from "../../events/exchange.js";
 import { dispatchTarget } from "../../events/record.js";
-import { viewerMembership } from "../../core/access.js";
+import { viewerMembership } from "../../core/access/access.js";
 import { requireIntegration } from "./integrations.service.js";
 
 /** A render request: what the caller asks the integration to render. */

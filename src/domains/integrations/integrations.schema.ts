@@ -1,13 +1,13 @@
 import { execute, parse, getNamedType, type DocumentNode, isObjectType, type GraphQLObjectType, type GraphQLResolveInfo, type GraphQLSchema } from "graphql";
 import { filter, pipe } from "graphql-yoga";
 import type { Integration, IntegrationEvent, IntegrationInstallation } from "../../generated/prisma/client.js";
-import { builder } from "../../core/builder.js";
-import { deleted, deletionPayload } from "../../core/payloads.js";
+import { builder } from "../../core/graph/builder.js";
+import { deleted, deletionPayload } from "../../core/graph/payloads.js";
 import type { Context } from "../../core/context.js";
 import { argsWithNulls } from "../../core/context.js";
-import { organizationById } from "../../core/rows.js";
-import { listOf, pageArgs, permissionsOf, restName, urlsOf } from "../../core/shapes.js";
-import { isGraphOnly } from "../../rest/project.js";
+import { organizationById } from "../../core/graph/shared-loaders.js";
+import { listOf, pageArgs, permissionsOf, restName, urlsOf } from "../../core/graph/rest-fields.js";
+import { isGraphOnly } from "../../rest/schema-projection.js";
 import { shapeForRest } from "../../rest/shape.js";
 import { OrganizationRef } from "../organizations/organizations.schema.js";
 import { EVENT_STATUSES, type IntegrationEventMessage } from "../../events/messages.js";
@@ -16,7 +16,7 @@ import { CONFIGURATION_PROPERTY_TYPES } from "./integrations.validate.js";
 import * as service from "./integrations.service.js";
 import * as rendering from "./integrations.render.js";
 import { integrationUrls, installationUrls, scopedInstallationUrls } from "./integrations.urls.js";
-import { viewerMembership, viewerMemberWhere } from "../../core/access.js";
+import { viewerMembership, viewerMemberWhere } from "../../core/access/access.js";
 
 // ─── Scalars and enumerations ──────────────────────────────────────────────────────────────────
 

@@ -1,12 +1,12 @@
 import type { Integration, IntegrationInstallation, Member, Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { membershipAccess, membershipRefusal, requireOrgRole, viewerMembership, viewerMemberWhere } from "../../core/access.js";
-import { defineLoader, countsByKeys, defineSharedLoader } from "../../core/loaders.js";
-import { paginate, paginateArray, type PageArgs } from "../../core/pagination.js";
+import { membershipAccess, membershipRefusal, requireOrgRole, viewerMembership, viewerMemberWhere } from "../../core/access/access.js";
+import { defineLoader, countsByKeys, defineSharedLoader } from "../../core/graph/loaders.js";
+import { paginate, paginateArray, type PageArgs } from "../../core/graph/pagination.js";
 import { AppError, badInput, conflict, forbidden, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern, checkUri } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
-import { checkOutboundUrl } from "../../core/outbound.js";
+import { checkOutboundUrl } from "../../core/support/outbound.js";
 import { newSigningSecret } from "../../events/signing.js";
 import { announceEvents, eventTrace, prepareEvents, writeEvents, type NewIntegrationEvent } from "../../events/record.js";
 import { EVENT_STATUSES } from "../../events/messages.js";

@@ -1,5 +1,5 @@
 import type { Member } from "../../generated/prisma/client.js";
-import { atLeast, type Role } from "../../core/roles.js";
+import { atLeast, type Role } from "../../core/access/roles.js";
 
 type Membership = Pick<Member, "userId" | "role">;
 

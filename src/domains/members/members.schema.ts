@@ -1,13 +1,13 @@
 import type { Space, Team } from "../../generated/prisma/client.js";
-import { builder } from "../../core/builder.js";
-import { deleted, deletionPayload } from "../../core/payloads.js";
+import { builder } from "../../core/graph/builder.js";
+import { deleted, deletionPayload } from "../../core/graph/payloads.js";
 import { organizationParent } from "../organizations/organizations.schema.js";
 import { argsWithNulls } from "../../core/context.js";
-import { GRAPH_ONLY, KEEP_NULL, OrderEnum, RoleEnum, TeamRoleEnum, listOf, pageArgs, restName } from "../../core/shapes.js";
-import type { Role, TeamRole } from "../../core/roles.js";
+import { GRAPH_ONLY, KEEP_NULL, OrderEnum, RoleEnum, TeamRoleEnum, listOf, pageArgs, restName } from "../../core/graph/rest-fields.js";
+import type { Role, TeamRole } from "../../core/access/roles.js";
 import { UserRef } from "../users/users.schema.js";
 import * as service from "./members.service.js";
-import { userById } from "../../core/rows.js";
+import { userById } from "../../core/graph/shared-loaders.js";
 
 export const MemberRef = builder.prismaObject("Member", {
   description: "A user's membership in an organization.",

@@ -1,11 +1,11 @@
 import { signMemberVisitorClaims } from "../sites/visitor-claims.js";
 import type { Member, Prisma as P, Role as DbRole, Team } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { requireMembership, requireOrgRole, viewerMemberWhere } from "../../core/access.js";
-import { byKeys, countsByKeys, defineLoader } from "../../core/loaders.js";
-import { paginate, paginateArray, type PageArgs } from "../../core/pagination.js";
+import { requireMembership, requireOrgRole, viewerMemberWhere } from "../../core/access/access.js";
+import { byKeys, countsByKeys, defineLoader } from "../../core/graph/loaders.js";
+import { paginate, paginateArray, type PageArgs } from "../../core/graph/pagination.js";
 import { conflict, forbidden, notFound } from "../../core/errors.js";
-import type { Role } from "../../core/roles.js";
+import type { Role } from "../../core/access/roles.js";
 import { effectiveSpaceRole } from "../spaces/spaces.policy.js";
 import { canRemoveMember, canViewMember, isLastAdmin } from "./members.policy.js";
 

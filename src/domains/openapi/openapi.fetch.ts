@@ -1,5 +1,5 @@
 import type { Config } from "../../config.js";
-import { outboundFetch, outboundRefusal } from "../../core/outbound.js";
+import { outboundFetch, outboundRefusal } from "../../core/support/outbound.js";
 
 /**
  * Bounded download of an OpenAPI source document: the whole exchange (headers and body) must end
@@ -26,7 +26,7 @@ export class ProcessError extends Error {
 }
 
 export interface FetchLimits {
-  /** The outbound policy (core/outbound.ts). */
+  /** The outbound policy (core/support/outbound.ts). */
   config: Pick<Config, "outboundAllowedNetworks">;
   timeoutMs: number;
   maxBytes: number;

@@ -2,7 +2,7 @@ import type { PrismaClient } from "../../generated/prisma/client.js";
 import type { Config } from "../../config.js";
 import { newId } from "../../core/ids.js";
 import { fetchSource, ProcessError } from "./openapi.fetch.js";
-import { lazy } from "../../core/lazy.js";
+import { lazy } from "../../core/support/lazy.js";
 import { log } from "../../core/logger.js";
 
 /** Parsing and validating a document (yaml, @readme/openapi-parser), loaded by the first spec processed. */

@@ -1,11 +1,11 @@
 import { GraphQLScalarType } from "graphql";
 import type { ScalarRef } from "@pothos/core";
-import { builder } from "../../core/builder.js";
-import { deleted, deletionPayload } from "../../core/payloads.js";
+import { builder } from "../../core/graph/builder.js";
+import { deleted, deletionPayload } from "../../core/graph/payloads.js";
 import { organizationParent } from "../organizations/organizations.schema.js";
 import { argsWithNulls } from "../../core/context.js";
-import { viewerMembership, viewerMemberWhere } from "../../core/access.js";
-import { GRAPH_ONLY, KEEP_NULL, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
+import { viewerMembership, viewerMemberWhere } from "../../core/access/access.js";
+import { GRAPH_ONLY, KEEP_NULL, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/graph/rest-fields.js";
 import { OPENAPI_PERMISSIONS, openApiPermissions } from "./openapi.policy.js";
 import { specUrls, versionUrls } from "./openapi.urls.js";
 import { PROCESS_ERROR_CODES, type ProcessErrorCode } from "./openapi.fetch.js";

@@ -1,11 +1,11 @@
 import type { OpenApiSpec } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { requireMembership, requireOrgRole } from "../../core/access.js";
-import { byKeys, defineSharedLoader } from "../../core/loaders.js";
-import { paginate, type PageArgs } from "../../core/pagination.js";
+import { requireMembership, requireOrgRole } from "../../core/access/access.js";
+import { byKeys, defineSharedLoader } from "../../core/graph/loaders.js";
+import { paginate, type PageArgs } from "../../core/graph/pagination.js";
 import { badInput, conflict, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern, checkUri } from "../../core/validate.js";
-import { checkOutboundUrl } from "../../core/outbound.js";
+import { checkOutboundUrl } from "../../core/support/outbound.js";
 import { newId } from "../../core/ids.js";
 import { EDIT_ROLE, canViewSpec } from "./openapi.policy.js";
 import { specUrls } from "./openapi.urls.js";

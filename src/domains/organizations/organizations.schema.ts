@@ -1,8 +1,8 @@
-import { builder } from "../../core/builder.js";
-import { deleted, deletionPayload, type PayloadParent } from "../../core/payloads.js";
+import { builder } from "../../core/graph/builder.js";
+import { deleted, deletionPayload, type PayloadParent } from "../../core/graph/payloads.js";
 import { argsWithNulls } from "../../core/context.js";
-import { viewerMembership } from "../../core/access.js";
-import { KEEP_NULL, MergeRulesRef, RoleEnum, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
+import { viewerMembership } from "../../core/access/access.js";
+import { KEEP_NULL, MergeRulesRef, RoleEnum, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/graph/rest-fields.js";
 import { ORGANIZATION_PERMISSIONS, organizationPermissions } from "./organizations.policy.js";
 import * as service from "./organizations.service.js";
 

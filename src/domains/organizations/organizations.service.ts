@@ -1,10 +1,10 @@
 import type { Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { requireMembership, requireOrgRole, viewerMemberWhere } from "../../core/access.js";
-import { paginate, type PageArgs } from "../../core/pagination.js";
+import { requireMembership, requireOrgRole, viewerMemberWhere } from "../../core/access/access.js";
+import { paginate, type PageArgs } from "../../core/graph/pagination.js";
 import { badInput, conflict } from "../../core/errors.js";
 import { checkLength, checkPattern, checkUri, checkOneOf } from "../../core/validate.js";
-import { ROLES, type Role } from "../../core/roles.js";
+import { ROLES, type Role } from "../../core/access/roles.js";
 import { newId } from "../../core/ids.js";
 import type { PrismaClient } from "../../generated/prisma/client.js";
 

@@ -1,7 +1,7 @@
 import { errors as joseErrors, jwtVerify } from "jose";
 import type { Site, SiteSection, SiteSpace } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { requireMembership } from "../../core/access.js";
+import { requireMembership } from "../../core/access/access.js";
 import { AppError, notFound } from "../../core/errors.js";
 import { isExpired, spaceById } from "../spaces/spaces.access.js";
 import { evaluateCondition, type JsonObject } from "./adaptive.js";

@@ -1,7 +1,7 @@
 import type { Member } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { requireMembership, requireOrgRole } from "../../core/access.js";
-import type { Role } from "../../core/roles.js";
+import { requireMembership, requireOrgRole } from "../../core/access/access.js";
+import type { Role } from "../../core/access/roles.js";
 
 /**
  * Who may do what with an organization's docs sites.

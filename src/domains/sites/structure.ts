@@ -1,6 +1,6 @@
 import type { Prisma as P, Site, SiteSection, SiteSectionGroup, SiteSpace } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { paginateArray, type PageArgs } from "../../core/pagination.js";
+import { paginateArray, type PageArgs } from "../../core/graph/pagination.js";
 import { badInput, conflict, notFound } from "../../core/errors.js";
 import { checkLength, codePointLength, sliceCodePoints } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";

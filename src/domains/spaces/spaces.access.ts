@@ -1,14 +1,14 @@
 import type { Collection, Member, Prisma as P, Space } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { membershipAccess, membershipRefusal, viewerMemberWhere, viewerMembership, viewerMemberships } from "../../core/access.js";
-import { byKeys, defineLoader, defineSharedLoader } from "../../core/loaders.js";
+import { membershipAccess, membershipRefusal, viewerMemberWhere, viewerMembership, viewerMemberships } from "../../core/access/access.js";
+import { byKeys, defineLoader, defineSharedLoader } from "../../core/graph/loaders.js";
 import { badInput, conflict, forbidden, notFound } from "../../core/errors.js";
-import { type Role } from "../../core/roles.js";
+import { type Role } from "../../core/access/roles.js";
 import { collectionPermissions, effectiveCollectionRole, effectiveSpaceRole, spaceRefusal, type EditMode, type SpaceAction } from "./spaces.policy.js";
 
 /**
  * Who reaches which space, for every domain: the space loaders, the caller's role on a space
- * (organization membership through the door of core/access.ts, parent collection, grants), the
+ * (organization membership through the door of core/access/access.ts, parent collection, grants), the
  * guards (`requireSpace`, `requireSpaceAction`, …) and the SQL filters of
  * visible spaces and collections. The rules themselves are the predicates of spaces.policy.ts.
  * This module imports no other domain's service, so every domain can import it.
@@ -90,7 +90,7 @@ export function visibleSpaceWhere(ctx: Context): P.SpaceWhereInput {
 
 /**
  * visibleSpaceWhere for the spaces of one organization, once the caller's usable membership in it
- * is known (through the door of core/access.ts, from the access cache on the hot path): the same
+ * is known (through the door of core/access/access.ts, from the access cache on the hot path): the same
  * rule without asking the database for the membership again, so a list is one plain SELECT. A
  * member who is not a guest sees every space that is not deleted; a guest, those granted to them
  * or to one of their teams.

@@ -1,4 +1,4 @@
-import { atLeast, strongest, type Role } from "../../core/roles.js";
+import { atLeast, strongest, type Role } from "../../core/access/roles.js";
 
 /**
  * Who may do what on a space.

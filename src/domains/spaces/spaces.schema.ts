@@ -1,10 +1,10 @@
-import { builder } from "../../core/builder.js";
-import { latest } from "../../core/pubsub.js";
-import { deleted, deletionPayload, type PayloadParent } from "../../core/payloads.js";
+import { builder } from "../../core/graph/builder.js";
+import { latest } from "../../core/messaging/pubsub.js";
+import { deleted, deletionPayload, type PayloadParent } from "../../core/graph/payloads.js";
 import { argsWithNulls, type Context } from "../../core/context.js";
-import { viewerMembership } from "../../core/access.js";
-import type { Role } from "../../core/roles.js";
-import { DefaultLevelEnum, GRAPH_ONLY, MergeRulesRef, RoleEnum, listOf, pageArgs, permissionsOf, restOnly, urlsOf } from "../../core/shapes.js";
+import { viewerMembership } from "../../core/access/access.js";
+import type { Role } from "../../core/access/roles.js";
+import { DefaultLevelEnum, GRAPH_ONLY, MergeRulesRef, RoleEnum, listOf, pageArgs, permissionsOf, restOnly, urlsOf } from "../../core/graph/rest-fields.js";
 import { ensureSpaceRevision } from "../content/revisions.js";
 import { SPACE_PERMISSION_KEYS, spacePermissionsFor } from "./spaces.policy.js";
 import * as service from "./spaces.service.js";

@@ -1,10 +1,10 @@
 import { Prisma, type Prisma as P, type PrismaClient, type Space } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { requireMembership, requireOrgRole } from "../../core/access.js";
-import { paginate, type PageArgs } from "../../core/pagination.js";
+import { requireMembership, requireOrgRole } from "../../core/access/access.js";
+import { paginate, type PageArgs } from "../../core/graph/pagination.js";
 import { badInput, forbidden } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern, optionalId } from "../../core/validate.js";
-import { ROLES, type Role } from "../../core/roles.js";
+import { ROLES, type Role } from "../../core/access/roles.js";
 import { copySpaceContent } from "../content/revisions.js";
 import { emptyContent } from "../content/model.js";
 import { newId } from "../../core/ids.js";

@@ -1,7 +1,7 @@
 import type { Services } from "../../core/context.js";
 import { badInput, notFound } from "../../core/errors.js";
 import { rawRoute, readBodyBytes, type RawRoute } from "../../rest/raw-routes.js";
-import { lazy } from "../../core/lazy.js";
+import { lazy } from "../../core/support/lazy.js";
 import { signInWithSaml } from "./sso.service.js";
 
 /** SAML (node-saml, xmldom), loaded by the first sign-in or metadata request. */

@@ -1,12 +1,12 @@
-import { builder } from "../../core/builder.js";
-import { deleted, deletionPayload } from "../../core/payloads.js";
+import { builder } from "../../core/graph/builder.js";
+import { deleted, deletionPayload } from "../../core/graph/payloads.js";
 import { organizationParent } from "../organizations/organizations.schema.js";
 import { argsWithNulls } from "../../core/context.js";
-import { KEEP_NULL, RoleEnum, listOf, pageArgs, urlsOf } from "../../core/shapes.js";
+import { KEEP_NULL, RoleEnum, listOf, pageArgs, urlsOf } from "../../core/graph/rest-fields.js";
 import { TeamRef } from "../teams/teams.schema.js";
 import { samlProviderUrls, samlServiceUrls } from "./sso.urls.js";
 import * as service from "./sso.service.js";
-import { viewerMemberWhere } from "../../core/access.js";
+import { viewerMemberWhere } from "../../core/access/access.js";
 
 const SamlProviderStatusEnum = builder.enumType("SamlProviderStatus", {
   values: { active: { description: "The provider can be used to sign in." } } as const,

@@ -1,15 +1,15 @@
 import type { Prisma as P, PrismaClient, SamlProvider, Team } from "../../generated/prisma/client.js";
 import type { Context, Services } from "../../core/context.js";
-import { membershipAccess, requireOrgRole } from "../../core/access.js";
-import { byKeys, defineLoader } from "../../core/loaders.js";
-import { paginate, type PageArgs } from "../../core/pagination.js";
+import { membershipAccess, requireOrgRole } from "../../core/access/access.js";
+import { byKeys, defineLoader } from "../../core/graph/loaders.js";
+import { paginate, type PageArgs } from "../../core/graph/pagination.js";
 import { AppError, badInput, forbidden, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkUri } from "../../core/validate.js";
-import { ROLES, type Role } from "../../core/roles.js";
+import { ROLES, type Role } from "../../core/access/roles.js";
 import { newId } from "../../core/ids.js";
-import { createApiToken } from "../../core/auth.js";
+import { createApiToken } from "../../core/access/auth.js";
 import { checkCertificate } from "./sso.certificate.js";
-import { ssoTokenLabel } from "./sso.enforce.js";
+import { ssoTokenLabel } from "../../core/access/sso-enforce.js";
 import { samlServiceUrls } from "./sso.urls.js";
 import type { SamlIdentity } from "./sso.saml.js";
 

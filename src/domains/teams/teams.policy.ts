@@ -1,5 +1,5 @@
 import type { Member } from "../../generated/prisma/client.js";
-import type { TeamRole } from "../../core/roles.js";
+import type { TeamRole } from "../../core/access/roles.js";
 
 export const TEAM_PERMISSIONS = ["admin", "view"] as const;
 

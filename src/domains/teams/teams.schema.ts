@@ -1,9 +1,9 @@
-import { builder } from "../../core/builder.js";
-import { deleted, deletionPayload, type PayloadParent } from "../../core/payloads.js";
+import { builder } from "../../core/graph/builder.js";
+import { deleted, deletionPayload, type PayloadParent } from "../../core/graph/payloads.js";
 import { organizationParent } from "../organizations/organizations.schema.js";
 import { argsWithNulls } from "../../core/context.js";
-import { TeamRoleEnum, listOf, pageArgs, permissionsOf, restName } from "../../core/shapes.js";
-import type { TeamRole } from "../../core/roles.js";
+import { TeamRoleEnum, listOf, pageArgs, permissionsOf, restName } from "../../core/graph/rest-fields.js";
+import type { TeamRole } from "../../core/access/roles.js";
 import { MemberRef, TeamMembershipRoleRef } from "../members/members.schema.js";
 import { memberByKey } from "../members/members.service.js";
 import { TEAM_PERMISSIONS } from "./teams.policy.js";

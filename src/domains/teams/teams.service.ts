@@ -1,11 +1,11 @@
 import type { Member, Prisma as P, Team, TeamMember } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { requireMembership, requireOrgRole, viewerMembership, viewerMemberWhere } from "../../core/access.js";
-import { byKeys, countsByKeys, defineLoader, defineSharedLoader } from "../../core/loaders.js";
-import { paginate, type PageArgs } from "../../core/pagination.js";
+import { requireMembership, requireOrgRole, viewerMembership, viewerMemberWhere } from "../../core/access/access.js";
+import { byKeys, countsByKeys, defineLoader, defineSharedLoader } from "../../core/graph/loaders.js";
+import { paginate, type PageArgs } from "../../core/graph/pagination.js";
 import { badInput, forbidden, notFound } from "../../core/errors.js";
 import { checkLength, requiredText } from "../../core/validate.js";
-import { TEAM_ROLES, type TeamRole } from "../../core/roles.js";
+import { TEAM_ROLES, type TeamRole } from "../../core/access/roles.js";
 import { newId } from "../../core/ids.js";
 import { memberByKey, pageOfTeams, sortByText } from "../members/members.service.js";
 import { canViewMember } from "../members/members.policy.js";

@@ -1,9 +1,9 @@
-import { builder } from "../../core/builder.js";
-import { deleted, deletionPayload } from "../../core/payloads.js";
+import { builder } from "../../core/graph/builder.js";
+import { deleted, deletionPayload } from "../../core/graph/payloads.js";
 import { organizationParent } from "../organizations/organizations.schema.js";
 import { argsWithNulls } from "../../core/context.js";
-import { viewerMembership, viewerMemberWhere } from "../../core/access.js";
-import { listOf, pageArgs, permissionsOf, urlsOf } from "../../core/shapes.js";
+import { viewerMembership, viewerMemberWhere } from "../../core/access/access.js";
+import { listOf, pageArgs, permissionsOf, urlsOf } from "../../core/graph/rest-fields.js";
 import { TRANSLATION_PERMISSIONS, translationPermissions } from "./translations.policy.js";
 import { translationUrls } from "./translations.urls.js";
 import * as service from "./translations.service.js";

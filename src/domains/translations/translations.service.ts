@@ -1,12 +1,12 @@
 import type { Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { requireMembership, requireOrgRole } from "../../core/access.js";
-import { paginate, type PageArgs } from "../../core/pagination.js";
+import { requireMembership, requireOrgRole } from "../../core/access/access.js";
+import { paginate, type PageArgs } from "../../core/graph/pagination.js";
 import { badInput, notFound } from "../../core/errors.js";
 import { checkLength } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
 import { EDIT_ROLE } from "./translations.policy.js";
-import { lazy } from "../../core/lazy.js";
+import { lazy } from "../../core/support/lazy.js";
 
 export const TITLE_MAX = 100;
 export const LANGUAGES_MAX = 200;

@@ -1,5 +1,5 @@
-import { builder } from "../../core/builder.js";
-import { urlsOf } from "../../core/shapes.js";
+import { builder } from "../../core/graph/builder.js";
+import { urlsOf } from "../../core/graph/rest-fields.js";
 
 const UserUrls = urlsOf("UserUrls", ["location"] as const);
 

@@ -1,5 +1,5 @@
-import { builder } from "../../core/builder.js";
-import { viewerMemberWhere } from "../../core/access.js";
+import { builder } from "../../core/graph/builder.js";
+import { viewerMemberWhere } from "../../core/access/access.js";
 import { UserRef } from "./users.schema.js";
 
 /**

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
-import { parseAllowedNetworks } from "../../../src/core/outbound.js";
+import { parseAllowedNetworks } from "../../../src/core/support/outbound.js";
 import { acmeDocs, created, createSpace, expectError, type Admin, type Member } from "../../helpers/fixtures.js";
 
 /**

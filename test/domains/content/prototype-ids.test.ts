@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
 import { acmeDocs, created, expectError, type Admin } from "../../helpers/fixtures.js";
-import { migrationsDir } from "../../../src/core/migrate.js";
+import { migrationsDir } from "../../../src/core/db/migrate.js";
 
 /**
  * Content is stored as JSON records keyed by page and file ids, and those ids come from request

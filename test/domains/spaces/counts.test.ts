@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
 import { fewestStatements } from "../../helpers/fixtures.js";
-import type { RowChange } from "../../../src/core/row-keys.js";
+import type { RowChange } from "../../../src/core/cache/row-keys.js";
 
 let t: TestGateway;
 let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
@@ -186,7 +186,7 @@ describe("Space and change request counts", () => {
   });
 });
 
-describe("writes told to write listeners (core/db.ts onCommittedWrite)", () => {
+describe("writes told to write listeners (core/db/db.ts onCommittedWrite)", () => {
   it("name the rows whose counts the database changed with them", async () => {
     const spaceId = (await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Told" })).body.id;
     const heard: string[][] = [];
@@ -236,7 +236,7 @@ describe("writes told to write listeners (core/db.ts onCommittedWrite)", () => {
 describe("the counters migration", () => {
   it("counts the rows already stored (backfill), then keeps counting", { timeout: 60_000 }, async () => {
     const { PGlite } = await import("@electric-sql/pglite");
-    const { applyMigrations, migrationsDir } = await import("../../../src/core/migrate.js");
+    const { applyMigrations, migrationsDir } = await import("../../../src/core/db/migrate.js");
     const fs = await import("node:fs");
     const path = await import("node:path");
     const os = await import("node:os");

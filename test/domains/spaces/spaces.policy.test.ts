@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ROLES, type Role } from "../../../src/core/roles.js";
+import { ROLES, type Role } from "../../../src/core/access/roles.js";
 import {
   SPACE_PERMISSIONS,
   SPACE_RULES,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type Caller, type TestGateway } from "../../helpers/gateway.js";
 import { acmeDocs, created, createCollection, createSpace, expectError, type Admin, type Member, PNG } from "../../helpers/fixtures.js";
-import { createApiToken } from "../../../src/core/auth.js";
-import { ssoTokenLabel } from "../../../src/domains/sso/sso.enforce.js";
+import { createApiToken } from "../../../src/core/access/auth.js";
+import { ssoTokenLabel } from "../../../src/core/access/sso-enforce.js";
 
 /**
  * Organization-wide SSO applies to everything inside the organization, not only to its own
