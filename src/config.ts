@@ -102,7 +102,7 @@ export interface Config {
   accessCacheTtlMs: number;
   /**
    * WS_MAX_BUFFERED_BYTES: how much a graphql-ws socket may have waiting to be sent before the
-   * gateway closes it as too slow (close code 4008, graphql/streams.ts).
+   * gateway closes it as too slow (close code 4008, graphql/streams/live-streams.ts).
    */
   wsMaxBufferedBytes: number;
   /**
@@ -113,12 +113,12 @@ export interface Config {
   /**
    * LIVE_SUBSCRIPTIONS_PER_TOKEN: live subscriptions (graphql-ws and SSE) one API token may hold
    * in one gateway process; the one past it is refused with a 429 error for that operation
-   * (graphql/streams.ts). 0: no cap.
+   * (graphql/streams/live-streams.ts). 0: no cap.
    */
   liveSubscriptionsPerToken: number;
   /**
    * LIVE_STREAM_PACING: how a delivery to thousands of graphql-ws sockets shares the cores
-   * (graphql/streams.ts, PACE_FROM_WRITES): `always` gives them away after every slice (for the
+   * (graphql/streams/pacing.ts, PACE_FROM_WRITES): `always` gives them away after every slice (for the
    * other processes that serve the same writes on the same machine: PostgreSQL, other gateways);
    * `contended` only while its thread had to wait for a core; unset (`auto`): `always` with
    * DATABASE_URL, `contended` on the embedded database (one process does all the work).

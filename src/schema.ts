@@ -1,7 +1,7 @@
 import { lexicographicSortSchema } from "graphql";
 import { builder } from "./core/graph/builder.js";
 import { graphSchema } from "./rest/schema-projection.js";
-import { gateSubscriptions } from "./graphql/streams.js";
+import { gateSubscriptions } from "./graphql/streams/gate.js";
 import "./domains/users/users.schema.js";
 import "./domains/organizations/organizations.schema.js";
 import "./domains/members/members.schema.js";
@@ -27,7 +27,7 @@ import "./graphql/nodes.schema.js";
 export const completeSchema = builder.toSchema({ sortSchema: false });
 /**
  * The one graph, as served at /graphql and over subscriptions; the sources of its subscription
- * fields pass each event through the gate of a shared stream (graphql/streams.ts).
+ * fields pass each event through the gate of a shared stream (graphql/streams/gate.ts).
  */
 export const schema = gateSubscriptions(graphSchema(completeSchema));
 export const sortedSchema = () => lexicographicSortSchema(schema);

@@ -22,7 +22,7 @@ import { useGraphLimits } from "./graphql/limits.js";
 import { useInputChecks } from "./graphql/input.js";
 import { asErrors, guardClientFaults, forSocket, graphqlWsOperations } from "./graphql/ws.js";
 import { startHeartbeat } from "./graphql/heartbeat.js";
-import { LiveStreams } from "./graphql/streams.js";
+import { LiveStreams } from "./graphql/streams/live-streams.js";
 import { graphiql } from "./graphql/graphiql.js";
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
 import { useCompiledExecution } from "./graphql/jit.js";
@@ -269,7 +269,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   // Clients (and proxies) reuse connections for longer than Node's 5 s default.
   httpServer.keepAliveTimeout = 65_000;
   httpServer.headersTimeout = 66_000;
-  // No compression: live streams send each event's frames, encoded once, to every socket as they are (graphql/streams.ts).
+  // No compression: live streams send each event's frames, encoded once, to every socket as they are (graphql/streams/frames.ts).
   // A message is bounded as a request body is (MAX_BODY_BYTES; ws's own bound is 100 MiB): past it, the socket is closed with 1009.
   const wsServer = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, perMessageDeflate: false, maxPayload: config.maxBodyBytes });
   wsServer.on("connection", (socket, req) => {
@@ -347,7 +347,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     () => streams.stats.skipped,
   );
   metrics.counterFrom("live_stream_access_grades_total", "Access grades computed for new graphql-ws subscriptions (one for the subscriptions of a viewer that arrive together).", () => streams.stats.accessGrades);
-  metrics.counterFrom("live_stream_pause_seconds_total", "Time delivery passes over large streams paused, leaving the cores to other processes (LIVE_STREAM_PACING; src/graphql/streams.ts).", () => streams.stats.pausedMs / 1000);
+  metrics.counterFrom("live_stream_pause_seconds_total", "Time delivery passes over large streams paused, leaving the cores to other processes (LIVE_STREAM_PACING; src/graphql/streams/pacing.ts).", () => streams.stats.pausedMs / 1000);
   metrics.counterFrom("live_stream_slow_consumers_total", "graphql-ws sockets closed for falling behind (close code 4008).", () => streams.stats.slowConsumers);
   metrics.counterFrom("pubsub_publish_failures_total", "Redis pub/sub publishes that did not reach Redis (the live notification was dropped; the write itself committed).", () => pubsubFailures.publish);
   metrics.counterFrom("pubsub_outages_total", "Times the Redis pub/sub became unreachable.", () => pubsubFailures.outages);

@@ -41,12 +41,12 @@ export interface Context {
    */
   writing?: boolean;
   /**
-   * Set on the context a shared graphql-ws stream executes its events with (graphql/streams.ts):
+   * Set on the context a shared graphql-ws stream executes its events with (graphql/streams/live-streams.ts):
    * it stands for every subscriber of the stream, which checks their tokens itself.
    */
   sharedStream?: boolean;
   /**
-   * Set on the context of a shared graphql-ws stream (graphql/streams.ts): awaited after each
+   * Set on the context of a shared graphql-ws stream (graphql/streams/gate.ts): awaited after each
    * event of the subscription field's source and before that event is executed, so that it is
    * executed with the access of a viewer who has it; false ends the source (no viewer kept access).
    * Every subscription field's `subscribe` goes through it (`gateSubscriptions`).

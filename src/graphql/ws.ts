@@ -3,12 +3,12 @@ import type { ServerOptions } from "graphql-ws";
 import type { YogaServerInstance } from "graphql-yoga";
 import { UNEXPECTED } from "../core/error-report.js";
 import { trustedQuery, type TrustedDocuments } from "./trusted-documents.js";
-import type { LiveStreams, StreamOperation } from "./streams.js";
+import type { LiveStreams, StreamOperation } from "./streams/live-streams.js";
 
 type Enveloped = ReturnType<YogaServerInstance<any, any>["getEnveloped"]>;
 type Operation = ExecutionArgs & {
   rootValue: { execute: Enveloped["execute"]; subscribe: Enveloped["subscribe"] };
-  /** Set on subscriptions: what shares a stream (graphql/streams.ts). */
+  /** Set on subscriptions: what shares a stream (graphql/streams/live-streams.ts). */
   stream?: Omit<StreamOperation, "args">;
 };
 
@@ -77,7 +77,7 @@ export function forSocket(error: GraphQLError): GraphQLError {
 /**
  * Empties a shared subscription's arguments once it joined its stream (or was refused): graphql-ws
  * keeps the object it was given for as long as the subscription lasts, and the stream keeps what
- * it needs of them (graphql/streams.ts) — 10,000 subscriptions would each hold a whole context.
+ * it needs of them (graphql/streams/live-streams.ts) — 10,000 subscriptions would each hold a whole context.
  */
 function forget(op: Operation): void {
   const emptied = op as Partial<Operation>;
@@ -99,7 +99,7 @@ export function asErrors(err: unknown): readonly GraphQLError[] {
  * context, masked errors). One operation that fails (a syntax error, a document over a limit,
  * a token revoked meanwhile) answers an `error` message for its own id; the socket and the other
  * operations on it stay open. With trusted documents, an operation names one by id. Subscriptions
- * share their streams with the same subscriptions of other sockets (`streams`, graphql/streams.ts).
+ * share their streams with the same subscriptions of other sockets (`streams`, graphql/streams/live-streams.ts).
  */
 export function graphqlWsOperations(
   yoga: YogaServerInstance<any, any>,

@@ -18,7 +18,7 @@ import { sharedWhileRunning } from "../core/graph/loaders.js";
  *   websocket_heartbeat_timeouts_total                    sockets cut off for leaving a ping unanswered (src/graphql/heartbeat.ts)
  *   live_stream_groups, live_stream_subscriptions, live_stream_executions_total, live_stream_deliveries_total,
  *   live_stream_writes_total, live_stream_states_skipped_total, live_stream_slow_consumers_total,
- *   live_stream_access_grades_total                      shared graphql-ws streams (src/graphql/streams.ts)
+ *   live_stream_access_grades_total                      shared graphql-ws streams (src/graphql/streams/)
  *   live_stream_pass_duration_seconds, live_stream_pause_seconds_total   how long each delivery pass over a
  *                                                         stream's sockets took; how long passes paused (pacing)
  *   integration_events_pending                            the delivery backlog (read at scrape time)
@@ -42,7 +42,7 @@ export interface Metrics {
   dbStatements: Histogram<"outcome">;
   subscriptions: Gauge;
   deliveries: Counter<"outcome">;
-  /** Delivery passes of live streams: from a pass's start to its last write (src/graphql/streams.ts). */
+  /** Delivery passes of live streams: from a pass's start to its last write (src/graphql/streams/live-streams.ts). */
   streamPasses: Histogram;
   rateLimited: Counter;
   /** Adds a gauge read at scrape time (open sockets, backlog). */

@@ -8,7 +8,7 @@ import { recordIntegrationEvents } from "../../src/events/record.js";
 import { runAdminCommand } from "../../src/cli/commands.js";
 import type { Client } from "graphql-ws";
 
-// Shared graphql-ws streams (src/graphql/streams.ts): one execution per event per group, access
+// Shared graphql-ws streams (src/graphql/streams/): one execution per event per group, access
 // per subscriber, slow sockets closed, order kept.
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 });
 // A test below collects garbage (what a live subscription keeps).

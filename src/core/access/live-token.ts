@@ -14,7 +14,7 @@ import { AppError, unauthorized } from "../errors.js";
  * the field's subscribe-time check runs again before the next delivery; a refusal (role removed,
  * SSO required) is answered instead, and the subscription completes.
  * This plugin does it for subscriptions served over HTTP (SSE); graphql-ws streams are shared by
- * their subscribers (graphql/streams.ts), which check each subscriber the same way.
+ * their subscribers (graphql/streams/live-streams.ts), which check each subscriber the same way.
  */
 export function useLiveToken(quota?: SubscriptionQuota): Plugin<Context> {
   return {

@@ -1,5 +1,6 @@
 import { builder } from "../../core/graph/builder.js";
 import { deleted, deletionPayload } from "../../core/graph/payloads.js";
+import { jsonScalar } from "../../core/graph/scalars.js";
 import { spaceParent } from "../spaces/spaces.schema.js";
 import { argsWithNulls } from "../../core/context.js";
 import { GRAPH_ONLY, KEEP_NULL, listOf, pageArgs, restName, restOnly, urlsOf } from "../../core/graph/rest-fields.js";
@@ -408,7 +409,7 @@ const PAGE_REF_SCHEMA = {
 };
 
 /** The /v1 form of the changes: a deleted page is named by its id alone, the others by a page reference. */
-(builder.scalarType as (name: string, options: any) => unknown)("ChangeRequestContentChangesJSON", {
+jsonScalar("ChangeRequestContentChangesJSON", {
   description: "Pages a batch touched: created_page {ref?, page}, updated_page {page} with page {object, id, urls.location}, deleted_page {page: id}.",
   extensions: {
     jsonSchema: {
@@ -422,8 +423,8 @@ const PAGE_REF_SCHEMA = {
       },
     },
   },
-  serialize: (value: content.ContentChangeView[]) =>
-    value.map((c) =>
+  serialize: (value) =>
+    (value as content.ContentChangeView[]).map((c) =>
       c.object === "deleted_page"
         ? { object: c.object, page: c.page.id }
         : { object: c.object, ...(c.ref ? { ref: c.ref } : {}), page: { object: "page", id: c.page.id, urls: c.page.urls } },

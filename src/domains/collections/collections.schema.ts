@@ -2,8 +2,8 @@ import { builder } from "../../core/graph/builder.js";
 import { deleted, deletionPayload } from "../../core/graph/payloads.js";
 import { argsWithNulls } from "../../core/context.js";
 import { GRAPH_ONLY, KEEP_NULL, RoleEnum, listOf, pageArgs, permissionsOf, restOnly, urlsOf } from "../../core/graph/rest-fields.js";
-import { COLLECTION_PERMISSIONS, collectionPermissions } from "../spaces/spaces.policy.js";
-import { collectionById, visibleCollectionWhere, visibleSpaceWhere } from "../spaces/spaces.access.js";
+import { visibleSpaceWhere } from "../spaces/spaces.access.js";
+import { COLLECTION_PERMISSIONS, collectionById, collectionPermissions, visibleCollectionWhere } from "./collections.access.js";
 import { PositionInput, SpaceList, SpaceRef } from "../spaces/spaces.schema.js";
 import * as service from "./collections.service.js";
 

@@ -6,9 +6,9 @@ import { badInput, forbidden, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, optionalId, requiredText } from "../../core/validate.js";
 import { ROLES, atLeast, type Role } from "../../core/access/roles.js";
 import { newId } from "../../core/ids.js";
-import { effectiveCollectionRole } from "../spaces/spaces.policy.js";
 import { endPosition, positionFor, publishSpaceUpdated, type PositionInput } from "../spaces/spaces.service.js";
-import { collectionById, requireTargetCollection, requireTargetOrganizationAdmin, visibleCollectionWhere, visibleSpaceWhere } from "../spaces/spaces.access.js";
+import { requireTargetOrganizationAdmin, visibleSpaceWhere } from "../spaces/spaces.access.js";
+import { collectionById, effectiveCollectionRole, requireTargetCollection, visibleCollectionWhere } from "./collections.access.js";
 
 export const COLLECTION_TITLE_MAX = 50;
 export const COLLECTION_DESCRIPTION_MAX = 100;

@@ -1,5 +1,4 @@
 import YAML from "yaml";
-import type { Nodes } from "mdast";
 import { badInput } from "../../core/errors.js";
 import { checkLength, checkPattern, checkUri } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
@@ -13,12 +12,12 @@ import {
   subtreeIds,
   takenSlugs,
   uniqueSlug,
-  type PageTreeNode,
   type RevisionContent,
   type StoredFile,
   type StoredPage,
 } from "./model.js";
-import { parseMarkdown } from "./markdown.js";
+import { documentToMarkdown } from "./markdown.js";
+import { normalizeRef, resolveLinks } from "./links.js";
 
 /**
  * Batched content changes of a change request (`POST …/change-requests/{id}/content`, GitBook's
@@ -35,7 +34,7 @@ import { parseMarkdown } from "./markdown.js";
  * description, icon, emoji, hidden, noIndex, noRobotsIndex) and is not stored; an inserted page
  * takes its title from the frontmatter, else from a leading `# heading` (then removed from the
  * body), else from `title`. Once every change is applied, the links of the markdown the batch
- * wrote are resolved against the change request's page tree: `/pages/<pageId>`, `/pages/<path>`,
+ * wrote are resolved against the change request's page tree (links.ts `resolveLinks`): `/pages/<pageId>`, `/pages/<path>`,
  * `/pages/<path>.md` and `…/README.md`, relative `.md` or folder links (from the page's Git
  * path), a `ref` of a page or file of the batch (`./<ref>`, `./<ref>.md`), and `/files/<fileId>`
  * become `page:<id>` and `file:<id>` links; anything else stays as written.
@@ -197,11 +196,6 @@ function refText(label: string, value: unknown, refs: Set<string>): string {
   return ref;
 }
 
-/** A ref as links name it: `./a.md`, `a.md` and `a` are the same ref `a`. */
-function normalizeRef(ref: string): string {
-  return ref.trim().replace(/^\.\//, "").replace(/\.md$/i, "");
-}
-
 /**
  * Checks a batch (see the header) and gives each page and file it creates its id. Throws a 400
  * naming the first change that is wrong.
@@ -346,139 +340,6 @@ function readMarkdown(label: string, source: string, headingTitle: boolean): { m
     }
   }
   return { markdown, meta: out, title };
-}
-
-/**
- * Markdown from a JSON document: this server's own (`format=document`, see markdown.ts) and
- * GitBook's (text `leaves`, `marks` objects, `code-line` blocks, hints). A node of another type is
- * a 400 naming it.
- */
-export function documentToMarkdown(label: string, document: unknown): string {
-  const doc = document as { object?: unknown; nodes?: unknown };
-  if (!doc || typeof doc !== "object" || !Array.isArray(doc.nodes)) throw badInput(`${label} must be {"object": "document", "nodes": [...]}.`);
-  let count = 0;
-  const fail = (where: string, what: string): never => {
-    throw badInput(`${label}${where}: ${what}; send the page as markdown instead.`);
-  };
-  // GitBook's content references: a URL, a page (and anchor) or a file of the content.
-  const refTarget = (ref: any): string => {
-    if (!ref || typeof ref !== "object") return "";
-    if (ref.kind === "url" && typeof ref.url === "string") return ref.url;
-    if ((ref.kind === "page" || ref.kind === "anchor") && typeof ref.page === "string") return `page:${ref.page}${typeof ref.anchor === "string" ? `#${ref.anchor}` : ""}`;
-    if (ref.kind === "file" && typeof ref.file === "string") return `file:${ref.file}`;
-    return typeof ref.url === "string" ? ref.url : "";
-  };
-  const escape = (s: string) => s.replace(/([\\`*_\[\]<>])/g, "\\$1");
-  const markOf = (m: unknown) => (typeof m === "string" ? m : m && typeof m === "object" ? String((m as { type?: unknown }).type ?? "") : "");
-  const wrap = (s: string, marks: unknown) => {
-    const list = Array.isArray(marks) ? marks.map(markOf) : [];
-    // Marks go around the text, spaces stay outside them (`** bold**` is not bold in markdown).
-    const [, lead, core, trail] = /^(\s*)([\s\S]*?)(\s*)$/.exec(s)!;
-    if (!core) return list.includes("code") ? s : escape(s);
-    let out = list.includes("code") ? "`" + core!.replace(/`/g, "\u02cb") + "`" : escape(core!);
-    if (list.includes("bold")) out = `**${out}**`;
-    if (list.includes("italic")) out = `_${out}_`;
-    if (list.includes("strikethrough")) out = `~~${out}~~`;
-    return `${lead}${out}${trail}`;
-  };
-  const inline = (node: any, where: string): string => {
-    if (++count > 100_000) fail("", "the document has too many nodes");
-    if (!node || typeof node !== "object") return fail(where, "a node must be an object");
-    if (node.object === "text") {
-      if (Array.isArray(node.leaves)) return node.leaves.map((leaf: any) => wrap(typeof leaf?.text === "string" ? leaf.text : "", leaf?.marks)).join("");
-      return wrap(typeof node.text === "string" ? node.text : "", node.marks);
-    }
-    if (node.object !== "inline") return fail(where, `a ${String(node.object)} node cannot be inside text`);
-    const inner = () => (Array.isArray(node.nodes) ? node.nodes.map((n: any, i: number) => inline(n, `${where}.nodes[${i}]`)).join("") : "");
-    const data = node.data && typeof node.data === "object" ? node.data : {};
-    switch (node.type) {
-      case "link": {
-        const href = typeof data.href === "string" ? data.href : refTarget(data.ref);
-        return `[${inner()}](<${href}>)`;
-      }
-      case "image":
-      case "inline-image":
-        return `![${escape(String(data.alt ?? ""))}](<${typeof data.src === "string" ? data.src : refTarget(data.ref)}>)`;
-      case "break":
-        return "\\\n";
-      case "html":
-        return String(data.html ?? "");
-      case "footnote-ref":
-        return `[^${String(data.id ?? "")}]`;
-      default:
-        return fail(where, `inline type "${String(node.type)}" is not supported`);
-    }
-  };
-  const inlines = (nodes: unknown, where: string) => (Array.isArray(nodes) ? nodes.map((n, i) => inline(n, `${where}.nodes[${i}]`)).join("") : "");
-  const indent = (s: string, prefix: string) => s.split("\n").map((line) => (line ? prefix + line : line.trimEnd() || prefix.trimEnd())).join("\n");
-  const blocks = (nodes: unknown[], where: string): string =>
-    nodes.map((n, i) => block(n as any, `${where}[${i}]`)).filter((s) => s !== "").join("\n\n");
-  const block = (node: any, where: string): string => {
-    if (++count > 100_000) fail("", "the document has too many nodes");
-    if (!node || typeof node !== "object") return fail(where, "a node must be an object");
-    if (node.object === "text" || node.object === "inline") return inline(node, where);
-    if (node.object !== "block") return fail(where, `object must be block, inline or text (got ${JSON.stringify(node.object)})`);
-    const children: unknown[] = Array.isArray(node.nodes) ? node.nodes : [];
-    const data = node.data && typeof node.data === "object" ? node.data : {};
-    const type = String(node.type);
-    const heading = /^heading-([1-6])$/.exec(type);
-    if (heading) return `${"#".repeat(Number(heading[1]))} ${inlines(children, where)}`;
-    switch (type) {
-      case "paragraph":
-        return inlines(children, where);
-      case "blockquote":
-      case "hint":
-        return indent(blocks(children, `${where}.nodes`), "> ");
-      case "code": {
-        const plain = children.map((c: any) => (c?.object === "block" ? plainOf(c.nodes) : plainOf([c]))).join("\n");
-        const fence = "```" + "`".repeat(Math.max(0, ...[...plain.matchAll(/`{3,}/g)].map((m) => m[0].length - 2)));
-        return `${fence}${typeof data.syntax === "string" ? data.syntax : ""}\n${plain}\n${fence}`;
-      }
-      case "list-unordered":
-      case "list-ordered":
-      case "list-tasks":
-        return children
-          .map((item: any, i) => {
-            const content = Array.isArray(item?.nodes) ? blocks(item.nodes, `${where}.nodes[${i}].nodes`) : "";
-            const checked = item?.data?.checked;
-            const marker = type === "list-ordered" ? `${(Number(data.start) || 1) + i}.` : "-";
-            const box = typeof checked === "boolean" ? (checked ? "[x] " : "[ ] ") : "";
-            const pad = " ".repeat(marker.length + 1);
-            const [first = "", ...rest] = content.split("\n");
-            return `${marker} ${box}${first}${rest.length ? "\n" + indent(rest.join("\n"), pad) : ""}`;
-          })
-          .join("\n");
-      case "divider":
-        return "---";
-      case "html":
-        return String(data.html ?? "");
-      case "table": {
-        const rows = children.map((row: any) => (Array.isArray(row?.nodes) ? row.nodes.map((cell: any, j: number) => inlines(cell?.nodes, `${where}.cells[${j}]`).replace(/\|/g, "\\|").replace(/\n/g, " ")) : []));
-        if (!rows.length) return "";
-        const width = Math.max(...rows.map((r) => r.length), 1);
-        const line = (cells: string[]) => `| ${Array.from({ length: width }, (_, j) => cells[j] ?? "").join(" | ")} |`;
-        return [line(rows[0]!), line(Array(width).fill("---")), ...rows.slice(1).map(line)].join("\n");
-      }
-      default:
-        return fail(where, `block type "${type}" is not supported`);
-    }
-  };
-  const plainOf = (nodes: unknown): string =>
-    Array.isArray(nodes)
-      ? nodes
-          .map((n: any) =>
-            n?.object === "text"
-              ? Array.isArray(n.leaves)
-                ? n.leaves.map((l: any) => (typeof l?.text === "string" ? l.text : "")).join("")
-                : typeof n.text === "string"
-                  ? n.text
-                  : ""
-              : plainOf(n?.nodes),
-          )
-          .join("")
-      : "";
-  const out = blocks(doc.nodes as unknown[], ".nodes");
-  return out ? `${out}\n` : "";
 }
 
 // ─── Applying a plan ─────────────────────────────────────────────────────────────────────────
@@ -643,97 +504,4 @@ export function applyChanges(draft: RevisionContent, plan: PlannedChange[], inpu
       if (!entry(draft.pages, pageId)) return { object: "deleted_page", pageId };
       return t.created ? { object: "created_page", pageId, ...(t.ref ? { ref: t.ref } : {}) } : { object: "updated_page", pageId };
     });
-}
-
-// ─── Links ───────────────────────────────────────────────────────────────────────────────────
-
-function decodeSafe(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
-/** Where a page lives in Git Sync's layout: `a/b.md`, or `a/b/README.md` when it has sub-pages. */
-function gitPath(page: PageTreeNode): string {
-  const hasChildren = page.pages.some((p) => p.type !== "link");
-  if (!page.path) return "README.md";
-  return hasChildren ? `${page.path}/README.md` : `${page.path}.md`;
-}
-
-function resolveLinks(draft: RevisionContent, pageIds: string[], pageRefs: Map<string, string>, fileRefs: Map<string, string>): void {
-  if (!pageIds.length) return;
-  const pages = flattenTree(pageTree(draft));
-  const byPath = new Map<string, PageTreeNode>();
-  for (const p of pages) if (p.type !== "group" && !byPath.has(p.path)) byPath.set(p.path, p);
-  const byId = new Map(pages.map((p) => [p.id, p]));
-  const firstPage = pages.find((p) => p.type === "document");
-  const pageByFilePath = (path: string): PageTreeNode | undefined => {
-    const clean = path.replace(/^\/+/, "").replace(/\/+$/, "");
-    if (clean === "" || /^README\.md$/i.test(clean)) return byPath.get("") ?? firstPage;
-    const stripped = clean.replace(/\/README\.md$/i, "").replace(/\.md$/i, "");
-    return byPath.get(stripped);
-  };
-
-  const target = (url: string, from: PageTreeNode): string | null => {
-    const raw = url.trim();
-    if (!raw || raw.startsWith("#") || raw.startsWith("//") || /^[a-z][a-z0-9+.-]*:/i.test(raw)) return null;
-    const hash = raw.indexOf("#");
-    const path = decodeSafe(hash < 0 ? raw : raw.slice(0, hash));
-    const anchor = hash < 0 ? "" : raw.slice(hash);
-    const pageLink = (p: PageTreeNode | undefined) => (p ? `page:${p.id}${anchor}` : null);
-    const files = /^\/files\/([^/]+)$/.exec(path);
-    if (files) return entry(draft.files, files[1]!) ? `file:${files[1]}` : null;
-    const pagesPath = /^\/pages(?:\/(.*))?$/.exec(path);
-    if (pagesPath) {
-      const rest = pagesPath[1] ?? "";
-      const byIdHit = byId.get(rest);
-      return pageLink(byIdHit ?? pageByFilePath(rest));
-    }
-    if (path.startsWith("/")) return null;
-    const ref = normalizeRef(path);
-    const refPage = pageRefs.get(ref);
-    if (refPage && byId.has(refPage)) return pageLink(byId.get(refPage));
-    const refFile = fileRefs.get(path.replace(/^\.\//, "")) ?? fileRefs.get(ref);
-    if (refFile) return `file:${refFile}`;
-    let resolved: string;
-    try {
-      resolved = new URL(path, `http://content/${gitPath(from)}`).pathname;
-    } catch {
-      return null;
-    }
-    return pageLink(pageByFilePath(decodeSafe(resolved)));
-  };
-
-  for (const id of pageIds) {
-    const from = byId.get(id);
-    if (!from || !from.markdown) continue;
-    const markdown = from.markdown;
-    const edits: { from: number; to: number; text: string }[] = [];
-    const walk = (node: Nodes) => {
-      if ((node.type === "link" || node.type === "image" || node.type === "definition") && node.position) {
-        const next = target(node.url, from);
-        if (next) {
-          const start = node.position.start.offset!;
-          const end = node.position.end.offset!;
-          const slice = markdown.slice(start, end);
-          const at = node.type === "definition" ? slice.indexOf(node.url, slice.indexOf("]:")) : slice.lastIndexOf(node.url);
-          if (at >= 0) edits.push({ from: start + at, to: start + at + node.url.length, text: next });
-        }
-      }
-      if ("children" in node) for (const child of node.children) walk(child as Nodes);
-    };
-    walk(parseMarkdown(markdown));
-    if (!edits.length) continue;
-    edits.sort((a, b) => b.from - a.from);
-    let out = markdown;
-    let limit = Infinity;
-    for (const e of edits) {
-      if (e.to > limit) continue;
-      out = out.slice(0, e.from) + e.text + out.slice(e.to);
-      limit = e.from;
-    }
-    draft.pages[id] = { ...draft.pages[id]!, markdown: out };
-  }
 }

@@ -1,6 +1,7 @@
 import { builder } from "../../core/graph/builder.js";
 import { badInput, invalidScalarValue } from "../../core/errors.js";
 import { deleted, deletionPayload } from "../../core/graph/payloads.js";
+import { jsonScalar, stringScalar } from "../../core/graph/scalars.js";
 import { spaceParent } from "../spaces/spaces.schema.js";
 import { argsWithNulls } from "../../core/context.js";
 import { GRAPH_ONLY, ListNext, listOf, pageArgs, urlsOf } from "../../core/graph/rest-fields.js";
@@ -17,12 +18,6 @@ import { SEARCH_QUERY_MAX, searchOrganization, searchSpace, type SearchPageView,
 import * as service from "./content.service.js";
 
 // ─── Scalars: JSON values with a documented shape ────────────────────────────────────────────
-
-type JsonScalarOptions = Parameters<typeof builder.scalarType<"JSON">>[1];
-type JsonScalarRef = ReturnType<typeof builder.scalarType<"JSON">>;
-/** A JSON scalar under another name (the builder's scalar map names DateTime and JSON only). */
-const jsonScalar = (name: string, options: JsonScalarOptions) =>
-  (builder.scalarType as (name: string, options: JsonScalarOptions) => JsonScalarRef)(name, options);
 
 /**
  * The /v1 form of `Page.pages`: the sub-pages as JSON, each a Page (with its own `pages`), since
@@ -62,10 +57,8 @@ const VariablesScalar = jsonScalar("ContentVariables", {
   parseValue: (value) => value,
 });
 
-type StringScalarOptions = Parameters<typeof builder.scalarType<"String">>[1];
-type StringScalarRef = ReturnType<typeof builder.scalarType<"String">>;
 /** Link status: its `in-app` value cannot be a GraphQL enum value, so it is a checked string. */
-export const LinkStatusScalar = (builder.scalarType as (name: string, options: StringScalarOptions) => StringScalarRef)("LinkStatus", {
+export const LinkStatusScalar = stringScalar("LinkStatus", {
   description: "ok (no problem), broken (the target does not exist in the revision), in-app (a URL pointing to an internal app location).",
   extensions: { jsonSchema: { type: "string", enum: [...LINK_STATUSES] } },
   serialize: (value) => String(value),

@@ -48,7 +48,8 @@ import {
 import { toGitBookDocument, type GitBookDocument } from "./gitbook-document.js";
 import { LinkResolver, addedBroken, linkReport, type LinkStatus } from "./links.js";
 import { applyImport, checkSource, fetchBytes, fetchImport } from "./import.js";
-import { applyChanges, documentToMarkdown, planChanges, type ChangeOutcome, type ContentChangeInput, type PlannedFile } from "./batch.js";
+import { applyChanges, planChanges, type ChangeOutcome, type ContentChangeInput, type PlannedFile } from "./batch.js";
+import { documentToMarkdown } from "./markdown.js";
 import { checkOutboundUrl, outboundRefusal } from "../../core/support/outbound.js";
 
 // ─── Reads ───────────────────────────────────────────────────────────────────────────────────

@@ -1,9 +1,10 @@
+import type { Nodes } from "mdast";
 import type { Context } from "../../core/context.js";
 import { viewerMembership } from "../../core/access/access.js";
 import { paginateArray, type PageArgs, type ListPage } from "../../core/graph/pagination.js";
 import { spaceById, viewerSpaceRole, isExpired } from "../spaces/spaces.access.js";
 import { entry, flattenTree, pageTree, type PageTreeNode, type RevisionContent } from "./model.js";
-import { anchorsOf, linksOf } from "./markdown.js";
+import { anchorsOf, linksOf, parseMarkdown } from "./markdown.js";
 import { fileView, pageMarkdown, type FileView, type ScopeRef } from "./views.js";
 
 /**
@@ -259,4 +260,101 @@ export function addedBroken(main: LinkResolver, changed: LinkResolver, pageId?: 
   let added = 0;
   for (const key of brokenKeys(changed, pageId)) if (!before.has(key)) added++;
   return added;
+}
+
+// ─── Links a batch of changes writes (content/batch.ts) ───────────────────────────────────────
+
+/** A ref as links name it: `./a.md`, `a.md` and `a` are the same ref `a`. */
+export function normalizeRef(ref: string): string {
+  return ref.trim().replace(/^\.\//, "").replace(/\.md$/i, "");
+}
+
+/** Where a page lives in Git Sync's layout: `a/b.md`, or `a/b/README.md` when it has sub-pages. */
+function gitPath(page: PageTreeNode): string {
+  const hasChildren = page.pages.some((p) => p.type !== "link");
+  if (!page.path) return "README.md";
+  return hasChildren ? `${page.path}/README.md` : `${page.path}.md`;
+}
+
+/**
+ * Rewrites the links of the markdown of `pageIds` (the pages a batch wrote) against the draft's
+ * page tree: `/pages/<pageId>`, `/pages/<path>`, `/pages/<path>.md` and `…/README.md`, relative
+ * `.md` or folder links (from the page's Git path), a ref of a page or file of the batch
+ * (`./<ref>`, `./<ref>.md`: `pageRefs`, `fileRefs`), and `/files/<fileId>` become `page:<id>` and
+ * `file:<id>` links; anything else stays as written.
+ */
+export function resolveLinks(draft: RevisionContent, pageIds: string[], pageRefs: Map<string, string>, fileRefs: Map<string, string>): void {
+  if (!pageIds.length) return;
+  const pages = flattenTree(pageTree(draft));
+  const byPath = new Map<string, PageTreeNode>();
+  for (const p of pages) if (p.type !== "group" && !byPath.has(p.path)) byPath.set(p.path, p);
+  const byId = new Map(pages.map((p) => [p.id, p]));
+  const firstPage = pages.find((p) => p.type === "document");
+  const pageByFilePath = (path: string): PageTreeNode | undefined => {
+    const clean = path.replace(/^\/+/, "").replace(/\/+$/, "");
+    if (clean === "" || /^README\.md$/i.test(clean)) return byPath.get("") ?? firstPage;
+    const stripped = clean.replace(/\/README\.md$/i, "").replace(/\.md$/i, "");
+    return byPath.get(stripped);
+  };
+
+  const target = (url: string, from: PageTreeNode): string | null => {
+    const raw = url.trim();
+    if (!raw || raw.startsWith("#") || raw.startsWith("//") || /^[a-z][a-z0-9+.-]*:/i.test(raw)) return null;
+    const hash = raw.indexOf("#");
+    const path = decodeSafe(hash < 0 ? raw : raw.slice(0, hash));
+    const anchor = hash < 0 ? "" : raw.slice(hash);
+    const pageLink = (p: PageTreeNode | undefined) => (p ? `page:${p.id}${anchor}` : null);
+    const files = /^\/files\/([^/]+)$/.exec(path);
+    if (files) return entry(draft.files, files[1]!) ? `file:${files[1]}` : null;
+    const pagesPath = /^\/pages(?:\/(.*))?$/.exec(path);
+    if (pagesPath) {
+      const rest = pagesPath[1] ?? "";
+      const byIdHit = byId.get(rest);
+      return pageLink(byIdHit ?? pageByFilePath(rest));
+    }
+    if (path.startsWith("/")) return null;
+    const ref = normalizeRef(path);
+    const refPage = pageRefs.get(ref);
+    if (refPage && byId.has(refPage)) return pageLink(byId.get(refPage));
+    const refFile = fileRefs.get(path.replace(/^\.\//, "")) ?? fileRefs.get(ref);
+    if (refFile) return `file:${refFile}`;
+    let resolved: string;
+    try {
+      resolved = new URL(path, `http://content/${gitPath(from)}`).pathname;
+    } catch {
+      return null;
+    }
+    return pageLink(pageByFilePath(decodeSafe(resolved)));
+  };
+
+  for (const id of pageIds) {
+    const from = byId.get(id);
+    if (!from || !from.markdown) continue;
+    const markdown = from.markdown;
+    const edits: { from: number; to: number; text: string }[] = [];
+    const walk = (node: Nodes) => {
+      if ((node.type === "link" || node.type === "image" || node.type === "definition") && node.position) {
+        const next = target(node.url, from);
+        if (next) {
+          const start = node.position.start.offset!;
+          const end = node.position.end.offset!;
+          const slice = markdown.slice(start, end);
+          const at = node.type === "definition" ? slice.indexOf(node.url, slice.indexOf("]:")) : slice.lastIndexOf(node.url);
+          if (at >= 0) edits.push({ from: start + at, to: start + at + node.url.length, text: next });
+        }
+      }
+      if ("children" in node) for (const child of node.children) walk(child as Nodes);
+    };
+    walk(parseMarkdown(markdown));
+    if (!edits.length) continue;
+    edits.sort((a, b) => b.from - a.from);
+    let out = markdown;
+    let limit = Infinity;
+    for (const e of edits) {
+      if (e.to > limit) continue;
+      out = out.slice(0, e.from) + e.text + out.slice(e.to);
+      limit = e.from;
+    }
+    draft.pages[id] = { ...draft.pages[id]!, markdown: out };
+  }
 }

@@ -4,6 +4,7 @@ import { gfmFromMarkdown } from "mdast-util-gfm";
 import { toString } from "mdast-util-to-string";
 import GithubSlugger from "github-slugger";
 import type { Nodes, Root, RootContent, PhrasingContent, Definition } from "mdast";
+import { badInput } from "../../core/errors.js";
 
 /**
  * Markdown of pages, read with a real CommonMark + GFM parser (micromark / mdast). Everything
@@ -214,6 +215,141 @@ export function toDocument(root: Root): PageDocument {
 
 export function markdownToDocument(markdown: string): PageDocument {
   return toDocument(parseMarkdown(markdown));
+}
+
+// ─── Back to markdown: JSON documents sent by clients ────────────────────────────────────────
+
+/**
+ * Markdown from a JSON document, the way back of `toDocument`: this server's own documents
+ * (`format=document`) and GitBook's (text `leaves`, `marks` objects, `code-line` blocks, hints).
+ * A node of another type is a 400 naming it.
+ */
+export function documentToMarkdown(label: string, document: unknown): string {
+  const doc = document as { object?: unknown; nodes?: unknown };
+  if (!doc || typeof doc !== "object" || !Array.isArray(doc.nodes)) throw badInput(`${label} must be {"object": "document", "nodes": [...]}.`);
+  let count = 0;
+  const fail = (where: string, what: string): never => {
+    throw badInput(`${label}${where}: ${what}; send the page as markdown instead.`);
+  };
+  // GitBook's content references: a URL, a page (and anchor) or a file of the content.
+  const refTarget = (ref: any): string => {
+    if (!ref || typeof ref !== "object") return "";
+    if (ref.kind === "url" && typeof ref.url === "string") return ref.url;
+    if ((ref.kind === "page" || ref.kind === "anchor") && typeof ref.page === "string") return `page:${ref.page}${typeof ref.anchor === "string" ? `#${ref.anchor}` : ""}`;
+    if (ref.kind === "file" && typeof ref.file === "string") return `file:${ref.file}`;
+    return typeof ref.url === "string" ? ref.url : "";
+  };
+  const escape = (s: string) => s.replace(/([\\`*_\[\]<>])/g, "\\$1");
+  const markOf = (m: unknown) => (typeof m === "string" ? m : m && typeof m === "object" ? String((m as { type?: unknown }).type ?? "") : "");
+  const wrap = (s: string, marks: unknown) => {
+    const list = Array.isArray(marks) ? marks.map(markOf) : [];
+    // Marks go around the text, spaces stay outside them (`** bold**` is not bold in markdown).
+    const [, lead, core, trail] = /^(\s*)([\s\S]*?)(\s*)$/.exec(s)!;
+    if (!core) return list.includes("code") ? s : escape(s);
+    let out = list.includes("code") ? "`" + core!.replace(/`/g, "\u02cb") + "`" : escape(core!);
+    if (list.includes("bold")) out = `**${out}**`;
+    if (list.includes("italic")) out = `_${out}_`;
+    if (list.includes("strikethrough")) out = `~~${out}~~`;
+    return `${lead}${out}${trail}`;
+  };
+  const inline = (node: any, where: string): string => {
+    if (++count > 100_000) fail("", "the document has too many nodes");
+    if (!node || typeof node !== "object") return fail(where, "a node must be an object");
+    if (node.object === "text") {
+      if (Array.isArray(node.leaves)) return node.leaves.map((leaf: any) => wrap(typeof leaf?.text === "string" ? leaf.text : "", leaf?.marks)).join("");
+      return wrap(typeof node.text === "string" ? node.text : "", node.marks);
+    }
+    if (node.object !== "inline") return fail(where, `a ${String(node.object)} node cannot be inside text`);
+    const inner = () => (Array.isArray(node.nodes) ? node.nodes.map((n: any, i: number) => inline(n, `${where}.nodes[${i}]`)).join("") : "");
+    const data = node.data && typeof node.data === "object" ? node.data : {};
+    switch (node.type) {
+      case "link": {
+        const href = typeof data.href === "string" ? data.href : refTarget(data.ref);
+        return `[${inner()}](<${href}>)`;
+      }
+      case "image":
+      case "inline-image":
+        return `![${escape(String(data.alt ?? ""))}](<${typeof data.src === "string" ? data.src : refTarget(data.ref)}>)`;
+      case "break":
+        return "\\\n";
+      case "html":
+        return String(data.html ?? "");
+      case "footnote-ref":
+        return `[^${String(data.id ?? "")}]`;
+      default:
+        return fail(where, `inline type "${String(node.type)}" is not supported`);
+    }
+  };
+  const inlines = (nodes: unknown, where: string) => (Array.isArray(nodes) ? nodes.map((n, i) => inline(n, `${where}.nodes[${i}]`)).join("") : "");
+  const indent = (s: string, prefix: string) => s.split("\n").map((line) => (line ? prefix + line : line.trimEnd() || prefix.trimEnd())).join("\n");
+  const blocks = (nodes: unknown[], where: string): string =>
+    nodes.map((n, i) => block(n as any, `${where}[${i}]`)).filter((s) => s !== "").join("\n\n");
+  const block = (node: any, where: string): string => {
+    if (++count > 100_000) fail("", "the document has too many nodes");
+    if (!node || typeof node !== "object") return fail(where, "a node must be an object");
+    if (node.object === "text" || node.object === "inline") return inline(node, where);
+    if (node.object !== "block") return fail(where, `object must be block, inline or text (got ${JSON.stringify(node.object)})`);
+    const children: unknown[] = Array.isArray(node.nodes) ? node.nodes : [];
+    const data = node.data && typeof node.data === "object" ? node.data : {};
+    const type = String(node.type);
+    const heading = /^heading-([1-6])$/.exec(type);
+    if (heading) return `${"#".repeat(Number(heading[1]))} ${inlines(children, where)}`;
+    switch (type) {
+      case "paragraph":
+        return inlines(children, where);
+      case "blockquote":
+      case "hint":
+        return indent(blocks(children, `${where}.nodes`), "> ");
+      case "code": {
+        const plain = children.map((c: any) => (c?.object === "block" ? plainOf(c.nodes) : plainOf([c]))).join("\n");
+        const fence = "```" + "`".repeat(Math.max(0, ...[...plain.matchAll(/`{3,}/g)].map((m) => m[0].length - 2)));
+        return `${fence}${typeof data.syntax === "string" ? data.syntax : ""}\n${plain}\n${fence}`;
+      }
+      case "list-unordered":
+      case "list-ordered":
+      case "list-tasks":
+        return children
+          .map((item: any, i) => {
+            const content = Array.isArray(item?.nodes) ? blocks(item.nodes, `${where}.nodes[${i}].nodes`) : "";
+            const checked = item?.data?.checked;
+            const marker = type === "list-ordered" ? `${(Number(data.start) || 1) + i}.` : "-";
+            const box = typeof checked === "boolean" ? (checked ? "[x] " : "[ ] ") : "";
+            const pad = " ".repeat(marker.length + 1);
+            const [first = "", ...rest] = content.split("\n");
+            return `${marker} ${box}${first}${rest.length ? "\n" + indent(rest.join("\n"), pad) : ""}`;
+          })
+          .join("\n");
+      case "divider":
+        return "---";
+      case "html":
+        return String(data.html ?? "");
+      case "table": {
+        const rows = children.map((row: any) => (Array.isArray(row?.nodes) ? row.nodes.map((cell: any, j: number) => inlines(cell?.nodes, `${where}.cells[${j}]`).replace(/\|/g, "\\|").replace(/\n/g, " ")) : []));
+        if (!rows.length) return "";
+        const width = Math.max(...rows.map((r) => r.length), 1);
+        const line = (cells: string[]) => `| ${Array.from({ length: width }, (_, j) => cells[j] ?? "").join(" | ")} |`;
+        return [line(rows[0]!), line(Array(width).fill("---")), ...rows.slice(1).map(line)].join("\n");
+      }
+      default:
+        return fail(where, `block type "${type}" is not supported`);
+    }
+  };
+  const plainOf = (nodes: unknown): string =>
+    Array.isArray(nodes)
+      ? nodes
+          .map((n: any) =>
+            n?.object === "text"
+              ? Array.isArray(n.leaves)
+                ? n.leaves.map((l: any) => (typeof l?.text === "string" ? l.text : "")).join("")
+                : typeof n.text === "string"
+                  ? n.text
+                  : ""
+              : plainOf(n?.nodes),
+          )
+          .join("")
+      : "";
+  const out = blocks(doc.nodes as unknown[], ".nodes");
+  return out ? `${out}\n` : "";
 }
 
 // ─── Links ───────────────────────────────────────────────────────────────────────────────────

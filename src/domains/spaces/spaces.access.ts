@@ -1,25 +1,23 @@
-import type { Collection, Member, Prisma as P, Space } from "../../generated/prisma/client.js";
+import type { Member, Prisma as P, Space } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { membershipAccess, membershipRefusal, viewerMemberWhere, viewerMembership, viewerMemberships } from "../../core/access/access.js";
+import { membershipAccess, membershipRefusal, viewerMemberWhere, viewerMemberships } from "../../core/access/access.js";
 import { byKeys, defineLoader, defineSharedLoader } from "../../core/graph/loaders.js";
-import { badInput, conflict, forbidden, notFound } from "../../core/errors.js";
+import { conflict, forbidden, notFound } from "../../core/errors.js";
 import { type Role } from "../../core/access/roles.js";
-import { collectionPermissions, effectiveCollectionRole, effectiveSpaceRole, spaceRefusal, type EditMode, type SpaceAction } from "./spaces.policy.js";
+import { effectiveSpaceRole, spaceRefusal, type EditMode, type SpaceAction } from "./spaces.policy.js";
+import { collectionById } from "../collections/collections.access.js";
 
 /**
  * Who reaches which space, for every domain: the space loaders, the caller's role on a space
  * (organization membership through the door of core/access/access.ts, parent collection, grants), the
  * guards (`requireSpace`, `requireSpaceAction`, …) and the SQL filters of
- * visible spaces and collections. The rules themselves are the predicates of spaces.policy.ts.
+ * visible spaces. The rules themselves are the predicates of spaces.policy.ts; those of
+ * collections (a space's parent) are collections/collections.access.ts.
  * This module imports no other domain's service, so every domain can import it.
  */
 
 export const spaceById = defineSharedLoader<string, Space | null>(async (ids, prisma) =>
   byKeys(ids, await prisma.space.findMany({ where: { id: { in: [...ids] } } }), (s) => s.id),
-);
-
-export const collectionById = defineSharedLoader<string, Collection | null>(async (ids, prisma) =>
-  byKeys(ids, await prisma.collection.findMany({ where: { id: { in: [...ids] } } }), (c) => c.id),
 );
 
 /** The caller's explicit grants on each space: their own and their teams'. */
@@ -102,11 +100,6 @@ export function visibleSpaceWhereIn(ctx: Context, organizationId: string, member
   return { organizationId, deletedAt: null, access: { some: { OR: [{ userId }, { team: { members: { some: { userId } } } }] } } };
 }
 
-/** Prisma filter for the collections the caller can see (effectiveCollectionRole ≠ null: members who are not guests). */
-export function visibleCollectionWhere(ctx: Context): P.CollectionWhereInput {
-  return { organization: { members: { some: { ...viewerMemberWhere(ctx), role: { not: null } } } } };
-}
-
 /** True once a deleted space is past the retention period: it is gone, whether or not the purge ran yet. */
 export function isExpired(ctx: Context, space: Pick<Space, "deletedAt">, now = Date.now()): boolean {
   return !!space.deletedAt && now - space.deletedAt.getTime() > ctx.config.spaceRetentionDays * 24 * 60 * 60 * 1000;
@@ -142,24 +135,6 @@ export function requireNotDeleted(space: Space): void {
   if (space.deletedAt) {
     throw conflict(`Space "${space.id}" is deleted: restore it first (POST /v1/spaces/${space.id}/restore).`);
   }
-}
-
-/**
- * A collection of `organizationId` that the caller may put content into, given as the body
- * field `field`: 400 naming the field when it does not exist there, 403 without `create` on it.
- */
-export async function requireTargetCollection(ctx: Context, organizationId: string, collectionId: string, field: string): Promise<Collection> {
-  const collection = await collectionById(ctx).load(collectionId);
-  if (!collection || collection.organizationId !== organizationId) {
-    throw badInput(`${field}: collection "${collectionId}" does not exist in organization "${organizationId}".`);
-  }
-  const member = await viewerMembership(ctx, organizationId);
-  const role = effectiveCollectionRole({ member: member && { role: member.role as Role | null }, collectionDefaultLevel: collection.defaultLevel as Role | null });
-  if (!role) throw badInput(`${field}: collection "${collectionId}" does not exist in organization "${organizationId}".`);
-  if (!collectionPermissions(role).create) {
-    throw forbidden(`Your role on collection "${collectionId}" (${role}) does not allow you to add content to it (${field}); it needs create.`);
-  }
-  return collection;
 }
 
 /** The caller must be an admin of the organization named by the body field `organization`. */

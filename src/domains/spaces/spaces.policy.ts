@@ -24,18 +24,6 @@ export function effectiveSpaceRole(input: {
   return strongest(inherited, ...(input.grants ?? []));
 }
 
-/** A collection's role for a member: admins administer; others get its defaultLevel or their role. */
-export function effectiveCollectionRole(input: {
-  member: { role: Role | null } | null | undefined;
-  collectionDefaultLevel: Role | null;
-}): Role | null {
-  const { member } = input;
-  if (!member) return null;
-  if (member.role === "admin") return "admin";
-  if (member.role === null) return null;
-  return input.collectionDefaultLevel ?? member.role;
-}
-
 export const SPACE_PERMISSIONS = ["view", "access", "admin", "viewInviteLinks", "edit", "triggerGitSync", "comment", "merge", "review"] as const;
 export type SpacePermission = (typeof SPACE_PERMISSIONS)[number];
 export type EditMode = "live" | "locked";
@@ -96,15 +84,4 @@ export const SPACE_PERMISSION_KEYS = [...SPACE_PERMISSIONS, "installIntegration"
  */
 export function spacePermissionsFor(role: Role | null, editMode: EditMode, organizationRole: Role | null) {
   return { ...spacePermissions(role, editMode), installIntegration: atLeast(organizationRole, "admin") };
-}
-
-export const COLLECTION_PERMISSIONS = ["view", "admin", "viewInviteLinks", "create"] as const;
-
-export function collectionPermissions(role: Role | null) {
-  return {
-    view: atLeast(role, "read"),
-    admin: atLeast(role, "admin"),
-    viewInviteLinks: atLeast(role, "admin"),
-    create: atLeast(role, "create"),
-  };
 }

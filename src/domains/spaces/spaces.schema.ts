@@ -1,6 +1,7 @@
 import { builder } from "../../core/graph/builder.js";
 import { latest } from "../../core/messaging/pubsub.js";
 import { deleted, deletionPayload, type PayloadParent } from "../../core/graph/payloads.js";
+import { stringScalar } from "../../core/graph/scalars.js";
 import { argsWithNulls, type Context } from "../../core/context.js";
 import { viewerMembership } from "../../core/access/access.js";
 import type { Role } from "../../core/access/roles.js";
@@ -13,32 +14,25 @@ import { invalidScalarValue } from "../../core/errors.js";
 
 // ─── Enumerations and inputs ───────────────────────────────────────────────────────────────────
 
-type StringScalarOptions = Parameters<typeof builder.scalarType<"String">>[1];
-type StringScalarRef = ReturnType<typeof builder.scalarType<"String">>;
-
 /**
  * Space visibility. The documented values contain `-`, which GraphQL enum values cannot, so it is
  * a string scalar whose JSON schema (and so the OpenAPI document) lists the documented values.
- * The builder's scalar map only names DateTime and JSON, hence the cast: it carries a string.
  */
-export const SpaceVisibilityScalar = (builder.scalarType as (name: string, options: StringScalarOptions) => StringScalarRef)(
-  "SpaceVisibility",
-  {
-    description:
-      "Who can reach a space: public (anyone, indexed by search engines), unlisted (anyone, not indexed), " +
-      "share-link (anyone holding a secret token in the URL), visitor-auth (anyone authenticated through a JWT), " +
-      "in-collection (whoever can access the parent collection; only for spaces in a collection), private (authorized members).",
-    extensions: { jsonSchema: { type: "string", enum: [...service.SPACE_VISIBILITIES] } },
-    serialize: (value) => service.visibilityValue(String(value)),
-    parseValue: (value) => {
-      const text = String(value);
-      if (!(service.SPACE_VISIBILITIES as readonly string[]).includes(text)) {
-        throw invalidScalarValue("SpaceVisibility", `visibility must be one of ${service.SPACE_VISIBILITIES.join(", ")} (got "${text}")`);
-      }
-      return text;
-    },
+export const SpaceVisibilityScalar = stringScalar("SpaceVisibility", {
+  description:
+    "Who can reach a space: public (anyone, indexed by search engines), unlisted (anyone, not indexed), " +
+    "share-link (anyone holding a secret token in the URL), visitor-auth (anyone authenticated through a JWT), " +
+    "in-collection (whoever can access the parent collection; only for spaces in a collection), private (authorized members).",
+  extensions: { jsonSchema: { type: "string", enum: [...service.SPACE_VISIBILITIES] } },
+  serialize: (value) => service.visibilityValue(String(value)),
+  parseValue: (value) => {
+    const text = String(value);
+    if (!(service.SPACE_VISIBILITIES as readonly string[]).includes(text)) {
+      throw invalidScalarValue("SpaceVisibility", `visibility must be one of ${service.SPACE_VISIBILITIES.join(", ")} (got "${text}")`);
+    }
+    return text;
   },
-);
+});
 
 export const EditModeEnum = builder.enumType("SpaceEditMode", {
   values: {
@@ -269,7 +263,7 @@ builder.subscriptionFields((t) => ({
       "The space each time it is changed, moved, transferred, deleted or restored. Subscribing needs a role on the space. " +
       "Changes in quick succession may arrive as one (the newest state); an older state never arrives after a newer one.",
     args: { spaceId: t.arg.string({ required: true }) },
-    // Viewers with the same role on the space share one stream (graphql/streams.ts), when the selection cannot tell them apart;
+    // Viewers with the same role on the space share one stream (graphql/streams/grouping.ts), when the selection cannot tell them apart;
     // a state stream: a subscriber behind receives the newest result alone.
     extensions: {
       streamAccess: async (args: { spaceId: string }, ctx: Context) => `space role ${(await requireSpace(ctx, args.spaceId)).role}`,

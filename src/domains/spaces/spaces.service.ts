@@ -13,11 +13,11 @@ import {
   requireNotDeleted,
   requireSpace,
   requireSpaceAction,
-  requireTargetCollection,
   requireTargetOrganizationAdmin,
   spaceById,
   visibleSpaceWhereIn,
 } from "./spaces.access.js";
+import { requireTargetCollection } from "../collections/collections.access.js";
 
 // ─── Values and limits ─────────────────────────────────────────────────────────────────────────
 

@@ -4,13 +4,12 @@ import {
   SPACE_PERMISSIONS,
   SPACE_RULES,
   canOnSpace,
-  collectionPermissions,
-  effectiveCollectionRole,
   effectiveSpaceRole,
   spacePermissions,
   spaceRefusal,
   type SpaceAction,
 } from "../../../src/domains/spaces/spaces.policy.js";
+import { collectionPermissions, effectiveCollectionRole } from "../../../src/domains/collections/collections.access.js";
 
 const ALL: (Role | null)[] = [...ROLES, null];
 
