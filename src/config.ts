@@ -1,5 +1,6 @@
 import path from "node:path";
 import { parseAllowedNetworks } from "./core/support/outbound.js";
+import { parseCorsOrigins } from "./server/cors.js";
 
 /** Free space the embedded database's disk keeps by default (STORAGE_RESERVE_BYTES): a new write-ahead log segment is 16 MiB. */
 export const DEFAULT_STORAGE_RESERVE_BYTES = 64 * 1024 * 1024;
@@ -49,6 +50,8 @@ export interface Config {
    * requests to user-chosen URLs: imports, OpenAPI sources, integration endpoints (OUTBOUND_ALLOWED_NETWORKS).
    */
   outboundAllowedNetworks: string[];
+  /** Origins whose browser pages may call the API with credentials (CORS_ORIGINS); `*` lets any origin read without them. */
+  corsOrigins: string[];
   /** Days integration events and their traces are kept once settled (delivered, failed or skipped); pending ones are always kept. 0 keeps them forever. */
   integrationEventRetentionDays: number;
   /** Least severe log level written (LOG_LEVEL): trace, debug, info, warn, error, fatal or silent. */
@@ -199,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     openApiMaxBytes: intFrom(env.OPENAPI_MAX_BYTES, 5 * 1024 * 1024, "OPENAPI_MAX_BYTES"),
     samlClockSkewMs: intFrom(env.SAML_CLOCK_SKEW_MS, 60_000, "SAML_CLOCK_SKEW_MS"),
     outboundAllowedNetworks: parseAllowedNetworks(env.OUTBOUND_ALLOWED_NETWORKS),
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     maxBodyBytes: Math.max(1024, intFrom(env.MAX_BODY_BYTES, 1024 * 1024, "MAX_BODY_BYTES")),
     maxFileBytes: Math.max(1, intFrom(env.MAX_FILE_BYTES, 10 * 1024 * 1024, "MAX_FILE_BYTES")),
     maxBufferedBodyBytes: Math.max(1024, intFrom(env.MAX_BUFFERED_BODY_BYTES, 256 * 1024 * 1024, "MAX_BUFFERED_BODY_BYTES")),

@@ -49,6 +49,7 @@ import { notesOfNodeRequest } from "./core/support/request-notes.js";
 import { createRateLimit, limitExceeded } from "./server/rate-limit.js";
 import { createResponseCache, type ResponseCache } from "./server/response-cache.js";
 import { KeptLists } from "./core/cache/list-cache.js";
+import { corsPolicy } from "./server/cors.js";
 
 /** How long a start waits for Redis before serving without it. */
 const REDIS_START_WAIT_MS = 5_000;
@@ -220,6 +221,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const yoga = createYoga<{ connectionParams?: Record<string, unknown> }, Context>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
+    cors: corsPolicy(config.corsOrigins),
     landingPage: false,
     // GraphiQL is answered by `routing` (graphql/graphiql.ts), rendered and encoded once.
     graphiql: false,

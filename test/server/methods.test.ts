@@ -17,7 +17,7 @@ let org: string;
 let ids: Record<string, string>;
 
 beforeAll(async () => {
-  t = await startGateway();
+  t = await startGateway({ corsOrigins: ["https://docs.example.test"] });
   ({ admin, org } = await acmeDocs(t));
   ids = await fuzzTargets(admin);
 }, 180_000);
