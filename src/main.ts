@@ -22,7 +22,7 @@ async function main() {
   let lock: DataDirLock | undefined;
   if (!config.databaseUrl) {
     try {
-      lock = acquireLock(config.dataDir);
+      lock = await acquireLock(config.dataDir);
     } catch (err) {
       if (err instanceof DataDirLockedError) {
         log.fatal(err.message);

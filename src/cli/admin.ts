@@ -70,7 +70,7 @@ async function main() {
     process.exit(cmd.command ? 0 : 2);
   }
   const config = loadConfig();
-  const holder = config.databaseUrl ? null : readLock(config.dataDir);
+  const holder = config.databaseUrl ? null : await readLock(config.dataDir);
   let result: Record<string, unknown>;
   if (holder) {
     if (!holder.port || !holder.adminSecret) {

@@ -12,7 +12,7 @@ import { installCompilerHooks } from "./query-plan-cache.js";
 import { acquireLock, type DataDirLock } from "./lock.js";
 import { log } from "../logger.js";
 import { DEFAULT_STORAGE_RESERVE_BYTES, type Config } from "../../config.js";
-import { createPool, firstConnection, retryingReads } from "./pg-pool.js";
+import { createPool, retryStartup, retryingReads } from "./pg-pool.js";
 import { mergeChange, rowChangeOf, rowsById, statementParts, writtenTable, type RowChange, type StatementPart } from "../cache/row-keys.js";
 
 export type Prisma = PrismaClient;
@@ -355,27 +355,33 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
     // Migrations on a connection of their own, without the requests' bounds (an index built on a
     // large table, another gateway's migrations awaited).
-    const setup = createPool(opts.databaseUrl);
-    let cascades: Cascades = new Map();
-    try {
-      const client = await firstConnection(setup, { label: describeUrl(opts.databaseUrl), progress: opts.progress });
-      opts.progress?.(`Database: PostgreSQL at ${describeUrl(opts.databaseUrl)} connected`);
-      try {
-        // Serialize migrations between gateway instances sharing one database.
-        await client.query("SELECT pg_advisory_lock(7340051)");
-        const applied = await applyMigrations(
-          (sql) => client.query(sql),
-          async (sql) => (await client.query(sql)).rows,
-        );
-        opts.progress?.(migrationsMessage(applied));
-        cascades = cascadesFrom((await client.query(CASCADES_SQL)).rows);
-        await client.query("SELECT pg_advisory_unlock(7340051)");
-      } finally {
-        client.release();
-      }
-    } finally {
-      await setup.end();
-    }
+    const label = describeUrl(opts.databaseUrl);
+    const cascades = await retryStartup(
+      async () => {
+        const setup = createPool(opts.databaseUrl!);
+        try {
+          const client = await setup.connect();
+          opts.progress?.(`Database: PostgreSQL at ${label} connected`);
+          try {
+            // Serialize migrations between gateway instances sharing one database (the lock goes with the session).
+            await client.query("SELECT pg_advisory_lock(7340051)");
+            const applied = await applyMigrations(
+              (sql) => client.query(sql),
+              async (sql) => (await client.query(sql)).rows,
+            );
+            opts.progress?.(migrationsMessage(applied));
+            const found = cascadesFrom((await client.query(CASCADES_SQL)).rows);
+            await client.query("SELECT pg_advisory_unlock(7340051)");
+            return found;
+          } finally {
+            client.release();
+          }
+        } finally {
+          await setup.end().catch(() => undefined);
+        }
+      },
+      { label, progress: opts.progress },
+    );
     // Lost connections are survived, and each statement is bounded: see core/db/pg-pool.ts.
     const pool = createPool(opts.databaseUrl, { lockTimeoutMs: opts.lockTimeoutMs, statementTimeoutMs: opts.statementTimeoutMs });
     const prisma = createPrisma(retryingReads(new PrismaPg(pool), () => pool.discardIdle()), stats, observers, writeListeners, opts, cascades);
@@ -393,7 +399,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     };
   }
 
-  const lock = opts.lockHeld ?? acquireLock(opts.dataDir);
+  const lock = opts.lockHeld ?? (await acquireLock(opts.dataDir));
   let pglite: PGlite;
   let cascades: Cascades;
   try {
