@@ -99,4 +99,55 @@ describe("the first connection to PostgreSQL", () => {
       await database.drop();
     }
   });
+
+  it.skipIf(!process.env.DATABASE_URL)("starts when PostgreSQL answers late and drops the start-up's connections, each retry logged", async () => {
+    const database = await freshPostgres(process.env.DATABASE_URL!, "late");
+    const target = new URL(database.url);
+    const port = await freePort();
+    const through = new URL(database.url);
+    through.hostname = "127.0.0.1";
+    through.port = String(port);
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-late-"));
+    // The first connection is accepted and dropped after 300 ms, unanswered; the second is relayed
+    // until the gateway's third message (in the middle of the start-up's statements), then cut;
+    // later ones are relayed.
+    let connections = 0;
+    const sockets = new Set<net.Socket>();
+    const relay = net.createServer((socket) => {
+      const n = ++connections;
+      sockets.add(socket);
+      if (n === 1) {
+        setTimeout(() => socket.destroy(), 300);
+        return;
+      }
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      sockets.add(upstream);
+      let messages = 0;
+      socket.on("data", (chunk) => {
+        if (n === 2 && ++messages === 3) return void (socket.destroy(), upstream.destroy());
+        upstream.write(chunk);
+      });
+      upstream.pipe(socket);
+      const end = () => (socket.destroy(), upstream.destroy());
+      socket.on("error", end).on("close", end);
+      upstream.on("error", end).on("close", end);
+    });
+    await new Promise<void>((resolve) => relay.listen(port, "127.0.0.1", resolve));
+    const progress: string[] = [];
+    try {
+      const db = await openDatabase({ dataDir, databaseUrl: through.toString(), progress: (m) => progress.push(m) });
+      try {
+        expect(await db.prisma.organization.count()).toBe(0);
+      } finally {
+        await db.close();
+      }
+      expect(progress.filter((m) => /not reachable yet \(.+\); trying again in \d+ ms/.test(m)).length).toBeGreaterThanOrEqual(2);
+      expect(connections).toBeGreaterThanOrEqual(3);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => relay.close(resolve));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      await database.drop();
+    }
+  });
 });

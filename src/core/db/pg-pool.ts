@@ -68,27 +68,35 @@ function discardOnReadTimeout(client: pg.PoolClient): void {
 export const FIRST_CONNECTION_WINDOW_MS = 30_000;
 
 /**
- * The start-up's first connection: tried again, 250 ms then up to 4 s apart, while PostgreSQL is
- * unreachable, refuses, is starting up or does not answer in time (a database started with the
- * gateway, or a gateway busy loading its modules while the connection's timer ran), for
- * FIRST_CONNECTION_WINDOW_MS; each failure is reported through `progress`. Other refusals
- * (authentication, an unknown database) fail at once.
+ * The start-up's work on PostgreSQL (its first connection, the migrations): run again, 250 ms then
+ * up to 4 s apart, while PostgreSQL is unreachable, refuses, is starting up, does not answer in
+ * time or drops the connection (a database started with the gateway, a failover, a gateway busy
+ * loading its modules while a connection's timer ran), until FIRST_CONNECTION_WINDOW_MS have passed
+ * since the first failure; each failure is reported through `progress`. Other refusals
+ * (authentication, an unknown database) fail at once. `run` must be safe to run again (each
+ * migration is applied in a transaction and recorded).
  */
-export async function firstConnection(
-  pool: Pick<pg.Pool, "connect">,
+export async function retryStartup<T>(
+  run: () => Promise<T>,
   opts: { label: string; progress?: (message: string) => void; windowMs?: number; sleep?: (ms: number) => Promise<void> },
-): Promise<pg.PoolClient> {
-  const deadline = Date.now() + (opts.windowMs ?? FIRST_CONNECTION_WINDOW_MS);
+): Promise<T> {
+  let deadline: number | undefined;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   for (let wait = 250; ; wait = Math.min(wait * 2, 4_000)) {
     try {
-      return await pool.connect();
+      return await run();
     } catch (err) {
+      deadline ??= Date.now() + (opts.windowMs ?? FIRST_CONNECTION_WINDOW_MS);
       if (!isDatabaseUnavailable(err) || Date.now() + wait > deadline) throw err;
       opts.progress?.(`Database: PostgreSQL at ${opts.label} not reachable yet (${(err as Error).message}); trying again in ${wait} ms`);
       await sleep(wait);
     }
   }
+}
+
+/** The start-up's first connection, tried again as retryStartup says. */
+export function firstConnection(pool: Pick<pg.Pool, "connect">, opts: Parameters<typeof retryStartup>[1]): Promise<pg.PoolClient> {
+  return retryStartup(() => pool.connect(), opts);
 }
 
 type Release = (err?: Error | boolean) => void;
