@@ -10,7 +10,11 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 /** Runs an admin command (`npm run admin -- …`) against the database `env` names; resolves with its last line, parsed. */
 export function admin(env: NodeJS.ProcessEnv, args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["scripts/run.mjs", "src/cli/admin.ts", ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["scripts/run.mjs", "src/cli/admin.ts", ...args], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));

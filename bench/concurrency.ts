@@ -29,7 +29,13 @@ export async function concurrencyFigures() {
     dropDatabase = database.drop;
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-bench-"));
-  const config = { ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || "silent", PORT: "0" }), dataDir, databaseUrl, redisUrl: undefined, host: "127.0.0.1" };
+  const config = {
+    ...loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || "silent", PORT: "0" }),
+    dataDir,
+    databaseUrl,
+    redisUrl: undefined,
+    host: "127.0.0.1",
+  };
   configureLogging(config);
   const gateway = await createGateway(config);
   const port = await gateway.listen(0);
@@ -37,7 +43,12 @@ export async function concurrencyFigures() {
   console.log(`database: ${gateway.db.kind}`);
   try {
     const boot = (await runAdminCommand(gateway.db.prisma, { command: "bootstrap", email: "bench@acme.test", org: "Bench" })) as any;
-    const member = (await runAdminCommand(gateway.db.prisma, { command: "member-add", org: boot.organization, email: "m@acme.test", role: "edit" })) as any;
+    const member = (await runAdminCommand(gateway.db.prisma, {
+      command: "member-add",
+      org: boot.organization,
+      email: "m@acme.test",
+      role: "edit",
+    })) as any;
     const org = boot.organization as string;
     // An answer that takes longer than 30 s counts as status 0 (no answer).
     const call = async (method: string, p: string, body?: unknown) => {
@@ -59,7 +70,10 @@ export async function concurrencyFigures() {
     const spread = (statuses: number[]) => {
       const counts = new Map<number, number>();
       for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
-      return [...counts].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(" ");
+      return [...counts]
+        .sort(([a], [b]) => a - b)
+        .map(([s, n]) => `${s}×${n}`)
+        .join(" ");
     };
     const all = <T>(n: number, fn: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
 
@@ -69,23 +83,35 @@ export async function concurrencyFigures() {
     const team = (await call("PUT", `/orgs/${org}/teams`, { title: "Crew" })).body.id;
     const statuses: number[] = [];
     for (let round = 0; round < 5; round++) {
-      const user = round === 0 ? member.user : ((await runAdminCommand(gateway.db.prisma, { command: "member-add", org, email: `r${round}@acme.test`, role: "read" })) as any).user;
+      const user =
+        round === 0
+          ? member.user
+          : ((await runAdminCommand(gateway.db.prisma, { command: "member-add", org, email: `r${round}@acme.test`, role: "read" })) as any)
+              .user;
       // Rounds alternate between a body naming the role and an empty one (role kept or member).
       const body = round % 2 ? {} : { role: "member" };
       statuses.push(...(await all(10, () => call("PUT", `/orgs/${org}/teams/${team}/members/${user}`, body))).map((r) => r.status));
     }
     console.log(`PUT team member, 5 rounds × 10 identical at once: ${spread(statuses)}`);
-    const bulkUser = ((await runAdminCommand(gateway.db.prisma, { command: "member-add", org, email: "bulk@acme.test", role: "read" })) as any).user;
-    const bulk = await all(10, () => call("PUT", `/orgs/${org}/teams/${team}/members`, { add: [bulkUser], memberships: { [bulkUser]: { role: "owner" } } }));
+    const bulkUser = (
+      (await runAdminCommand(gateway.db.prisma, { command: "member-add", org, email: "bulk@acme.test", role: "read" })) as any
+    ).user;
+    const bulk = await all(10, () =>
+      call("PUT", `/orgs/${org}/teams/${team}/members`, { add: [bulkUser], memberships: { [bulkUser]: { role: "owner" } } }),
+    );
     console.log(`PUT team members (add + memberships), 10 identical at once: ${spread(bulk.map((r) => r.status))}`);
 
     await call("POST", "/integrations/benchint", { title: "Bench", organization: org, visibility: "private", target: "all" });
     const installation = (await call("POST", "/integrations/benchint/installations", { organization: org })).body.id;
     const space = (await call("POST", `/orgs/${org}/spaces`, { title: "Install" })).body.id;
     const site = (await call("POST", `/orgs/${org}/sites`, { title: "Install" })).body.id;
-    const spaceInstalls = await all(10, () => call("PUT", `/integrations/benchint/installations/${installation}/spaces/${space}`, { configuration: {} }));
+    const spaceInstalls = await all(10, () =>
+      call("PUT", `/integrations/benchint/installations/${installation}/spaces/${space}`, { configuration: {} }),
+    );
     console.log(`PUT space installation, 10 identical at once: ${spread(spaceInstalls.map((r) => r.status))}`);
-    const siteInstalls = await all(10, () => call("PUT", `/integrations/benchint/installations/${installation}/sites/${site}`, { configuration: {} }));
+    const siteInstalls = await all(10, () =>
+      call("PUT", `/integrations/benchint/installations/${installation}/sites/${site}`, { configuration: {} }),
+    );
     console.log(`PUT site installation, 10 identical at once: ${spread(siteInstalls.map((r) => r.status))}`);
     const comment = (await call("POST", `/spaces/${space}/comments`, { body: { markdown: "React" } })).body.id;
     const reactions = await all(10, () => call("PUT", `/spaces/${space}/comments/${comment}`, { addedReactions: ["👍"] }));
@@ -95,9 +121,14 @@ export async function concurrencyFigures() {
     // Change requests in one space.
     const crSpace = (await call("POST", `/orgs/${org}/spaces`, { title: "Change requests" })).body.id;
     const crs = await all(50, (i) => call("POST", `/spaces/${crSpace}/change-requests`, { subject: `CR ${i}` }));
-    const numbers = crs.filter((r) => r.status === 201).map((r) => r.body.number as number).sort((a, b) => a - b);
+    const numbers = crs
+      .filter((r) => r.status === 201)
+      .map((r) => r.body.number as number)
+      .sort((a, b) => a - b);
     const contiguous = numbers.every((n, i) => n === i + 1);
-    console.log(`POST change request, 50 at once in one space: ${spread(crs.map((r) => r.status))}; numbers ${contiguous ? `1..${numbers.length} contiguous` : numbers.join(",")}`);
+    console.log(
+      `POST change request, 50 at once in one space: ${spread(crs.map((r) => r.status))}; numbers ${contiguous ? `1..${numbers.length} contiguous` : numbers.join(",")}`,
+    );
 
     // Pages in one space.
     const pageSpace = (await call("POST", `/orgs/${org}/spaces`, { title: "Pages" })).body.id;
@@ -106,7 +137,9 @@ export async function concurrencyFigures() {
     console.log(`POST page, 20 at once in one space: ${spread(created.map((r) => r.status))}; ${pages} pages stored`);
     const ids = created.filter((r) => r.status < 300).map((r) => r.body.id as string);
     const edits = await all(ids.length, (i) => call("PATCH", `/spaces/${pageSpace}/content/page/${ids[i]}`, { markdown: `Edited ${i}` }));
-    const landed = (await all(ids.length, (i) => call("GET", `/spaces/${pageSpace}/content/page/${ids[i]}`))).filter((r, i) => r.body?.markdown?.trim() === `Edited ${i}`).length;
+    const landed = (await all(ids.length, (i) => call("GET", `/spaces/${pageSpace}/content/page/${ids[i]}`))).filter(
+      (r, i) => r.body?.markdown?.trim() === `Edited ${i}`,
+    ).length;
     console.log(`PATCH page, ${ids.length} different pages at once: ${spread(edits.map((r) => r.status))}; ${landed} edits landed`);
 
     // Merges of change requests that touch different pages.
@@ -119,10 +152,13 @@ export async function concurrencyFigures() {
     }
     const merges = await all(toMerge.length, (i) => call("POST", `/spaces/${mergeSpace}/change-requests/${toMerge[i]}/merge`));
     const merged = (await call("GET", `/spaces/${mergeSpace}/content/pages`)).body.pages.length;
-    console.log(`POST merge, 20 non-conflicting change requests at once: ${spread(merges.map((r) => r.status))}; ${merged} pages in the space`);
+    console.log(
+      `POST merge, 20 non-conflicting change requests at once: ${spread(merges.map((r) => r.status))}; ${merged} pages in the space`,
+    );
 
     if (process.env.BENCH_ONLY_IDEMPOTENT) return;
-    if (gateway.db.kind === "postgres" && process.env.BENCH_KILL_SECONDS !== "0") await lostConnections(config.databaseUrl!, call, org, spread);
+    if (gateway.db.kind === "postgres" && process.env.BENCH_KILL_SECONDS !== "0")
+      await lostConnections(config.databaseUrl!, call, org, spread);
   } finally {
     await gateway.close();
     await dropDatabase();
@@ -148,7 +184,9 @@ async function lostConnections(
   let killed = 0;
   const kill = (async () => {
     while (Date.now() < until) {
-      const r = await killer.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+      const r = await killer.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+      );
       killed += r.rowCount ?? 0;
       await new Promise((r) => setTimeout(r, 150));
     }
@@ -166,9 +204,15 @@ async function lostConnections(
       if (r.status === 503 && r.retryAfter) retryAfter++;
     }
   };
-  await Promise.all([kill, ...Array.from({ length: 4 }, (_, i) => worker(false, i)), ...Array.from({ length: 2 }, (_, i) => worker(true, i))]);
+  await Promise.all([
+    kill,
+    ...Array.from({ length: 4 }, (_, i) => worker(false, i)),
+    ...Array.from({ length: 2 }, (_, i) => worker(true, i)),
+  ]);
   await killer.end();
-  console.log(`lost connections (${killed} backends terminated in ${seconds} s): GET space ${spread(reads)}; PATCH page ${spread(writes)}; ${retryAfter} answers 503 with Retry-After`);
+  console.log(
+    `lost connections (${killed} backends terminated in ${seconds} s): GET space ${spread(reads)}; PATCH page ${spread(writes)}; ${retryAfter} answers 503 with Retry-After`,
+  );
 }
 
 runWhenMain(import.meta.url, concurrencyFigures);

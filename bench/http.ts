@@ -52,9 +52,14 @@ export async function requestPath() {
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
     const main = await startBenchGateway({ responseCache: "off" }, cleanups);
-    const uncached = await startBenchGateway({ accessCacheTtlMs: 0, responseCache: "off", requestCoalescing: false, listCache: false }, cleanups);
+    const uncached = await startBenchGateway(
+      { accessCacheTtlMs: 0, responseCache: "off", requestCoalescing: false, listCache: false },
+      cleanups,
+    );
     const cachedGateway = await startBenchGateway({ responseCache: "on" }, cleanups);
-    console.log(`database: ${main.gateway.db.kind === "pglite" ? "embedded (PGlite)" : "PostgreSQL"}; ${connections} connections, ${duration} s per row`);
+    console.log(
+      `database: ${main.gateway.db.kind === "pglite" ? "embedded (PGlite)" : "PostgreSQL"}; ${connections} connections, ${duration} s per row`,
+    );
 
     const a = await seed(main, true);
     const b = await seed(uncached);
@@ -68,7 +73,11 @@ export async function requestPath() {
     // The floor of a list: the same raw handler reading the list's page of rows (one more than
     // shown, as a page does to know whether another follows) in one SELECT.
     const rawList = await listenRaw(async () =>
-      (await main.gateway.db.driverQuery('SELECT * FROM "Space" WHERE "organizationId" = $1 ORDER BY position, id LIMIT 51', [a.organization])).slice(0, 50),
+      (
+        await main.gateway.db.driverQuery('SELECT * FROM "Space" WHERE "organizationId" = $1 ORDER BY position, id LIMIT 51', [
+          a.organization,
+        ])
+      ).slice(0, 50),
     );
     cleanups.push(raw.close, orm.close, rawList.close);
 
@@ -91,18 +100,44 @@ export async function requestPath() {
     const rawRow = await measure({ name: "raw node:http + driver, one SELECT", url: `${raw.url}/${a.spaceId}` });
     const ormRow = await measure({ name: "node:http + Prisma findUnique", url: `${orm.url}/${a.spaceId}` });
     const rawListRow = await measure({ name: "raw node:http + driver, list of 50, one SELECT", url: `${rawList.url}/list` });
-    const restUn = await measure({ name: "REST GET /v1/spaces/{id}, nothing shared", url: `${b.url}/v1/spaces/${b.spaceId}`, headers: b.headers }, uncached.gateway);
-    const gqlUn = await measure({ name: "GraphQL same fields, nothing shared", ...gql(b, SPACE_QUERY, { id: b.spaceId }) }, uncached.gateway);
-    const rest = await measure({ name: "REST GET /v1/spaces/{id}", url: `${a.url}/v1/spaces/${a.spaceId}`, headers: a.headers }, main.gateway);
+    const restUn = await measure(
+      { name: "REST GET /v1/spaces/{id}, nothing shared", url: `${b.url}/v1/spaces/${b.spaceId}`, headers: b.headers },
+      uncached.gateway,
+    );
+    const gqlUn = await measure(
+      { name: "GraphQL same fields, nothing shared", ...gql(b, SPACE_QUERY, { id: b.spaceId }) },
+      uncached.gateway,
+    );
+    const rest = await measure(
+      { name: "REST GET /v1/spaces/{id}", url: `${a.url}/v1/spaces/${a.spaceId}`, headers: a.headers },
+      main.gateway,
+    );
     const restEach = await measure(
-      { name: "REST GET /v1/spaces/{id}, 50 spaces in turn", url: `${a.url}/v1/spaces/${a.listed[0]}`, paths: a.listed.map((id) => `/v1/spaces/${id}`), headers: a.headers },
+      {
+        name: "REST GET /v1/spaces/{id}, 50 spaces in turn",
+        url: `${a.url}/v1/spaces/${a.listed[0]}`,
+        paths: a.listed.map((id) => `/v1/spaces/${id}`),
+        headers: a.headers,
+      },
       main.gateway,
     );
     const graph = await measure({ name: "GraphQL same fields", ...gql(a, SPACE_QUERY, { id: a.spaceId }) }, main.gateway);
-    const restCached = await measure({ name: "REST GET /v1/spaces/{id}, response cache", url: `${c.url}/v1/spaces/${c.spaceId}`, headers: c.headers }, cachedGateway.gateway);
-    const graphCached = await measure({ name: "GraphQL same fields, response cache", ...gql(c, SPACE_QUERY, { id: c.spaceId }) }, cachedGateway.gateway);
-    const list = await measure({ name: "REST list of 50 spaces", url: `${a.url}/v1/orgs/${a.organization}/spaces?limit=50`, headers: a.headers }, main.gateway);
-    const listUn = await measure({ name: "REST list of 50 spaces, nothing shared", url: `${b.url}/v1/orgs/${b.organization}/spaces?limit=50`, headers: b.headers }, uncached.gateway);
+    const restCached = await measure(
+      { name: "REST GET /v1/spaces/{id}, response cache", url: `${c.url}/v1/spaces/${c.spaceId}`, headers: c.headers },
+      cachedGateway.gateway,
+    );
+    const graphCached = await measure(
+      { name: "GraphQL same fields, response cache", ...gql(c, SPACE_QUERY, { id: c.spaceId }) },
+      cachedGateway.gateway,
+    );
+    const list = await measure(
+      { name: "REST list of 50 spaces", url: `${a.url}/v1/orgs/${a.organization}/spaces?limit=50`, headers: a.headers },
+      main.gateway,
+    );
+    const listUn = await measure(
+      { name: "REST list of 50 spaces, nothing shared", url: `${b.url}/v1/orgs/${b.organization}/spaces?limit=50`, headers: b.headers },
+      uncached.gateway,
+    );
     const listCached = await measure(
       { name: "REST list of 50 spaces, response cache", url: `${c.url}/v1/orgs/${c.organization}/spaces?limit=50`, headers: c.headers },
       cachedGateway.gateway,
@@ -116,16 +151,44 @@ export async function requestPath() {
       turns.push(getRound.rps ? listRound.rps / getRound.rps : 0);
     }
     const long = a.long!;
-    const longFirst = await measure({ name: `REST list of ${LONG_LIST} spaces, page 1 (${PAGES_IN_TURN} in turn)`, url: `${a.url}${long.first[0]}`, paths: long.first, headers: a.headers }, main.gateway);
-    const longDeep = await measure(
-      { name: `REST list of ${LONG_LIST} spaces, pages ${long.deepPage}+ (${PAGES_IN_TURN} in turn)`, url: `${a.url}${long.deep[0]}`, paths: long.deep, headers: a.headers },
+    const longFirst = await measure(
+      {
+        name: `REST list of ${LONG_LIST} spaces, page 1 (${PAGES_IN_TURN} in turn)`,
+        url: `${a.url}${long.first[0]}`,
+        paths: long.first,
+        headers: a.headers,
+      },
       main.gateway,
     );
-    const n5 = await measure({ name: "nested org→spaces→CRs→comments, N=5", ...gql(a, NESTED_QUERY, { org: a.nested5, n: 5 }) }, main.gateway);
-    const n50 = await measure({ name: "nested org→spaces→CRs→comments, N=50", ...gql(a, NESTED_QUERY, { org: a.nested50, n: 50 }) }, main.gateway);
-    const deep = await measure({ name: `nested N=5, ${NESTED_DEEP} change requests a space`, ...gql(a, NESTED_QUERY, { org: a.nestedDeep, n: 5 }) }, main.gateway);
+    const longDeep = await measure(
+      {
+        name: `REST list of ${LONG_LIST} spaces, pages ${long.deepPage}+ (${PAGES_IN_TURN} in turn)`,
+        url: `${a.url}${long.deep[0]}`,
+        paths: long.deep,
+        headers: a.headers,
+      },
+      main.gateway,
+    );
+    const n5 = await measure(
+      { name: "nested org→spaces→CRs→comments, N=5", ...gql(a, NESTED_QUERY, { org: a.nested5, n: 5 }) },
+      main.gateway,
+    );
+    const n50 = await measure(
+      { name: "nested org→spaces→CRs→comments, N=50", ...gql(a, NESTED_QUERY, { org: a.nested50, n: 50 }) },
+      main.gateway,
+    );
+    const deep = await measure(
+      { name: `nested N=5, ${NESTED_DEEP} change requests a space`, ...gql(a, NESTED_QUERY, { org: a.nestedDeep, n: 5 }) },
+      main.gateway,
+    );
     const post = await measure(
-      { name: "POST /v1/orgs/{id}/collections", url: `${a.url}/v1/orgs/${a.organization}/collections`, method: "POST", headers: a.headers, body: JSON.stringify({ title: "Bench" }) },
+      {
+        name: "POST /v1/orgs/{id}/collections",
+        url: `${a.url}/v1/orgs/${a.organization}/collections`,
+        method: "POST",
+        headers: a.headers,
+        body: JSON.stringify({ title: "Bench" }),
+      },
       main.gateway,
     );
     const patch = await measure(
@@ -159,12 +222,25 @@ export async function requestPath() {
     console.log(`  GraphQL cached / raw driver    ${ratio(graphCached, rawRow)}   (cached / uncached: ${ratio(graphCached, graph)})`);
     console.log(`  REST GET / same, nothing shared ${ratio(rest, restUn)}`);
     console.log(`  REST GET, 50 spaces in turn / one space  ${ratio(restEach, rest)}`);
-    console.log(`  list of 50 / REST GET          ${ratio(list, rest)}   (both from the response cache: ${ratio(listCached, restCached)}; both with nothing shared: ${ratio(listUn, restUn)})`);
-    console.log(`  list of 50 / REST GET, ${LIST_ROUNDS} rounds back to back  median ${percentile([...turns].sort((x, y) => x - y), 50).toFixed(2)}   (rounds: ${turns.map((r) => r.toFixed(2)).join(" ")})`);
-    console.log(`  list of 50 / raw driver list   ${ratio(list, rawListRow)}   (the raw handler's own list / one row: ${ratio(rawListRow, rawRow)})`);
-    console.log(`  list of ${LONG_LIST}: page 1 / list of 50  ${ratio(longFirst, list)}   page ${long.deepPage}+ / page 1 ${ratio(longDeep, longFirst)}   (pages and the count are read once, then kept until a write: core/cache/list-cache.ts)`);
+    console.log(
+      `  list of 50 / REST GET          ${ratio(list, rest)}   (both from the response cache: ${ratio(listCached, restCached)}; both with nothing shared: ${ratio(listUn, restUn)})`,
+    );
+    console.log(
+      `  list of 50 / REST GET, ${LIST_ROUNDS} rounds back to back  median ${percentile(
+        [...turns].sort((x, y) => x - y),
+        50,
+      ).toFixed(2)}   (rounds: ${turns.map((r) => r.toFixed(2)).join(" ")})`,
+    );
+    console.log(
+      `  list of 50 / raw driver list   ${ratio(list, rawListRow)}   (the raw handler's own list / one row: ${ratio(rawListRow, rawRow)})`,
+    );
+    console.log(
+      `  list of ${LONG_LIST}: page 1 / list of 50  ${ratio(longFirst, list)}   page ${long.deepPage}+ / page 1 ${ratio(longDeep, longFirst)}   (pages and the count are read once, then kept until a write: core/cache/list-cache.ts)`,
+    );
     console.log(`  nested N=50 / N=5              ${ratio(n50, n5)}   statements ${n5.statements} → ${n50.statements}`);
-    console.log(`  nested N=5, ${NESTED_DEEP} / 3 CRs a space ${ratio(deep, n5)}   (a page of 10 under each space reads 11 of its rows: core/db/bounded-pages.ts)`);
+    console.log(
+      `  nested N=5, ${NESTED_DEEP} / 3 CRs a space ${ratio(deep, n5)}   (a page of 10 under each space reads 11 of its rows: core/db/bounded-pages.ts)`,
+    );
     console.log(`  POST collection / REST GET     ${ratio(post, rest)}`);
     console.log(`  PATCH page / REST GET          ${ratio(patch, rest)}`);
     console.log(`  PATCH page in a change request / PATCH page  ${ratio(proposed, patch)}`);
@@ -300,12 +376,22 @@ async function seed({ gateway, url }: Started, withLongList = false): Promise<Se
   const page = await call("POST", `/v1/spaces/${space.id}/content/pages`, { title: "Bench page" });
   const changeRequest = await call("POST", `/v1/spaces/${space.id}/change-requests`, { subject: "Bench" });
   await prisma.space.createMany({
-    data: Array.from({ length: 50 }, (_, i) => ({ id: `spc_list_${i}`, organizationId: boot.organization, title: `List ${i}`, position: 10 + i })),
+    data: Array.from({ length: 50 }, (_, i) => ({
+      id: `spc_list_${i}`,
+      organizationId: boot.organization,
+      title: `List ${i}`,
+      position: 10 + i,
+    })),
   });
   const nested = async (n: number, requestsPerSpace = NESTED_CHILDREN) => {
     const label = `${n}x${requestsPerSpace}`;
     const org = (await runAdminCommand(prisma, { command: "bootstrap", email: "bench@acme.test", org: `Nested ${label}` })) as any;
-    const spaces = Array.from({ length: n }, (_, i) => ({ id: `spc_n${label}_${i}`, organizationId: org.organization, title: `Space ${i}`, position: i }));
+    const spaces = Array.from({ length: n }, (_, i) => ({
+      id: `spc_n${label}_${i}`,
+      organizationId: org.organization,
+      title: `Space ${i}`,
+      position: i,
+    }));
     await prisma.space.createMany({ data: spaces });
     const content = { pages: {}, files: {}, reusableContents: {}, variables: {} };
     await prisma.revision.createMany({ data: spaces.map((s) => ({ id: `rev_${s.id}`, spaceId: s.id, content })) });
@@ -322,7 +408,13 @@ async function seed({ gateway, url }: Started, withLongList = false): Promise<Se
     );
     await prisma.changeRequest.createMany({ data: requests });
     const comments = requests.flatMap((r) =>
-      Array.from({ length: NESTED_CHILDREN }, (_, i) => ({ id: `${r.id}_c${i}`, spaceId: r.spaceId, changeRequestId: r.id, markdown: `comment ${i}`, postedById: boot.user })),
+      Array.from({ length: NESTED_CHILDREN }, (_, i) => ({
+        id: `${r.id}_c${i}`,
+        spaceId: r.spaceId,
+        changeRequestId: r.id,
+        markdown: `comment ${i}`,
+        postedById: boot.user,
+      })),
     );
     await prisma.comment.createMany({ data: comments });
     return org.organization as string;
@@ -334,9 +426,24 @@ async function seed({ gateway, url }: Started, withLongList = false): Promise<Se
     for (let i = 0; i < LONG_LIST; i += 5_000) {
       const ids = Array.from({ length: Math.min(5_000, LONG_LIST - i) }, (_, j) => i + j);
       await prisma.space.createMany({
-        data: ids.map((k) => ({ id: `spc_long_${k}`, organizationId: org.organization, title: `Space ${k}`, position: k, revisionId: `rev_long_${k}`, createdAt: new Date(start + Math.floor(k / 3) * 1000) })),
+        data: ids.map((k) => ({
+          id: `spc_long_${k}`,
+          organizationId: org.organization,
+          title: `Space ${k}`,
+          position: k,
+          revisionId: `rev_long_${k}`,
+          createdAt: new Date(start + Math.floor(k / 3) * 1000),
+        })),
       });
-      await prisma.revision.createMany({ data: ids.map((k) => ({ id: `rev_long_${k}`, spaceId: `spc_long_${k}`, parents: [], type: "initial" as const, content: { pages: {}, files: {}, reusableContents: {}, variables: {} } })) });
+      await prisma.revision.createMany({
+        data: ids.map((k) => ({
+          id: `rev_long_${k}`,
+          spaceId: `spc_long_${k}`,
+          parents: [],
+          type: "initial" as const,
+          content: { pages: {}, files: {}, reusableContents: {}, variables: {} },
+        })),
+      });
     }
     // Requests under way together for the same page share its reads (core/graph/loaders.ts readOnce):
     // each row goes through PAGES_IN_TURN different pages, so that each request reads its own.
@@ -427,7 +534,15 @@ async function statementsPerRequest(gateway: Gateway, row: Pick<Row, "url" | "me
   return fewest;
 }
 
-function load(opts: { url: string; paths?: string[]; method?: string; headers?: Record<string, string>; body?: string; connections: number; duration: number }) {
+function load(opts: {
+  url: string;
+  paths?: string[];
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  duration: number;
+}) {
   return new Promise<{ rps: number; non2xx: number; errors: number }>((resolve, reject) => {
     const worker = new Worker(new URL("./load-worker.mjs", import.meta.url), { workerData: opts });
     worker.once("message", (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));

@@ -80,21 +80,34 @@ export async function restarts() {
       const t = await server.ready(seeded);
       all.push(t);
       // The last acknowledged edit survived the kill (the durability tests assert it; here it is shown).
-      const kept = last ? (await client(server.url, seeded.token)("GET", `/v1/spaces/${last.space}/content/page/${last.page}`)).title === last.title : true;
+      const kept = last
+        ? (await client(server.url, seeded.token)("GET", `/v1/spaces/${last.space}/content/page/${last.page}`)).title === last.title
+        : true;
       if (kept) keptAfterKill++;
-      console.log(`  restart after SIGKILL during writes (${acknowledged} acknowledged, the last one ${kept ? "kept ✓" : "LOST ✗"}): ${line(t)}`);
+      console.log(
+        `  restart after SIGKILL during writes (${acknowledged} acknowledged, the last one ${kept ? "kept ✓" : "LOST ✗"}): ${line(t)}`,
+      );
       await server.stop();
     }
 
     if (all.length) {
       const worst = (key: keyof Timing) => Math.max(...all.map((t) => t[key]));
-      const median = (key: keyof Timing) => percentile(all.map((t) => t[key]).sort((a, b) => a - b), 50);
+      const median = (key: keyof Timing) =>
+        percentile(
+          all.map((t) => t[key]).sort((a, b) => a - b),
+          50,
+        );
       console.log(
         `restarts (${all.length}): listening median ${ms(median("listening"))}, slowest ${ms(worst("listening"))}; ` +
           `first answer median ${ms(median("answer"))}, slowest ${ms(worst("answer"))}; CPU median ${(median("cpuMs") / 1000).toFixed(1)} s`,
       );
-      console.log(`target: a restart answers in under 2 s — slowest first answer ${ms(worst("answer"))} ${worst("answer") < 2000 ? "✓" : "✗"}`);
-      if (crashRuns) console.log(`the last acknowledged edit before each SIGKILL was there after the restart: ${keptAfterKill} of ${crashRuns} ${keptAfterKill === crashRuns ? "✓" : "✗"}`);
+      console.log(
+        `target: a restart answers in under 2 s — slowest first answer ${ms(worst("answer"))} ${worst("answer") < 2000 ? "✓" : "✗"}`,
+      );
+      if (crashRuns)
+        console.log(
+          `the last acknowledged edit before each SIGKILL was there after the restart: ${keptAfterKill} of ${crashRuns} ${keptAfterKill === crashRuns ? "✓" : "✗"}`,
+        );
     }
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => console.error(err));
@@ -162,13 +175,19 @@ class Server {
     const deadline = Date.now() + 120_000;
     const until = async (ok: () => Promise<boolean>) => {
       while (!(await ok())) {
-        if (this.child.exitCode !== null) throw new Error(`The server exited with code ${this.child.exitCode} while starting:\n${this.lines.join("\n")}`);
+        if (this.child.exitCode !== null)
+          throw new Error(`The server exited with code ${this.child.exitCode} while starting:\n${this.lines.join("\n")}`);
         if (Date.now() > deadline) throw new Error("The server did not answer within 120 s.");
         await sleep(5);
       }
       return performance.now() - this.started;
     };
-    const ready = await until(() => fetch(`${this.url}/readyz`).then((r) => (r.body?.cancel(), r.ok), () => false));
+    const ready = await until(() =>
+      fetch(`${this.url}/readyz`).then(
+        (r) => (r.body?.cancel(), r.ok),
+        () => false,
+      ),
+    );
     const answer = seeded
       ? await until(() =>
           fetch(`${this.url}/v1/spaces/${seeded.spaceId}`, { headers: { authorization: `Bearer ${seeded.token}` } }).then(
@@ -217,7 +236,10 @@ async function seed(env: NodeJS.ProcessEnv, server: Server, spaces: number): Pro
   for (let i = 0; i < spaces; i++) {
     const space = await call("POST", `/v1/orgs/${boot.organization}/spaces`, { title: `Space ${i}` });
     spaceId ||= space.id;
-    const page = await call("POST", `/v1/spaces/${space.id}/content/pages`, { title: `Page ${i}`, markdown: `# Page ${i}\n\nText of page ${i}.` });
+    const page = await call("POST", `/v1/spaces/${space.id}/content/pages`, {
+      title: `Page ${i}`,
+      markdown: `# Page ${i}\n\nText of page ${i}.`,
+    });
     pages.push({ space: space.id, page: page.id });
     await call("PATCH", `/v1/spaces/${space.id}/content/page/${page.id}`, { markdown: `# Page ${i}\n\nEdited text of page ${i}.` });
   }
@@ -228,7 +250,10 @@ async function seed(env: NodeJS.ProcessEnv, server: Server, spaces: number): Pro
  * Page edits (a new title each) one after another until the server stops answering: how many were
  * acknowledged, and the last one (its page is edited again only pages.length edits later).
  */
-async function writeUntilKilled(url: string, seeded: Seeded): Promise<{ acknowledged: number; last?: { space: string; page: string; title: string } }> {
+async function writeUntilKilled(
+  url: string,
+  seeded: Seeded,
+): Promise<{ acknowledged: number; last?: { space: string; page: string; title: string } }> {
   const call = client(url, seeded.token);
   let acknowledged = 0;
   let last: { space: string; page: string; title: string } | undefined;

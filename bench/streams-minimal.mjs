@@ -74,7 +74,11 @@ const server = http.createServer(async (req, res) => {
     };
     // The event's two results, as the gateway's subscribers receive them (they follow every
     // status): recorded, then delivered (here at once).
-    publish("integrationEvents:bench", () => ({ integrationEvents: event }), () => ({ integrationEvents: { ...event, status: "success" } }));
+    publish(
+      "integrationEvents:bench",
+      () => ({ integrationEvents: event }),
+      () => ({ integrationEvents: { ...event, status: "success" } }),
+    );
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: pageId, title: String(body.title ?? "") }));
   } else {
     res.writeHead(404).end();

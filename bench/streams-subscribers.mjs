@@ -131,7 +131,7 @@ function arrivals(keys, coalesce) {
   const n = sockets.length;
   const out = new Float64Array(n * keys.length).fill(NaN);
   const empty = new Float64Array(n).fill(NaN);
-  let later = coalesce ? new Float64Array(n).fill(NaN) : null;
+  const later = coalesce ? new Float64Array(n).fill(NaN) : null;
   for (let j = keys.length - 1; j >= 0; j--) {
     const seen = (sub && sub.seen.get(keys[j])) || empty;
     for (let s = 0; s < n; s++) {
@@ -181,7 +181,17 @@ process.on("message", async (cmd) => {
       // What a message of this operation starts with on each socket, and the field quickKey reads (eventId: parsed whole).
       const heads = ids.map((id) => `{"id":${JSON.stringify(id)},"type":"next","payload":{"data":{`);
       const quickField = { title: '"title":"', spaceId: '"spaceId":"' }[cmd.keyBy];
-      sub = { ids, heads, quickField, keyBy: cmd.keyBy, seen: new Map(), any: new Uint8Array(sockets.length), live: 0, messages: 0, lastAt: 0 };
+      sub = {
+        ids,
+        heads,
+        quickField,
+        keyBy: cmd.keyBy,
+        seen: new Map(),
+        any: new Uint8Array(sockets.length),
+        live: 0,
+        messages: 0,
+        lastAt: 0,
+      };
       const payload = { query: cmd.query, variables: cmd.variables };
       sockets.forEach((ws, i) => {
         if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ id: ids[i], type: "subscribe", payload }));

@@ -138,7 +138,6 @@ interface SpacePage {
   page: string;
 }
 
-
 async function startMinimal(): Promise<Target> {
   // The node options of the gateway (npm start's), so that both servers run on the same runtime settings.
   const child = fork(path.join(root, "bench/streams-minimal.mjs"), { execArgv: startFlags(), stdio: "inherit" });
@@ -212,7 +211,13 @@ async function startGateways(shared: boolean, receiverUrl: string, spaces: numbe
     pages: made.slice(1, (made.length + 1) / 2),
     nonePages: made.slice((made.length + 1) / 2),
     // prom-client's process_cpu_seconds_total of each gateway (its /metrics).
-    cpuSeconds: async () => (await metricTotals(servers.map((s) => s.url), ["process_cpu_seconds_total"])).process_cpu_seconds_total!,
+    cpuSeconds: async () =>
+      (
+        await metricTotals(
+          servers.map((s) => s.url),
+          ["process_cpu_seconds_total"],
+        )
+      ).process_cpu_seconds_total!,
     mainThread: mainThreadOf(servers[0]!.pid),
     pids: servers.map((s) => s.pid),
     stop: () => Promise.all(servers.map((s) => s.stop())),
@@ -252,7 +257,9 @@ function writingPriority(): number {
     os.setPriority(before);
     return WRITER_NICE;
   } catch (err) {
-    console.log(`  could not set the writing process's nice level to ${WRITER_NICE} (${(err as Error).message}): writes are timed at ${before}`);
+    console.log(
+      `  could not set the writing process's nice level to ${WRITER_NICE} (${(err as Error).message}): writes are timed at ${before}`,
+    );
     return before;
   }
 }
@@ -286,7 +293,8 @@ function lowerPriority(pid: number | undefined, priority: SubscriberPriority): v
       execFileSync("chrt", ["--all-tasks", "--idle", "--pid", "0", String(pid)], { stdio: "ignore" });
       return;
     } catch (err) {
-      if (!idleRefused) console.log(`  could not run the subscriber processes with SCHED_IDLE (${(err as Error).message}); nice 19 instead`);
+      if (!idleRefused)
+        console.log(`  could not run the subscriber processes with SCHED_IDLE (${(err as Error).message}); nice 19 instead`);
       idleRefused = true;
     }
   }
@@ -319,18 +327,27 @@ function clientArgs(): string[] {
   return (process.env.BENCH_CLIENT_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
 }
 
-async function startGatewayProcess(env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number | undefined; stop: () => Promise<unknown> }> {
+async function startGatewayProcess(
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; pid: number | undefined; stop: () => Promise<unknown> }> {
   const port = await freePort();
   // BENCH_GATEWAY_NODE_ARGS: node options for the gateway processes alone, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof";
   // BENCH_GATEWAY_LOG=<path>: each gateway's standard output (its log lines, --trace-gc) goes to <path>.<port>.
   const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
   const log = process.env.BENCH_GATEWAY_LOG ? fs.openSync(`${process.env.BENCH_GATEWAY_LOG}.${port}`, "w") : "ignore";
-  const child = spawn(process.execPath, [...startFlags(), ...nodeArgs, "scripts/run.mjs", "src/main.ts"], { cwd: root, env: { ...env, PORT: String(port) }, stdio: ["ignore", log, "inherit"] });
+  const child = spawn(process.execPath, [...startFlags(), ...nodeArgs, "scripts/run.mjs", "src/main.ts"], {
+    cwd: root,
+    env: { ...env, PORT: String(port) },
+    stdio: ["ignore", log, "inherit"],
+  });
   if (typeof log === "number") fs.closeSync(log);
   const url = `http://127.0.0.1:${port}`;
   let stopping = false;
   child.once("exit", (code, signal) => {
-    if (!stopping) console.log(`  !! the gateway process on port ${port} exited (${signal ?? code}) while the benchmark ran: figures after this are of the survivors`);
+    if (!stopping)
+      console.log(
+        `  !! the gateway process on port ${port} exited (${signal ?? code}) while the benchmark ran: figures after this are of the survivors`,
+      );
   });
   const deadline = Date.now() + 180_000;
   for (;;) {
@@ -470,7 +487,13 @@ interface CpuShares {
  */
 function machineBusySeconds(): number {
   try {
-    const [user, nice, system, , , irq, softirq] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq] = fs
+      .readFileSync("/proc/stat", "utf8")
+      .split("\n")[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
     return (user! + nice! + system! + irq! + softirq!) / 100; // USER_HZ
   } catch {
     return os.cpus().reduce((sum, c) => sum + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0) / 1000;
@@ -480,7 +503,10 @@ function machineBusySeconds(): number {
 /** CPU seconds so far: the machine's busy time (all cores), the target's processes, the subscriber processes. */
 async function cpuTotals(group: SubscriberGroup, target: Target) {
   const busy = machineBusySeconds();
-  const [servers, subscribers] = await Promise.all([target.cpuSeconds(), group.all({ cmd: "cpu" }, "cpu").then((all) => sum(all, "seconds"))]);
+  const [servers, subscribers] = await Promise.all([
+    target.cpuSeconds(),
+    group.all({ cmd: "cpu" }, "cpu").then((all) => sum(all, "seconds")),
+  ]);
   return { at: now(), busy, servers, subscribers };
 }
 
@@ -525,17 +551,32 @@ async function measureTarget(target: Target, options: Options, processes: number
   // subscriber tells page edits apart by their space), each edited once before: with none timed
   // on the warm page alone, edited 150 times, a stretch timed each page's first edit and the
   // other one page's 151st.
-  for (let k = 0; k < options.writes; k++) await write.page(target.pages[k]!, `first ${k}`), await write.page(target.nonePages[k]!, `first ${k}`);
+  for (let k = 0; k < options.writes; k++)
+    await write.page(target.pages[k]!, `first ${k}`), await write.page(target.nonePages[k]!, `first ${k}`);
   await write.calibrate();
   const noneSpace = await paced(options, (k) => write.title(`none ${k}`), target);
   const noneEvents = await paced(options, (k) => write.page(target.nonePages[k]!, `none ${k}`), target);
 
   // The gateways' own counts of results sent and of network writes carrying them (none for the minimal server).
   const sent = async (): Promise<Sent> => {
-    const names = ["live_stream_deliveries_total", "live_stream_writes_total", "live_stream_pass_duration_seconds_count", "live_stream_pass_duration_seconds_sum", PASS_WITHIN, "live_stream_pause_seconds_total"];
+    const names = [
+      "live_stream_deliveries_total",
+      "live_stream_writes_total",
+      "live_stream_pass_duration_seconds_count",
+      "live_stream_pass_duration_seconds_sum",
+      PASS_WITHIN,
+      "live_stream_pause_seconds_total",
+    ];
     const totals = await metricTotals(target.urls, names);
     const passes = totals.live_stream_pass_duration_seconds_count || 0;
-    return { frames: totals.live_stream_deliveries_total || 0, writes: totals.live_stream_writes_total || 0, passes, passSeconds: totals.live_stream_pass_duration_seconds_sum || 0, longPasses: passes - (totals[PASS_WITHIN] || 0), pauseSeconds: totals.live_stream_pause_seconds_total || 0 };
+    return {
+      frames: totals.live_stream_deliveries_total || 0,
+      writes: totals.live_stream_writes_total || 0,
+      passes,
+      passSeconds: totals.live_stream_pass_duration_seconds_sum || 0,
+      longPasses: passes - (totals[PASS_WITHIN] || 0),
+      pauseSeconds: totals.live_stream_pause_seconds_total || 0,
+    };
   };
   const residentBefore = residentBytes(target.pids);
   const group = await SubscriberGroup.start(target, options.subscribers, processes, options.priority);
@@ -556,7 +597,8 @@ async function measureTarget(target: Target, options: Options, processes: number
     spaceUpdated.sent = difference(await sent(), before);
     // Every socket connected and subscribed, 50 events delivered.
     const residentWith = residentBytes(target.pids);
-    const resident = residentBefore !== undefined && residentWith !== undefined ? { before: residentBefore, with: residentWith } : undefined;
+    const resident =
+      residentBefore !== undefined && residentWith !== undefined ? { before: residentBefore, with: residentWith } : undefined;
     console.log(`  ${target.name}: spaceUpdated ${line(spaceUpdated)}`);
     before = await sent();
     const integrationEvents = await streamPhase(group, options, {
@@ -603,7 +645,9 @@ function line(r: StreamResult): string {
       ? `; ${r.sent.frames} results sent in ${r.sent.writes} network writes by ${r.sent.passes} passes ` +
         `(mean ${ms((r.sent.passSeconds / r.sent.passes) * 1000)} of which ${ms((r.sent.pauseSeconds / r.sent.passes) * 1000)} paused, ${r.sent.longPasses} over 100 ms; warm-up included)`
       : "") +
-    (r.processWith && r.processNone ? `\n      during the writes, with subscribers (none): ${processLine(r.processWith, r.processNone)}` : "") +
+    (r.processWith && r.processNone
+      ? `\n      during the writes, with subscribers (none): ${processLine(r.processWith, r.processNone)}`
+      : "") +
     (r.cpu ? `\n      ${cpuLine(r.cpu)}` : "") +
     (r.slowestWith && r.slowestNone
       ? `\n      the slowest PATCH with subscribers ${slowestLine(r.slowestWith)} (none: ${slowestLine(r.slowestNone)}) — its server's main thread meanwhile, and the writing client's wait, ms`
@@ -648,7 +692,9 @@ function writer(target: Target) {
   };
   const read = async () => {
     const start = now();
-    await fetch(`${base}/v1/spaces/${target.titleSpace}`, { headers: { authorization: `Bearer ${target.token}` } }).then((r) => r.arrayBuffer());
+    await fetch(`${base}/v1/spaces/${target.titleSpace}`, { headers: { authorization: `Bearer ${target.token}` } }).then((r) =>
+      r.arrayBuffer(),
+    );
     return now() - start;
   };
   let idleRead: number | undefined;
@@ -696,7 +742,10 @@ interface ProcessFigures {
 
 /** A server process's /metrics text ("" when it has none or does not answer). */
 function metricsText(url: string): Promise<string> {
-  return fetch(`${url}/metrics`).then((r) => (r.ok ? r.text() : ""), () => "");
+  return fetch(`${url}/metrics`).then(
+    (r) => (r.ok ? r.text() : ""),
+    () => "",
+  );
 }
 
 /**
@@ -731,7 +780,11 @@ async function processFigures(target: Target): Promise<ProcessFigures | undefine
     const count = Number(new RegExp(`^nodejs_gc_duration_seconds_count\\{kind="${kind}"\\} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
     gc[kind!] = { count, ms: Number(sum) * 1000 };
   }
-  return { loopDelayMaxMs: value("nodejs_eventloop_lag_max_seconds") * 1000, loopDelayP99Ms: value("nodejs_eventloop_lag_p99_seconds") * 1000, gc };
+  return {
+    loopDelayMaxMs: value("nodejs_eventloop_lag_max_seconds") * 1000,
+    loopDelayP99Ms: value("nodejs_eventloop_lag_p99_seconds") * 1000,
+    gc,
+  };
 }
 
 /**
@@ -749,7 +802,11 @@ async function settled(target: Target): Promise<void> {
   while (!Number.isNaN(last.db_statement_duration_seconds_count) && now() < deadline) {
     await sleep(500);
     const next = await read();
-    if (next.integration_events_pending === 0 && next.db_statement_duration_seconds_count! - last.db_statement_duration_seconds_count! <= target.urls.length) return;
+    if (
+      next.integration_events_pending === 0 &&
+      next.db_statement_duration_seconds_count! - last.db_statement_duration_seconds_count! <= target.urls.length
+    )
+      return;
     last = next;
   }
 }
@@ -768,24 +825,26 @@ async function paced(options: Pick<Options, "writes" | "rate">, write: (k: numbe
   if (target) await settled(target);
   const before = target && (await processFigures(target));
   const t0 = now();
-  await atWritingPriority(() => Promise.all(
-    Array.from({ length: options.writes }, async (_, k) => {
-      await sleep(t0 + (k * 1000) / options.rate - now());
-      const start = now();
-      result.starts[k] = start;
-      const thread = target?.mainThread?.();
-      const writer = writerThread?.();
-      try {
-        await write(k);
-      } catch (err) {
-        result.failed++;
-        result.firstError ??= String(err);
-      }
-      result.durations[k] = now() - start;
-      result.threads[k] = since(thread, target?.mainThread?.());
-      result.writerThreads[k] = since(writer, writerThread?.());
-    }),
-  ));
+  await atWritingPriority(() =>
+    Promise.all(
+      Array.from({ length: options.writes }, async (_, k) => {
+        await sleep(t0 + (k * 1000) / options.rate - now());
+        const start = now();
+        result.starts[k] = start;
+        const thread = target?.mainThread?.();
+        const writer = writerThread?.();
+        try {
+          await write(k);
+        } catch (err) {
+          result.failed++;
+          result.firstError ??= String(err);
+        }
+        result.durations[k] = now() - start;
+        result.threads[k] = since(thread, target?.mainThread?.());
+        result.writerThreads[k] = since(writer, writerThread?.());
+      }),
+    ),
+  );
   const after = before && (await processFigures(target!));
   if (before && after) {
     const gc: ProcessFigures["gc"] = {};
@@ -859,7 +918,13 @@ async function streamPhase(group: SubscriberGroup, options: Options, phase: Phas
   for (const r of reports) for (const l of r.latencies as Float64Array) if (!Number.isNaN(l)) latencies.push(l);
   latencies.sort((a, b) => a - b);
   if (process.env.BENCH_STREAM_DETAIL) {
-    console.log(perWrite(reports.map((r) => r.latencies as Float64Array), phase.keys.length, writes.durations));
+    console.log(
+      perWrite(
+        reports.map((r) => r.latencies as Float64Array),
+        phase.keys.length,
+        writes.durations,
+      ),
+    );
     console.log(`    PATCH ms with none: ${phase.none.durations.map((d) => Math.round(d)).join(" ")}`);
   }
   await group.all({ cmd: "unsubscribe" }, "unsubscribed");
@@ -947,7 +1012,11 @@ class SubscriberGroup {
       children.map((c, i) => {
         const count = Math.floor(sockets / processes) + (i < sockets % processes ? 1 : 0);
         const url = target.urls[i % target.urls.length]!.replace(/^http/, "ws") + "/graphql";
-        return request<{ ok: number; failed: number; firstError: string }>(c, { cmd: "connect", url, token: target.token, count }, "connected");
+        return request<{ ok: number; failed: number; firstError: string }>(
+          c,
+          { cmd: "connect", url, token: target.token, count },
+          "connected",
+        );
       }),
     );
     const group = new SubscriberGroup(children, sum(answers, "ok"), now() - started);
@@ -1094,7 +1163,17 @@ async function runBurst(
       const count = sum(await group.all({ cmd: "status" }, "status"), "keys") - before;
       if (count !== seen) (seen = count), (progressAt = seenAt = now());
     }
-    return { label: burst.label, installations: burst.integrations.length, lanes, edits, failed, recordedMs, events, seen, seenMs: seenAt - started };
+    return {
+      label: burst.label,
+      installations: burst.integrations.length,
+      lanes,
+      edits,
+      failed,
+      recordedMs,
+      events,
+      seen,
+      seenMs: seenAt - started,
+    };
   } finally {
     await group.close();
   }
@@ -1103,7 +1182,9 @@ async function runBurst(
 // ─── Output ──────────────────────────────────────────────────────────────────────────────────
 
 function printResults(options: Options, floor: TargetResult, gw: TargetResult, burst: BurstResult[] | undefined, receiverCount: number) {
-  const rows: string[][] = [["stream", "server", "arrival p50*", "arrival p99*", "deliveries", "PATCH p99 none", `PATCH p99 ${options.subscribers} subs`]];
+  const rows: string[][] = [
+    ["stream", "server", "arrival p50*", "arrival p99*", "deliveries", "PATCH p99 none", `PATCH p99 ${options.subscribers} subs`],
+  ];
   for (const stream of ["spaceUpdated", "integrationEvents"] as const) {
     for (const t of [floor, gw]) {
       const r = t[stream];
@@ -1118,7 +1199,9 @@ function printResults(options: Options, floor: TargetResult, gw: TargetResult, b
     t.resident &&
     `${t.name} ${mb(t.resident.before)} → ${mb(t.resident.with)} MB (${((t.resident.with - t.resident.before) / Math.max(1, t.connected) / 1024).toFixed(1)} kB a subscriber)`;
   if (floor.resident && gw.resident) {
-    console.log(`  resident memory of the server's processes, before the subscribers and with ${options.subscribers} subscribed to spaceUpdated: ${memory(floor)}, ${memory(gw)}`);
+    console.log(
+      `  resident memory of the server's processes, before the subscribers and with ${options.subscribers} subscribed to spaceUpdated: ${memory(floor)}, ${memory(gw)}`,
+    );
   }
   console.log(
     options.subscribers === 10_000
@@ -1136,7 +1219,8 @@ function printResults(options: Options, floor: TargetResult, gw: TargetResult, b
     );
   }
   for (const [i, b] of (burst ?? []).entries()) {
-    const target = i === (burst ?? []).length - 1 && b.installations > 1 ? " — the burst the target (≥ 1,000 events/s) is read against" : "";
+    const target =
+      i === (burst ?? []).length - 1 && b.installations > 1 ? " — the burst the target (≥ 1,000 events/s) is read against" : "";
     console.log(
       `  burst: ${b.label} (PATCH /v1 page, ${b.lanes} at a time over as many spaces)${target}\n` +
         `    page edits        ${b.edits} in ${ms(b.recordedMs)} = ${rate(b.edits, b.recordedMs)} edits/s\n` +
@@ -1148,7 +1232,12 @@ function printResults(options: Options, floor: TargetResult, gw: TargetResult, b
     );
   }
   if (options.receiver) console.log(`  (integration deliveries answered by the local receiver: ${receiverCount})`);
-  console.log(`  (load average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(", ")} on ${os.availableParallelism()} cores: other processes' work slows both servers)`);
+  console.log(
+    `  (load average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(", ")} on ${os.availableParallelism()} cores: other processes' work slows both servers)`,
+  );
 }
 
 // ─── Helpers ─────────────────────────────────────────────────────────────────────────────────
@@ -1195,7 +1284,9 @@ function printRounds(rounds: Ratios[]) {
   const x = (v: number) => (v === Infinity ? "∞" : times(v));
   console.log("rounds (arrival p99 gateway / minimal, PATCH p99 with subscribers / none; spaceUpdated, then integrationEvents):");
   rounds.forEach((r, i) => {
-    const cells = (["spaceUpdated", "integrationEvents"] as const).map((s) => `${x(r[s].arrival)} ${x(r[s].patch)}${r[s].deliveries < 1 ? ` (${(r[s].deliveries * 100).toFixed(1)}% delivered)` : ""}`);
+    const cells = (["spaceUpdated", "integrationEvents"] as const).map(
+      (s) => `${x(r[s].arrival)} ${x(r[s].patch)}${r[s].deliveries < 1 ? ` (${(r[s].deliveries * 100).toFixed(1)}% delivered)` : ""}`,
+    );
     console.log(`  ${String(i + 1).padStart(2)}: ${cells.join("   ")}   ${metTargets(r) ? "every target met" : "missed"}`);
   });
   console.log(`  ${rounds.filter(metTargets).length} of ${rounds.length} rounds met every target`);

@@ -89,6 +89,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const started = performance.now();
   const count = await build();
   if (!process.argv.includes("--quiet")) {
-    console.log(`Built ${count} modules into ${path.relative(process.cwd(), distDir) || "."} in ${Math.round(performance.now() - started)} ms`);
+    console.log(
+      `Built ${count} modules into ${path.relative(process.cwd(), distDir) || "."} in ${Math.round(performance.now() - started)} ms`,
+    );
   }
 }

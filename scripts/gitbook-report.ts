@@ -17,7 +17,11 @@ if (!file) {
   console.error("usage: tsx scripts/gitbook-report.ts <report.jsonl>");
   process.exit(2);
 }
-let lines = fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+let lines = fs
+  .readFileSync(file, "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
 if (process.argv.includes("--recheck")) {
   // Checks the recorded answers again with the current checker and allow-list.
   const { gitbookChecker, allowed: allowedBy } = await import("../test/helpers/gitbook.js");

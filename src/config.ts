@@ -197,7 +197,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxPageSize: 1000,
     defaultPageSize: intFrom(env.DEFAULT_PAGE_SIZE, 100, "DEFAULT_PAGE_SIZE"),
     spaceRetentionDays: 7,
-    sitesDomain: env.SITES_DOMAIN?.trim().replace(/^\.+|\.+$/g, "").toLowerCase() || undefined,
+    sitesDomain:
+      env.SITES_DOMAIN?.trim()
+        .replace(/^\.+|\.+$/g, "")
+        .toLowerCase() || undefined,
     openApiFetchTimeoutMs: intFrom(env.OPENAPI_FETCH_TIMEOUT_MS, 10_000, "OPENAPI_FETCH_TIMEOUT_MS"),
     openApiMaxBytes: intFrom(env.OPENAPI_MAX_BYTES, 5 * 1024 * 1024, "OPENAPI_MAX_BYTES"),
     samlClockSkewMs: intFrom(env.SAML_CLOCK_SKEW_MS, 60_000, "SAML_CLOCK_SKEW_MS"),
@@ -215,7 +218,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** Logs, metrics, rate limits and shutdown. */
 export function operations(env: NodeJS.ProcessEnv) {
   const level = (env.LOG_LEVEL || "info").trim().toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
   const format = (env.LOG_FORMAT || (process.stdout.isTTY ? "pretty" : "json")).trim().toLowerCase();
   if (format !== "json" && format !== "pretty") throw new Error(`LOG_FORMAT must be json or pretty, got "${env.LOG_FORMAT}"`);
   const pacing = autoOr(env.LIVE_STREAM_PACING, "LIVE_STREAM_PACING", ["always", "contended"] as const);
@@ -239,7 +243,10 @@ export function operations(env: NodeJS.ProcessEnv) {
     responseCacheTtlMs: intFrom(env.RESPONSE_CACHE_TTL_MS, 60_000, "RESPONSE_CACHE_TTL_MS"),
     restJit: onOff(env.REST_JIT, true, "REST_JIT"),
     requestCoalescing: onOff(env.REQUEST_COALESCING, true, "REQUEST_COALESCING"),
-    listCache: env.LIST_CACHE === undefined && env.COUNT_CACHE !== undefined ? onOff(env.COUNT_CACHE, true, "COUNT_CACHE") : onOff(env.LIST_CACHE, true, "LIST_CACHE"),
+    listCache:
+      env.LIST_CACHE === undefined && env.COUNT_CACHE !== undefined
+        ? onOff(env.COUNT_CACHE, true, "COUNT_CACHE")
+        : onOff(env.LIST_CACHE, true, "LIST_CACHE"),
     queryPlanCache: onOff(env.QUERY_PLAN_CACHE, true, "QUERY_PLAN_CACHE"),
   };
 }

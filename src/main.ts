@@ -111,7 +111,13 @@ function announce(config: Config, port: number, ms: number) {
   const database = config.databaseUrl ? "PostgreSQL" : `embedded database in ${config.dataDir}`;
   log.info(
     {
-      urls: { home: `${base}/`, docs: `${base}/docs`, graphql: `${base}/graphql`, dashboard: `${base}/dashboard`, health: `${base}/readyz` },
+      urls: {
+        home: `${base}/`,
+        docs: `${base}/docs`,
+        graphql: `${base}/graphql`,
+        dashboard: `${base}/dashboard`,
+        health: `${base}/readyz`,
+      },
     },
     `Documentation API listening on ${local} in ${(ms / 1000).toFixed(1)} s, ${cpuSeconds()} s of CPU (${database}${config.redisUrl ? ", Redis" : ""}): ` +
       `start page ${base}/ · API reference ${base}/docs · GraphQL ${base}/graphql · dashboard ${base}/dashboard`,

@@ -88,8 +88,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   // Read before the database opens: a bad file stops the start with nothing to clean up.
   const trusted = config.graphqlTrustedDocuments ? loadTrustedDocuments(config.graphqlTrustedDocuments) : undefined;
   const metrics = createMetrics();
-  const db = await (opts.database ??
-    openDatabase({ ...databaseOptions(config), lockHeld: opts.lockHeld, progress: opts.progress }));
+  const db = await (opts.database ?? openDatabase({ ...databaseOptions(config), lockHeld: opts.lockHeld, progress: opts.progress }));
   db.observeStatements((seconds, ok) => metrics.dbStatements.labels(ok ? "ok" : "error").observe(seconds));
   // Redis for the shared rate-limit counters and the readiness check; commands fail at once
   // while it is unreachable (the limiter then counts in memory) instead of queueing.
@@ -114,27 +113,81 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const accessPublisher = config.redisUrl ? awaitedPublisher(config.redisUrl) : undefined;
   accessCache.connect(pubsub, accessScope(config), accessPublisher?.publish);
   accessCache.watch(db);
-  metrics.counterFrom("access_cache_hits_total", "Tokens and memberships answered from the in-process access cache.", () => accessCache.stats.hits);
-  metrics.counterFrom("access_cache_misses_total", "Tokens and memberships read from the database (not cached, expired, or the cache is off).", () => accessCache.stats.misses);
-  metrics.counterFrom("query_plan_cache_hits_total", "Prisma queries whose plan came from the plans kept by shape (process-wide).", () => planStats.hits);
-  metrics.counterFrom("query_plan_cache_misses_total", "Prisma queries compiled (no plan kept for their shape and values, or the cache is off: then 0).", () => planStats.misses);
-  metrics.counterFrom("shared_reads_statements_total", "Statements reading rows by key for the requests under way together (process-wide).", () => sharedReads.statements);
-  metrics.counterFrom("shared_reads_joined_total", "Requests' reads by key that shared their statement with another request's.", () => sharedReads.joined);
-  metrics.counterFrom("shared_reads_identical_total", "List pages and counts answered by an identical read another request asked for in the same turn.", () => sharedReads.identical);
+  metrics.counterFrom(
+    "access_cache_hits_total",
+    "Tokens and memberships answered from the in-process access cache.",
+    () => accessCache.stats.hits,
+  );
+  metrics.counterFrom(
+    "access_cache_misses_total",
+    "Tokens and memberships read from the database (not cached, expired, or the cache is off).",
+    () => accessCache.stats.misses,
+  );
+  metrics.counterFrom(
+    "query_plan_cache_hits_total",
+    "Prisma queries whose plan came from the plans kept by shape (process-wide).",
+    () => planStats.hits,
+  );
+  metrics.counterFrom(
+    "query_plan_cache_misses_total",
+    "Prisma queries compiled (no plan kept for their shape and values, or the cache is off: then 0).",
+    () => planStats.misses,
+  );
+  metrics.counterFrom(
+    "shared_reads_statements_total",
+    "Statements reading rows by key for the requests under way together (process-wide).",
+    () => sharedReads.statements,
+  );
+  metrics.counterFrom(
+    "shared_reads_joined_total",
+    "Requests' reads by key that shared their statement with another request's.",
+    () => sharedReads.joined,
+  );
+  metrics.counterFrom(
+    "shared_reads_identical_total",
+    "List pages and counts answered by an identical read another request asked for in the same turn.",
+    () => sharedReads.identical,
+  );
   const keptLists = config.listCache ? KeptLists.attach(db) : null;
-  metrics.counterFrom("page_cache_hits_total", "List pages answered from the pages kept between writes (LIST_CACHE, embedded database).", () => keptLists?.stats.page.hits ?? 0);
-  metrics.counterFrom("page_cache_misses_total", "List pages read from the database while the list cache is on.", () => keptLists?.stats.page.misses ?? 0);
-  metrics.counterFrom("count_cache_hits_total", "List counts answered from the counts kept between writes (LIST_CACHE, embedded database).", () => keptLists?.stats.count.hits ?? 0);
-  metrics.counterFrom("count_cache_misses_total", "List counts read from the database while the list cache is on.", () => keptLists?.stats.count.misses ?? 0);
+  metrics.counterFrom(
+    "page_cache_hits_total",
+    "List pages answered from the pages kept between writes (LIST_CACHE, embedded database).",
+    () => keptLists?.stats.page.hits ?? 0,
+  );
+  metrics.counterFrom(
+    "page_cache_misses_total",
+    "List pages read from the database while the list cache is on.",
+    () => keptLists?.stats.page.misses ?? 0,
+  );
+  metrics.counterFrom(
+    "count_cache_hits_total",
+    "List counts answered from the counts kept between writes (LIST_CACHE, embedded database).",
+    () => keptLists?.stats.count.hits ?? 0,
+  );
+  metrics.counterFrom(
+    "count_cache_misses_total",
+    "List counts read from the database while the list cache is on.",
+    () => keptLists?.stats.count.misses ?? 0,
+  );
   const responseCache = createResponseCache({ config, db, accessCache, scope: accessScope(config) });
-  metrics.counterFrom("response_cache_hits_total", "GraphQL and REST answers served from the response cache.", () => responseCache.stats.hits);
-  metrics.counterFrom("response_cache_misses_total", "Response cache look-ups that found no entry (the answer was made).", () => responseCache.stats.misses);
+  metrics.counterFrom(
+    "response_cache_hits_total",
+    "GraphQL and REST answers served from the response cache.",
+    () => responseCache.stats.hits,
+  );
+  metrics.counterFrom(
+    "response_cache_misses_total",
+    "Response cache look-ups that found no entry (the answer was made).",
+    () => responseCache.stats.misses,
+  );
   const services: Services = { prisma: db.prisma, config, urls: makeUrls(config), pubsub, accessCache };
 
   async function authenticate(header: unknown, request?: Request): Promise<Context> {
     const viewer = await viewerFromToken(services, bearerToken(header));
     if (!viewer) {
-      throw new GraphQLError(authenticationFailure(header).message, { extensions: { code: 401, http: { status: 401, headers: { "www-authenticate": "Bearer" } } } });
+      throw new GraphQLError(authenticationFailure(header).message, {
+        extensions: { code: 401, http: { status: 401, headers: { "www-authenticate": "Bearer" } } },
+      });
     }
     return makeContext(services, viewer, undefined, request);
   }
@@ -149,19 +202,34 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     execute: (args) => yoga.getEnveloped(args.contextValue as any).execute(args) as any,
     cache: responseCache,
     coalesce: config.requestCoalescing,
-    context: (request, explicitNulls, allowAnonymous) => authenticateRequest(services, request, allowAnonymous ? "optional" : "required", explicitNulls),
+    context: (request, explicitNulls, allowAnonymous) =>
+      authenticateRequest(services, request, allowAnonymous ? "optional" : "required", explicitNulls),
   });
 
-  metrics.counterFrom("coalesced_requests_total", "REST GETs answered by the answer of an identical GET that arrived with them (REQUEST_COALESCING).", () => rest.coalesced?.joined ?? 0);
+  metrics.counterFrom(
+    "coalesced_requests_total",
+    "REST GETs answered by the answer of an identical GET that arrived with them (REQUEST_COALESCING).",
+    () => rest.coalesced?.joined ?? 0,
+  );
 
   // The admin channel of `npm run admin` (src/cli/admin.ts): hidden, it answers 404 to every
   // method but POST with the secret of this process, so it takes every method itself.
-  const adminRoute: RawRoute = rawRoute({ methods: "*", path: "/_admin/command", auth: "none", handler: (_services, _params, request) => adminChannel(request) });
+  const adminRoute: RawRoute = rawRoute({
+    methods: "*",
+    path: "/_admin/command",
+    auth: "none",
+    handler: (_services, _params, request) => adminChannel(request),
+  });
 
   // The routes that do not answer JSON through the /v1 generator: one table (src/rest/raw-routes.ts).
   const rawRouteList: RawRoute[] = [
     ...healthRoutes({ prisma: db.prisma, redis, stopping: () => stopping }),
-    rawRoute({ methods: ["GET"], path: "/metrics", auth: "none", handler: (_services, _params, request) => metricsAnswer(metrics, config.metricsToken, request) }),
+    rawRoute({
+      methods: ["GET"],
+      path: "/metrics",
+      auth: "none",
+      handler: (_services, _params, request) => metricsAnswer(metrics, config.metricsToken, request),
+    }),
     ...rawRouteTable,
     ...docsRoutes(rest.openAPIAnswer),
     ...homeRoutes(config),
@@ -231,7 +299,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     maskedErrors: { isDev: false, errorMessage: UNEXPECTED, maskError: maskGraphQLError },
     logging: yogaLogger(),
     context: async ({ request, connectionParams }) => {
-      const header = (connectionParams?.authorization ?? connectionParams?.Authorization);
+      const header = connectionParams?.authorization ?? connectionParams?.Authorization;
       return authenticate(header ?? request.headers.get("authorization"), request);
     },
     // Bodies are bounded and read whole before they get here (rest/body-limit.ts `withBodyLimit`,
@@ -266,14 +334,24 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     lingerMs: 2_000,
     maxBufferedBytes: config.maxBufferedBodyBytes,
   });
-  const front = createHttpFront({ app: withCompression(responseCache.track(app)), logger: opts.logger ?? log, metrics, trustProxy: config.trustProxy });
+  const front = createHttpFront({
+    app: withCompression(responseCache.track(app)),
+    logger: opts.logger ?? log,
+    metrics,
+    trustProxy: config.trustProxy,
+  });
   const httpServer = http.createServer((req, res) => front.handle(req, res));
   // Clients (and proxies) reuse connections for longer than Node's 5 s default.
   httpServer.keepAliveTimeout = 65_000;
   httpServer.headersTimeout = 66_000;
   // No compression: live streams send each event's frames, encoded once, to every socket as they are (graphql/streams/frames.ts).
   // A message is bounded as a request body is (MAX_BODY_BYTES; ws's own bound is 100 MiB): past it, the socket is closed with 1009.
-  const wsServer = new WebSocketServer({ server: httpServer, path: GRAPHQL_PATH, perMessageDeflate: false, maxPayload: config.maxBodyBytes });
+  const wsServer = new WebSocketServer({
+    server: httpServer,
+    path: GRAPHQL_PATH,
+    perMessageDeflate: false,
+    maxPayload: config.maxBodyBytes,
+  });
   wsServer.on("connection", (socket, req) => {
     guardClientFaults(socket);
     front.webSocket(socket, req);
@@ -286,7 +364,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     maxBufferedBytes: config.wsMaxBufferedBytes,
     quota: subscriptionQuota,
     serialize: (result: ExecutionResult) =>
-      JSON.stringify(result.errors ? { ...result, errors: result.errors.map((e) => (e instanceof GraphQLError ? forSocket(e).toJSON() : e)) } : result),
+      JSON.stringify(
+        result.errors ? { ...result, errors: result.errors.map((e) => (e instanceof GraphQLError ? forSocket(e).toJSON() : e)) } : result,
+      ),
     fault: (err) => ({ errors: asErrors(err) }),
     // Requests under way are answered before the next slice of a delivery.
     quiet: (maxMs) => front.quiet(maxMs),
@@ -297,7 +377,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     {
       ...graphqlWsOperations(yoga, trusted, streams),
       onConnect: async (ctx) => {
-        const header = (ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization);
+        const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         const token = bearerToken(header);
         // An address whose tokens failed too often has its next ones refused unread, as over HTTP (4429).
         const address = notesOfNodeRequest(ctx.extra.request)?.clientAddress ?? "local";
@@ -318,7 +398,10 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
         // Each connection holds a file descriptor and memory: a token holds as many as it may hold subscriptions.
         const release = socketQuota.acquire(viewer.tokenId);
         if (!release) {
-          ctx.extra.socket.close(4429, `This API token holds ${socketQuota.max} graphql-ws connections already (LIVE_SUBSCRIPTIONS_PER_TOKEN)`);
+          ctx.extra.socket.close(
+            4429,
+            `This API token holds ${socketQuota.max} graphql-ws connections already (LIVE_SUBSCRIPTIONS_PER_TOKEN)`,
+          );
           return false;
         }
         ctx.extra.socket.once("close", release);
@@ -337,21 +420,53 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     onOutcome: (outcome) => metrics.deliveries.labels(outcome).inc(),
   });
   metrics.gauge("websocket_connections", "graphql-ws connections open.", () => wsServer.clients.size);
-  metrics.counterFrom("websocket_heartbeat_timeouts_total", "graphql-ws sockets cut off for leaving a ping unanswered (WS_PING_INTERVAL_MS).", () => heartbeat.stats.timeouts);
-  metrics.gauge("live_stream_groups", "Shared graphql-ws subscription streams open (one execution per event each).", () => streams.size().groups);
+  metrics.counterFrom(
+    "websocket_heartbeat_timeouts_total",
+    "graphql-ws sockets cut off for leaving a ping unanswered (WS_PING_INTERVAL_MS).",
+    () => heartbeat.stats.timeouts,
+  );
+  metrics.gauge(
+    "live_stream_groups",
+    "Shared graphql-ws subscription streams open (one execution per event each).",
+    () => streams.size().groups,
+  );
   metrics.gauge("live_stream_subscriptions", "graphql-ws subscriptions in shared streams.", () => streams.size().subscriptions);
-  metrics.counterFrom("live_stream_executions_total", "Subscription events executed (once per shared stream, whatever its number of sockets).", () => streams.stats.executions);
+  metrics.counterFrom(
+    "live_stream_executions_total",
+    "Subscription events executed (once per shared stream, whatever its number of sockets).",
+    () => streams.stats.executions,
+  );
   metrics.counterFrom("live_stream_deliveries_total", "Subscription results sent to graphql-ws sockets.", () => streams.stats.deliveries);
-  metrics.counterFrom("live_stream_writes_total", "Network writes to graphql-ws sockets: each carries every subscription result its socket was behind.", () => streams.stats.writes);
+  metrics.counterFrom(
+    "live_stream_writes_total",
+    "Network writes to graphql-ws sockets: each carries every subscription result its socket was behind.",
+    () => streams.stats.writes,
+  );
   metrics.counterFrom(
     "live_stream_states_skipped_total",
     "Results of state streams (spaceUpdated) not sent to a socket that was behind, because a newer one was sent in their place.",
     () => streams.stats.skipped,
   );
-  metrics.counterFrom("live_stream_access_grades_total", "Access grades computed for new graphql-ws subscriptions (one for the subscriptions of a viewer that arrive together).", () => streams.stats.accessGrades);
-  metrics.counterFrom("live_stream_pause_seconds_total", "Time delivery passes over large streams paused, leaving the cores to other processes (LIVE_STREAM_PACING; src/graphql/streams/pacing.ts).", () => streams.stats.pausedMs / 1000);
-  metrics.counterFrom("live_stream_slow_consumers_total", "graphql-ws sockets closed for falling behind (close code 4008).", () => streams.stats.slowConsumers);
-  metrics.counterFrom("pubsub_publish_failures_total", "Redis pub/sub publishes that did not reach Redis (the live notification was dropped; the write itself committed).", () => pubsubFailures.publish);
+  metrics.counterFrom(
+    "live_stream_access_grades_total",
+    "Access grades computed for new graphql-ws subscriptions (one for the subscriptions of a viewer that arrive together).",
+    () => streams.stats.accessGrades,
+  );
+  metrics.counterFrom(
+    "live_stream_pause_seconds_total",
+    "Time delivery passes over large streams paused, leaving the cores to other processes (LIVE_STREAM_PACING; src/graphql/streams/pacing.ts).",
+    () => streams.stats.pausedMs / 1000,
+  );
+  metrics.counterFrom(
+    "live_stream_slow_consumers_total",
+    "graphql-ws sockets closed for falling behind (close code 4008).",
+    () => streams.stats.slowConsumers,
+  );
+  metrics.counterFrom(
+    "pubsub_publish_failures_total",
+    "Redis pub/sub publishes that did not reach Redis (the live notification was dropped; the write itself committed).",
+    () => pubsubFailures.publish,
+  );
   metrics.counterFrom("pubsub_outages_total", "Times the Redis pub/sub became unreachable.", () => pubsubFailures.outages);
   metrics.gauge("integration_events_pending", "Integration events waiting for delivery (the backlog).", () =>
     db.prisma.integrationEvent.count({ where: { status: "pending" } }),
@@ -388,7 +503,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       const serverClosed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       httpServer.closeIdleConnections();
       const unfinished = await front.drain(config.shutdownTimeoutMs);
-      if (unfinished) log.warn(`Shutdown: ${unfinished} requests still running after ${config.shutdownTimeoutMs} ms; closing their connections`);
+      if (unfinished)
+        log.warn(`Shutdown: ${unfinished} requests still running after ${config.shutdownTimeoutMs} ms; closing their connections`);
       heartbeat.stop();
       const wsClosed = Promise.resolve(ws.dispose()).catch(() => undefined);
       streams.close();

@@ -48,7 +48,8 @@ export const GITBOOK_ALLOWED: GitBookAllowance[] = [
     status: 201,
     path: "",
     keyword: "status",
-    reason: "Publishing an integration answers 201 when it creates the integration and 200 for a new version of an existing one; GitBook's document says 200 for both (same body).",
+    reason:
+      "Publishing an integration answers 201 when it creates the integration and 200 for a new version of an existing one; GitBook's document says 200 for both (same body).",
   },
 
   // ─── Limits the spec sets differently ──────────────────────────────────────────────────────
@@ -57,7 +58,8 @@ export const GITBOOK_ALLOWED: GitBookAllowance[] = [
     path: /(^|\/)title$/,
     keyword: "maxLength",
     message: "must NOT have more than 50 characters",
-    reason: "Space titles may have up to 100 characters in the spec; GitBook's schema says 50. Only spaces given a longer title answer one.",
+    reason:
+      "Space titles may have up to 100 characters in the spec; GitBook's schema says 50. Only spaces given a longer title answer one.",
   },
 
   // ─── Values the spec documents that GitBook's enumerations lack ──────────────────────────────
@@ -65,37 +67,43 @@ export const GITBOOK_ALLOWED: GitBookAllowance[] = [
     operation: /\/revisions\/\{revisionId\}$|\/content$/,
     path: "/type",
     keyword: "enum",
-    reason: "Revision `type`: this server also writes `initial` (a space's first, empty revision) and `import` (made by an import); GitBook knows edits, merge, rollback, update, computed.",
+    reason:
+      "Revision `type`: this server also writes `initial` (a space's first, empty revision) and `import` (made by an import); GitBook knows edits, merge, rollback, update, computed.",
   },
   {
     operation: /^GET \/integrations\/\{integrationName\}\/events/,
     path: /\/status$/,
     keyword: "enum",
     message: 'must be one of ["success","failed"]',
-    reason: "Integration event `status`: besides success and failed, events are `pending` until delivered and `skipped` when development mode does not forward them; GitBook lists only settled statuses.",
+    reason:
+      "Integration event `status`: besides success and failed, events are `pending` until delivered and `skipped` when development mode does not forward them; GitBook lists only settled statuses.",
   },
   {
     operation: /^GET \/integrations\/\{integrationName\}\/events/,
     path: /\/payload(\/|$)/,
-    reason: "Integration event payloads: this server records the space activity events of the spec (space_content_updated with its own fields, change_request_*, comment_*, …), which GitBook's payload union does not describe.",
+    reason:
+      "Integration event payloads: this server records the space activity events of the spec (space_content_updated with its own fields, change_request_*, comment_*, …), which GitBook's payload union does not describe.",
   },
   {
     operation: /^GET \/integrations\/\{integrationName\}\/events\/\{eventId\}$/,
     path: "/trace/logs/*/level",
     keyword: "enum",
-    reason: "Trace log levels are the spec's (it gives `debug` as a sample and the delivery trace also writes `log`); GitBook knows debug, info, warn, error.",
+    reason:
+      "Trace log levels are the spec's (it gives `debug` as a sample and the delivery trace also writes `log`); GitBook knows debug, info, warn, error.",
   },
   {
     operation: /^(GET|POST|PATCH) \/integrations/,
     path: /\/(scopes|categories)\/\*$/,
     keyword: "enum",
-    reason: "Integration scopes and categories are stored as published by the integration (the spec leaves their values open); GitBook's enumerations are narrower.",
+    reason:
+      "Integration scopes and categories are stored as published by the integration (the spec leaves their values open); GitBook's enumerations are narrower.",
   },
   {
     operation: /^(GET|PATCH|POST) \/orgs\/\{organizationId\}\/sites/,
     path: /\/features\/\*\/id$/,
     keyword: "enum",
-    reason: "Site `features[].id`: the spec's list of features has ids GitBook's enumeration does not (the spec gives sites-adaptive-content as a sample only).",
+    reason:
+      "Site `features[].id`: the spec's list of features has ids GitBook's enumeration does not (the spec gives sites-adaptive-content as a sample only).",
   },
   {
     operation: /^(GET|PUT|PATCH|POST) \/orgs\/\{organizationId\}\/openapi/,
@@ -108,37 +116,43 @@ export const GITBOOK_ALLOWED: GitBookAllowance[] = [
   {
     operation: /^(GET|POST|PUT) \/orgs\/\{organizationId\}\/translations/,
     path: ANY,
-    reason: "The spec's translations are translation settings (`object: translation-settings`, a title and languages); GitBook's translations are machine-translation jobs from a source space (status, source, language, stats). Nothing of a job exists here.",
+    reason:
+      "The spec's translations are translation settings (`object: translation-settings`, a title and languages); GitBook's translations are machine-translation jobs from a source space (status, source, language, stats). Nothing of a job exists here.",
   },
   {
     operation: /^(GET|PUT|PATCH) \/orgs\/\{organizationId\}\/sites\/\{siteId\}\/adaptive-schema$/,
     path: ANY,
-    reason: "The adaptive schema is the JSON Schema the spec describes (with `$id`, and whatever property schemas a site's owner wrote); GitBook's schema only admits its own restricted form and fixed description texts.",
+    reason:
+      "The adaptive schema is the JSON Schema the spec describes (with `$id`, and whatever property schemas a site's owner wrote); GitBook's schema only admits its own restricted form and fixed description texts.",
   },
   {
     operation: "GET /orgs/{organizationId}/sites/{siteId}/published",
     path: "",
     keyword: "required",
     message: "must have required property 'customizations'",
-    reason: "Site customization (theme, header, footer, …: 17 required groups in GitBook's schema) is not a feature of this server; there is nothing truthful to send.",
+    reason:
+      "Site customization (theme, header, footer, …: 17 required groups in GitBook's schema) is not a feature of this server; there is nothing truthful to send.",
   },
   {
     operation: /^(GET|POST) \/integrations\/\{integrationName\}\/render$/,
     path: ANY,
-    reason: "A render answer is the integration's own ContentKit output, relayed as it answered (spec); its `props` and `state` are the integration's, which GitBook's schema types narrowly.",
+    reason:
+      "A render answer is the integration's own ContentKit output, relayed as it answered (spec); its `props` and `state` are the integration's, which GitBook's schema types narrowly.",
   },
   {
     operation: /^GET \/(orgs\/\{organizationId\}|spaces\/\{spaceId\})\/search$/,
     path: /^\/items\/\*(\/pages\/\*)?(\/sections\/\*)?$/,
     keyword: "required",
     message: /'(score|rank|type|ancestors|description)'/,
-    reason: "Search results have the spec's shape (space → pages → sections, ordered by relevance); GitBook adds relevance scores, a global rank, page ancestors and descriptions, which this server's full-text search does not compute.",
+    reason:
+      "Search results have the spec's shape (space → pages → sections, ordered by relevance); GitBook adds relevance scores, a global rank, page ancestors and descriptions, which this server's full-text search does not compute.",
   },
   {
     operation: /^(GET|POST|PATCH) \/orgs\/\{organizationId\}\/saml/,
     path: /^(\/items\/\*)?$/,
     keyword: "required",
     message: /'(ssoURL|entityID|certificate)'/,
-    reason: "A SAML provider is created with a label only (spec) and gets its identity provider's settings later; until then it has no ssoURL, entityID or certificate to send.",
+    reason:
+      "A SAML provider is created with a label only (spec) and gets its identity provider's settings later; until then it has no ssoURL, entityID or certificate to send.",
   },
 ];

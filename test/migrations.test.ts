@@ -7,7 +7,6 @@ import { describe, expect, it } from "vitest";
 import { openDatabase } from "../src/core/db/db.js";
 import { eventTrace } from "../src/events/record.js";
 
-
 /** Runs the Prisma CLI until it prints `until` (it does not exit by itself on an embedded database). */
 function prismaUntil(args: string[], env: NodeJS.ProcessEnv, until: RegExp): Promise<string> {
   return new Promise((resolve) => {
@@ -52,18 +51,30 @@ describe("prisma/migrations", () => {
 });
 
 describe("20261127103850_derived_event_trace", () => {
-  it("moves the recorded and not-dispatched trace entries of stored events to their rows, and the trace reads the same", { timeout: 120_000 }, async () => {
+  it("moves the recorded and not-dispatched trace entries of stored events to their rows, and the trace reads the same", {
+    timeout: 120_000,
+  }, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-trace-"));
     try {
       await (await openDatabase({ dataDir: dir })).close();
       // The database as the migration finds it: the column not there yet, and the entries stored as log rows.
       const pglite = await PGlite.create(path.join(dir, "pglite"));
-      await pglite.exec(`ALTER TABLE "IntegrationEvent" DROP COLUMN "skipReason"; DELETE FROM "_migrations" WHERE name = '20261127103850_derived_event_trace'; SET session_replication_role = replica;`);
+      await pglite.exec(
+        `ALTER TABLE "IntegrationEvent" DROP COLUMN "skipReason"; DELETE FROM "_migrations" WHERE name = '20261127103850_derived_event_trace'; SET session_replication_role = replica;`,
+      );
       const at = (ms: number) => new Date(Date.UTC(2026, 10, 1, 12, 0, 0, ms)).toISOString();
       const event = (id: string, type: string, status: string) =>
-        pglite.query(`INSERT INTO "IntegrationEvent" (id, "integrationId", type, status, payload, attempts, "createdAt") VALUES ($1, 'int_x', $2, $3, '{}', 0, $4)`, [id, type, status, at(0)]);
+        pglite.query(
+          `INSERT INTO "IntegrationEvent" (id, "integrationId", type, status, payload, attempts, "createdAt") VALUES ($1, 'int_x', $2, $3, '{}', 0, $4)`,
+          [id, type, status, at(0)],
+        );
       const log = (id: string, eventId: string, message: string, ms: number) =>
-        pglite.query(`INSERT INTO "IntegrationEventLog" (id, "eventId", level, message, timestamp) VALUES ($1, $2, 'info', $3, $4)`, [id, eventId, message, at(ms)]);
+        pglite.query(`INSERT INTO "IntegrationEventLog" (id, "eventId", level, message, timestamp) VALUES ($1, $2, 'info', $3, $4)`, [
+          id,
+          eventId,
+          message,
+          at(ms),
+        ]);
       await event("evt_skipped", "space_content_updated", "skipped");
       await log("log_1", "evt_skipped", "Recorded space_content_updated event.", 0);
       await log("log_2", "evt_skipped", "Not dispatched: development mode is off (no tunnel URL).", 1);
@@ -79,8 +90,16 @@ describe("20261127103850_derived_event_trace", () => {
 
       const db = await openDatabase({ dataDir: dir });
       try {
-        const events = await db.prisma.integrationEvent.findMany({ include: { logs: { orderBy: [{ timestamp: "asc" }, { id: "asc" }] } }, orderBy: { id: "asc" } });
-        const traces = Object.fromEntries(events.map(({ logs, ...e }) => [e.id, { skipReason: e.skipReason, stored: logs.map((l) => l.id), trace: eventTrace(e, logs).map((l) => l.message) }]));
+        const events = await db.prisma.integrationEvent.findMany({
+          include: { logs: { orderBy: [{ timestamp: "asc" }, { id: "asc" }] } },
+          orderBy: { id: "asc" },
+        });
+        const traces = Object.fromEntries(
+          events.map(({ logs, ...e }) => [
+            e.id,
+            { skipReason: e.skipReason, stored: logs.map((l) => l.id), trace: eventTrace(e, logs).map((l) => l.message) },
+          ]),
+        );
         expect(traces).toEqual({
           evt_skipped: {
             skipReason: "Not dispatched: development mode is off (no tunnel URL).",

@@ -24,7 +24,7 @@ const VARS = ["TOKEN", "ORG", "COLLECTION", "SPACE", "PAGE", "CR", "SITE"] as co
 /** The body of a `## ` section of the README (up to the next one). */
 function section(heading: string): string {
   const lines = readme.split("\n");
-  const start = lines.findIndex((l) => l === `## ${heading}`);
+  const start = lines.indexOf(`## ${heading}`);
   if (start < 0) throw new Error(`README.md has no section "## ${heading}"`);
   const end = lines.findIndex((l, i) => i > start && l.startsWith("## "));
   return lines.slice(start + 1, end < 0 ? undefined : end).join("\n");
@@ -34,7 +34,6 @@ function section(heading: string): string {
 function shellBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
 }
-
 
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
@@ -57,13 +56,22 @@ beforeAll(async () => {
   server = spawn("npm", ["start"], { cwd: root, env });
   server.stdout!.on("data", (d) => (serverOutput += d));
   server.stderr!.on("data", (d) => (serverOutput += d));
-  const exited = new Promise<never>((_, reject) => server!.once("exit", (code) => reject(new Error(`the server exited (${code}): ${serverOutput}`))));
+  const exited = new Promise<never>((_, reject) =>
+    server!.once("exit", (code) => reject(new Error(`the server exited (${code}): ${serverOutput}`))),
+  );
   // Ready once the admin channel is known (the lock names the port) and the server answers.
   const ready = (async () => {
     for (;;) {
       const lock = path.join(dataDir, "server.lock");
       const held = env.DATABASE_URL || (fs.existsSync(lock) && fs.readFileSync(lock, "utf8").includes('"port"'));
-      if (held && (await fetch(`${base}/`).then((r) => r.ok, () => false))) return;
+      if (
+        held &&
+        (await fetch(`${base}/`).then(
+          (r) => r.ok,
+          () => false,
+        ))
+      )
+        return;
       await new Promise((r) => setTimeout(r, 250));
     }
   })();
@@ -116,7 +124,9 @@ describe("README.md", () => {
       shell.on("exit", (code) => resolve({ code, stdout, stderr }));
     });
     const failedIn = [...stdout.matchAll(/^::block (\S+)$/gm)].at(-1)?.[1];
-    expect(code, `README block ${failedIn} failed:\n${blocks[Number(failedIn)] ?? ""}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`).toBe(0);
+    expect(code, `README block ${failedIn} failed:\n${blocks[Number(failedIn)] ?? ""}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`).toBe(
+      0,
+    );
 
     const vars = Object.fromEntries([...stdout.matchAll(/^::var (\w+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
     for (const name of VARS) expect(vars[name], `${name} set by the README`).toMatch(/^[a-z]+_\w+$/);
@@ -160,7 +170,11 @@ describe("README.md", () => {
   it("names the shape a comment's body expects when it is wrong", async () => {
     const { token } = JSON.parse(
       await new Promise<string>((resolve, reject) => {
-        const admin = spawn("node_modules/.bin/tsx", ["src/cli/admin.ts", "bootstrap", "--email", "you@example.com", "--org", "Acme Docs"], { cwd: root, env });
+        const admin = spawn(
+          "node_modules/.bin/tsx",
+          ["src/cli/admin.ts", "bootstrap", "--email", "you@example.com", "--org", "Acme Docs"],
+          { cwd: root, env },
+        );
         let out = "";
         admin.stdout.on("data", (d) => (out += d));
         admin.on("exit", (code) => (code === 0 ? resolve(out.trim().split("\n").at(-1)!) : reject(new Error(`admin exited ${code}`))));
@@ -168,10 +182,16 @@ describe("README.md", () => {
     );
     const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
     const org = (await (await fetch(`${base}/v1/orgs`, { headers })).json()).items[0].id;
-    const space = await (await fetch(`${base}/v1/orgs/${org}/spaces`, { method: "POST", headers, body: JSON.stringify({ title: "Comments" }) })).json();
+    const space = await (
+      await fetch(`${base}/v1/orgs/${org}/spaces`, { method: "POST", headers, body: JSON.stringify({ title: "Comments" }) })
+    ).json();
     const cr = await (await fetch(`${base}/v1/spaces/${space.id}/change-requests`, { method: "POST", headers, body: "{}" })).json();
     for (const body of [{ body: "Looks good" }, { body: { text: "Looks good" } }, { markdown: "Looks good" }, { body: { markdown: 5 } }]) {
-      const res = await fetch(`${base}/v1/spaces/${space.id}/change-requests/${cr.id}/comments`, { method: "POST", headers, body: JSON.stringify(body) });
+      const res = await fetch(`${base}/v1/spaces/${space.id}/change-requests/${cr.id}/comments`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(400);
       const answer = await res.json();
       expect(answer.error.message).toMatch(/^body\b/);

@@ -10,7 +10,10 @@ describe("runtime", () => {
     expect(wanted, `engines.node is ">=<major>.<minor>": ${pkg.engines.node}`).not.toBeNull();
     const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
     const [wantMajor, wantMinor] = [Number(wanted![1]), Number(wanted![2])];
-    expect(major > wantMajor || (major === wantMajor && minor >= wantMinor), `${process.version} does not satisfy ${pkg.engines.node}`).toBe(true);
+    expect(
+      major > wantMajor || (major === wantMajor && minor >= wantMinor),
+      `${process.version} does not satisfy ${pkg.engines.node}`,
+    ).toBe(true);
     // The dependency that provides it: npm scripts (npm start, npm test) put it first on PATH.
     expect(pkg.dependencies.node).toMatch(new RegExp(`^\\^${wantMajor}\\.`));
   });
@@ -27,6 +30,13 @@ describe("dependency install scripts", () => {
     expect(out).toContain("No packages with unreviewed install scripts.");
     // The reviewed decisions: the Node binary and esbuild's platform check run; telemetry and
     // Prisma's own install steps (the project generates its client itself) do not.
-    expect(pkg.allowScripts).toMatchObject({ node: true, esbuild: true, "@scarf/scarf": false, prisma: false, "@prisma/client": false, "@prisma/engines": false });
+    expect(pkg.allowScripts).toMatchObject({
+      node: true,
+      esbuild: true,
+      "@scarf/scarf": false,
+      prisma: false,
+      "@prisma/client": false,
+      "@prisma/engines": false,
+    });
   });
 });

@@ -66,7 +66,9 @@ function somethingListens(port: number): Promise<boolean> {
 async function main() {
   const cmd = parseArgs(process.argv.slice(2));
   if (!cmd.command || cmd.command === ("help" as any)) {
-    console.log("usage: npm run admin -- bootstrap --email <e> --org <title> | member-add --org <o> --email <e> [--role r] | token-create --email <e> | token-revoke --token <t>");
+    console.log(
+      "usage: npm run admin -- bootstrap --email <e> --org <title> | member-add --org <o> --email <e> [--role r] | token-create --email <e> | token-revoke --token <t>",
+    );
     process.exit(cmd.command ? 0 : 2);
   }
   const config = loadConfig();
@@ -74,7 +76,9 @@ async function main() {
   let result: Record<string, unknown>;
   if (holder) {
     if (!holder.port || !holder.adminSecret) {
-      throw new Error(`the data folder ${config.dataDir} is in use by process ${holder.pid}, which takes no admin commands; retry when it has stopped`);
+      throw new Error(
+        `the data folder ${config.dataDir} is in use by process ${holder.pid}, which takes no admin commands; retry when it has stopped`,
+      );
     }
     const response = await fetch(`http://127.0.0.1:${holder.port}/_admin/command`, {
       method: "POST",
@@ -83,7 +87,9 @@ async function main() {
     });
     const body = (await response.json()) as any;
     if (!response.ok) throw new Error(body?.error?.message ?? `server answered ${response.status}`);
-    console.error(`admin: embedded database in ${config.dataDir}, through the server that holds it (pid ${holder.pid}, port ${holder.port})`);
+    console.error(
+      `admin: embedded database in ${config.dataDir}, through the server that holds it (pid ${holder.pid}, port ${holder.port})`,
+    );
     result = body;
   } else {
     console.error(`admin: ${describeDatabase(config, config.databaseUrl ? true : fs.existsSync(config.dataDir))}`);
@@ -107,7 +113,9 @@ async function main() {
       try {
         await publisher.publish("access:changed", { origin: "admin", database: accessScope(config) }, true);
       } catch (err) {
-        console.error(`admin: warning: could not tell the gateways through Redis (${(err as Error).message}); they see the change within ACCESS_CACHE_TTL_MS`);
+        console.error(
+          `admin: warning: could not tell the gateways through Redis (${(err as Error).message}); they see the change within ACCESS_CACHE_TTL_MS`,
+        );
       } finally {
         publisher.close();
       }

@@ -2,7 +2,17 @@ import { GraphQLError } from "graphql";
 import { maskError as yogaMaskError, type Plugin } from "graphql-yoga";
 import { appErrorOf, boundEchoes } from "./errors.js";
 import { log as logger } from "./logger.js";
-import { REFERENCE_GONE, RETRY_AFTER_SECONDS, ROW_GONE, STORAGE_FULL_STATUS, isDatabaseUnavailable, isReferenceGone, isRowGone, storageFullMessage, unavailableMessage } from "./db/db-faults.js";
+import {
+  REFERENCE_GONE,
+  RETRY_AFTER_SECONDS,
+  ROW_GONE,
+  STORAGE_FULL_STATUS,
+  isDatabaseUnavailable,
+  isReferenceGone,
+  isRowGone,
+  storageFullMessage,
+  unavailableMessage,
+} from "./db/db-faults.js";
 import { isGraphQLPath } from "./graphql-path.js";
 
 /** Errors already logged: a /v1 fault is seen by yoga's masking and by the REST answer, and logged once. */
@@ -35,7 +45,11 @@ export interface ErrorBody {
  * the documented `{ error: { code, message } }`, and on the GraphQL endpoint the same message in
  * `errors` as well, where GraphQL clients read it.
  */
-export function errorBodyFor(pathname: string, code: number, message: string): ErrorBody & { errors?: { message: string; extensions: { code: number } }[] } {
+export function errorBodyFor(
+  pathname: string,
+  code: number,
+  message: string,
+): ErrorBody & { errors?: { message: string; extensions: { code: number } }[] } {
   message = boundEchoes(message);
   const body: ErrorBody & { errors?: { message: string; extensions: { code: number } }[] } = { error: { code, message } };
   if (isGraphQLPath(pathname)) body.errors = [{ message, extensions: { code } }];
@@ -89,12 +103,14 @@ function knownError(error: unknown): (ErrorBody["error"] & { unavailable?: true 
  * connection warned once, and a client's mistake or a lost race not logged as an error at all.
  */
 export function yogaLogger() {
-  const report = (level: "warn" | "error") => (...args: unknown[]) => {
-    const err = args.find((a) => a instanceof Error);
-    if (level === "error" && err) return void reportError(err);
-    const text = args.filter((a) => typeof a === "string").join(" ") || (err as Error | undefined)?.message || "graphql-yoga";
-    logger[level](err ? { err } : {}, text);
-  };
+  const report =
+    (level: "warn" | "error") =>
+    (...args: unknown[]) => {
+      const err = args.find((a) => a instanceof Error);
+      if (level === "error" && err) return void reportError(err);
+      const text = args.filter((a) => typeof a === "string").join(" ") || (err as Error | undefined)?.message || "graphql-yoga";
+      logger[level](err ? { err } : {}, text);
+    };
   return { debug: () => undefined, info: () => undefined, warn: report("warn"), error: report("error") };
 }
 
@@ -135,7 +151,11 @@ export function maskGraphQLError(error: unknown, message: string, isDev?: boolea
   const refused = appErrorOf(error) ? undefined : refusedWriteOf(error);
   if (refused) {
     const original = error instanceof GraphQLError ? error : undefined;
-    const shown = new GraphQLError(refused.message, { nodes: original?.nodes, path: original?.path, extensions: { code: refused.code, http: { status: refused.code } } });
+    const shown = new GraphQLError(refused.message, {
+      nodes: original?.nodes,
+      path: original?.path,
+      extensions: { code: refused.code, http: { status: refused.code } },
+    });
     return maskedAs(shown, error);
   }
   const masked = yogaMaskError(error, message, isDev);

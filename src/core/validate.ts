@@ -49,7 +49,10 @@ export function queryEncodingProblem(search: string): AppError | null {
   for (const part of search.replace(/^\?/, "").split("&")) {
     if (!part.includes("%")) continue;
     const [name = "", value = ""] = part.split(/=(.*)/s);
-    for (const [text, what] of [[name, "A query parameter name"], [value, decodedName(name)]] as const) {
+    for (const [text, what] of [
+      [name, "A query parameter name"],
+      [value, decodedName(name)],
+    ] as const) {
       try {
         decodeURIComponent(text.replace(/\+/g, " "));
       } catch {
@@ -109,7 +112,10 @@ export function checkLength(field: string, value: string | null | undefined, min
   if (value === null || value === undefined) return;
   const length = codePointLength(value, max);
   if (length < min) throw badInput(`${field} must be at least ${min} character${min === 1 ? "" : "s"} long.`);
-  if (length > max) throw badInput(`${field} must be at most ${max} characters long (got ${value.length > 4 * max ? `more than ${max}` : codePointLength(value)}).`);
+  if (length > max)
+    throw badInput(
+      `${field} must be at most ${max} characters long (got ${value.length > 4 * max ? `more than ${max}` : codePointLength(value)}).`,
+    );
 }
 
 export function checkPattern(field: string, value: string | null | undefined, pattern: RegExp, description?: string): void {

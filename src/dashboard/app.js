@@ -1,10 +1,19 @@
 // Live event dashboard: REST for the recent events and an event's trace, graphql-ws for new events,
 // uPlot for the chart of events per minute. The token (sessionStorage), the integration and the
 // filters (the address's query string) survive a reload, which reconnects by itself.
-(function () {
-  "use strict";
+(() => {
   const $ = (id) => document.getElementById(id);
-  const state = { token: "", integration: "", events: new Map(), order: [], client: null, unsubscribe: null, selected: null, types: new Set(), everConnected: false };
+  const state = {
+    token: "",
+    integration: "",
+    events: new Map(),
+    order: [],
+    client: null,
+    unsubscribe: null,
+    selected: null,
+    types: new Set(),
+    everConnected: false,
+  };
   const query = new URLSearchParams(location.search);
 
   // Bottom to top of the chart's stacks; colors of the status badges.
@@ -14,10 +23,18 @@
 
   const stored = {
     get(key) {
-      try { return sessionStorage.getItem(key) || ""; } catch (_) { return ""; } // storage may be off
+      try {
+        return sessionStorage.getItem(key) || "";
+      } catch (_) {
+        return "";
+      } // storage may be off
     },
     set(key, value) {
-      try { value ? sessionStorage.setItem(key, value) : sessionStorage.removeItem(key); } catch (_) { /* storage may be off */ }
+      try {
+        value ? sessionStorage.setItem(key, value) : sessionStorage.removeItem(key);
+      } catch (_) {
+        /* storage may be off */
+      }
     },
   };
 
@@ -92,7 +109,8 @@
       const badge = document.createElement("span");
       badge.className = "status status-" + event.status;
       badge.textContent = event.status;
-      if (event.status === "skipped") badge.title = "Not delivered: development mode is off. Turn it on with PUT /v1/integrations/" + state.integration + "/dev";
+      if (event.status === "skipped")
+        badge.title = "Not delivered: development mode is off. Turn it on with PUT /v1/integrations/" + state.integration + "/dev";
       statusCell.appendChild(badge);
       tr.appendChild(statusCell);
       tr.appendChild(cell(event.installationId || "", "id"));
@@ -226,13 +244,17 @@
     }
   }
 
-  const EVENT_FIELDS = "id integrationId installationId createdAt status payload { eventId type installationId status spaceId revisionId changeRequestId changeRequestStatus commentId replyTo previous { status configuration } }";
+  const EVENT_FIELDS =
+    "id integrationId installationId createdAt status payload { eventId type installationId status spaceId revisionId changeRequestId changeRequestStatus commentId replyTo previous { status configuration } }";
 
   function subscribe() {
     if (state.unsubscribe) state.unsubscribe();
     const name = state.integration;
     state.unsubscribe = state.client.subscribe(
-      { query: "subscription ($name: String!) { integrationEvents(integrationName: $name) { " + EVENT_FIELDS + " } }", variables: { name } },
+      {
+        query: "subscription ($name: String!) { integrationEvents(integrationName: $name) { " + EVENT_FIELDS + " } }",
+        variables: { name },
+      },
       {
         next: (result) => {
           if (result.errors) return showError(result.errors[0].message);
@@ -337,10 +359,18 @@
   }
 
   $("connect").addEventListener("click", connect);
-  $("token").addEventListener("keydown", (e) => { if (e.key === "Enter") connect(); });
+  $("token").addEventListener("keydown", (e) => {
+    if (e.key === "Enter") connect();
+  });
   $("integration").addEventListener("change", (e) => loadIntegration(e.target.value));
-  $("type-filter").addEventListener("change", () => { saveView(); render(); });
-  $("status-filter").addEventListener("change", () => { saveView(); render(); });
+  $("type-filter").addEventListener("change", () => {
+    saveView();
+    render();
+  });
+  $("status-filter").addEventListener("change", () => {
+    saveView();
+    render();
+  });
 
   // Restore the view of before a reload: filters from the address, then the token, which reconnects.
   if (query.get("type")) {

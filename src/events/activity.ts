@@ -5,7 +5,14 @@ import type { SpaceActivity } from "../core/messaging/topics.js";
 
 export type { SpaceActivity };
 import type { AccessCache } from "../core/access/access-cache.js";
-import { announceEvents, prepareEvents, writeEvents, type EventIntegration, type NewIntegrationEvent, type PreparedEvents } from "./record.js";
+import {
+  announceEvents,
+  prepareEvents,
+  writeEvents,
+  type EventIntegration,
+  type NewIntegrationEvent,
+  type PreparedEvents,
+} from "./record.js";
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -177,16 +184,25 @@ async function readActiveInstallations(db: Db, organizationId: string): Promise<
  */
 export async function prepareActivityEvents(db: Db, cache: AccessCache, activity: SpaceActivity, known?: string): Promise<PreparedEvents> {
   const scope = SCOPE_BY_ACTIVITY[activity.type];
-  const organizationId = await cache.spaceOrganization(activity.spaceId, async () =>
-    known ?? (await db.space.findUnique({ where: { id: activity.spaceId }, select: { organizationId: true } }))?.organizationId ?? null,
+  const organizationId = await cache.spaceOrganization(
+    activity.spaceId,
+    async () =>
+      known ?? (await db.space.findUnique({ where: { id: activity.spaceId }, select: { organizationId: true } }))?.organizationId ?? null,
   );
   if (!organizationId) return prepareEvents([]);
   const installations = await cache.installationsOf(organizationId, () => readActiveInstallations(db, organizationId));
   const fields = activityPayload(activity);
   const events: NewIntegrationEvent[] = installations
-    .filter((inst) => inst.integration.scopes.includes(scope) && (inst.spaceSelection === "all" || inst.spaceIds.includes(activity.spaceId)))
+    .filter(
+      (inst) => inst.integration.scopes.includes(scope) && (inst.spaceSelection === "all" || inst.spaceIds.includes(activity.spaceId)),
+    )
     .map((inst) => ({
-      integration: { id: inst.integration.id, ownerId: inst.integration.ownerId, devTunnelUrl: inst.integration.devTunnelUrl, devAll: inst.integration.devAll },
+      integration: {
+        id: inst.integration.id,
+        ownerId: inst.integration.ownerId,
+        devTunnelUrl: inst.integration.devTunnelUrl,
+        devAll: inst.integration.devAll,
+      },
       installation: { id: inst.id, organizationId: inst.organizationId },
       type: activity.type,
       fields,

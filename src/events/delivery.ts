@@ -279,10 +279,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   }
 
   function wakeAt(date: Date): void {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      kick();
-    }, Math.max(0, date.getTime() - Date.now()) + 5);
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        kick();
+      },
+      Math.max(0, date.getTime() - Date.now()) + 5,
+    );
     timer.unref();
     timers.add(timer);
   }
@@ -376,14 +379,22 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     let status = 0;
     const timeout = AbortSignal.timeout(config.integrationDeliveryTimeoutMs);
     try {
-      const res = await outboundFetch(config, target.url, { method: "POST", headers, body, signal: AbortSignal.any([signal, timeout]), redirect: "manual" });
+      const res = await outboundFetch(config, target.url, {
+        method: "POST",
+        headers,
+        body,
+        signal: AbortSignal.any([signal, timeout]),
+        redirect: "manual",
+      });
       status = res.status;
       const text = await res.text().catch(() => "");
       if (res.status < 200 || res.status >= 300) failure = `HTTP ${res.status}${text ? `: ${text.slice(0, 200)}` : ""}`;
     } catch (err) {
       if (signal.aborted) {
         // The server is stopping: give the delivery back so the next start (or another process) retries it now.
-        await log(c.id, "warning", `Attempt ${c.attempts} to ${target.url} interrupted: the server stopped; it will be retried.`).catch(() => undefined);
+        await log(c.id, "warning", `Attempt ${c.attempts} to ${target.url} interrupted: the server stopped; it will be retried.`).catch(
+          () => undefined,
+        );
         await prisma.integrationEvent
           .updateMany({ where: { id: c.id, status: "pending", attempts: c.attempts }, data: { nextAttemptAt: new Date() } })
           .catch(() => undefined);

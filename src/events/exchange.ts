@@ -22,7 +22,8 @@ export function integrationRequestHeaders(
     "x-integration-event-type": event.type,
     ...signedHeaders(integration.signingSecret, body),
   };
-  if (CSP_EVENT_TYPES.has(event.type) && integration.contentSecurityPolicy) headers["content-security-policy"] = integration.contentSecurityPolicy;
+  if (CSP_EVENT_TYPES.has(event.type) && integration.contentSecurityPolicy)
+    headers["content-security-policy"] = integration.contentSecurityPolicy;
   return headers;
 }
 
@@ -63,7 +64,10 @@ export interface CallResult {
  * caller-decided outcome and a trace of what happened, so that it shows in the event lists, the
  * live streams and the dashboard; such events are never queued for delivery.
  */
-export async function callIntegration(services: EventServices & { config: Pick<Config, "outboundAllowedNetworks"> }, call: IntegrationCall): Promise<CallResult> {
+export async function callIntegration(
+  services: EventServices & { config: Pick<Config, "outboundAllowedNetworks"> },
+  call: IntegrationCall,
+): Promise<CallResult> {
   const id = newId("IntegrationEvent");
   const started = new Date();
   const logs: { level: string; message: string; timestamp: Date }[] = [
@@ -82,11 +86,24 @@ export async function callIntegration(services: EventServices & { config: Pick<C
     clearTimeout(timer);
     if (finished) return;
     finished = true;
-    logs.push({ level: status === "success" ? "info" : "error", message: `${message} (${Date.now() - started.getTime()} ms).`, timestamp: new Date(Math.max(Date.now(), started.getTime() + 2)) });
+    logs.push({
+      level: status === "success" ? "info" : "error",
+      message: `${message} (${Date.now() - started.getTime()} ms).`,
+      timestamp: new Date(Math.max(Date.now(), started.getTime() + 2)),
+    });
     try {
       await recordIntegrationEvents(
         services,
-        [{ id, integration: call.integration, installation: call.installation, type: call.type, fields: call.fields, outcome: { status, logs } }],
+        [
+          {
+            id,
+            integration: call.integration,
+            installation: call.installation,
+            type: call.type,
+            fields: call.fields,
+            outcome: { status, logs },
+          },
+        ],
         started,
       );
     } catch (err) {
@@ -106,7 +123,9 @@ export async function callIntegration(services: EventServices & { config: Pick<C
   } catch (err) {
     clearTimeout(timer);
     const cause = (err as any)?.cause;
-    const message = timedOut ? `no answer within ${call.timeoutMs} ms` : (outboundRefusal(err) ?? cause?.code ?? (err as Error)?.message ?? String(err));
+    const message = timedOut
+      ? `no answer within ${call.timeoutMs} ms`
+      : (outboundRefusal(err) ?? cause?.code ?? (err as Error)?.message ?? String(err));
     return { failure: { timedOut, message }, finish };
   }
 }

@@ -46,7 +46,10 @@ export interface PreparedEvents {
  * unless it forwards every organization (`all`), the event must come from an installation of the
  * organization that owns the integration.
  */
-export function dispatchTarget(integration: EventIntegration, installationOrganizationId: string | null): { url: string } | { skip: string } {
+export function dispatchTarget(
+  integration: EventIntegration,
+  installationOrganizationId: string | null,
+): { url: string } | { skip: string } {
   if (!integration.devTunnelUrl) return { skip: "Not dispatched: development mode is off (no tunnel URL)." };
   if (!integration.devAll && installationOrganizationId !== integration.ownerId) {
     return { skip: "Not dispatched: development mode forwards only the owner organization's events (all = false)." };
@@ -209,7 +212,11 @@ function routingKeys(message: IntegrationEventMessage): string[] {
  * its events are stored, and events are announced in the order they were stored. Should a shared
  * transaction fail, its calls are written again one by one, so that one bad call fails alone.
  */
-export async function recordIntegrationEvents(services: EventServices, events: NewIntegrationEvent[], now?: Date): Promise<IntegrationEventMessage[]> {
+export async function recordIntegrationEvents(
+  services: EventServices,
+  events: NewIntegrationEvent[],
+  now?: Date,
+): Promise<IntegrationEventMessage[]> {
   if (!events.length) return [];
   const prepared = prepareEvents(events, now);
   let commit = commits.get(services.prisma);

@@ -29,7 +29,13 @@ export function signedHeaders(secret: string, body: string | Uint8Array, now = D
 }
 
 /** Checks a received request's signature (for receivers written in TypeScript, and for tests). */
-export function verifySignature(secret: string, body: string | Uint8Array, headers: { signature?: string | null; timestamp?: string | null }, maxAgeMs = 5 * 60_000, now = Date.now()): boolean {
+export function verifySignature(
+  secret: string,
+  body: string | Uint8Array,
+  headers: { signature?: string | null; timestamp?: string | null },
+  maxAgeMs = 5 * 60_000,
+  now = Date.now(),
+): boolean {
   if (!headers.signature || !headers.timestamp) return false;
   const ts = Number(headers.timestamp);
   if (!Number.isFinite(ts) || Math.abs(now - ts) > maxAgeMs) return false;

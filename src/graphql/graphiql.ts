@@ -60,5 +60,7 @@ const options = {
  */
 export const graphiql = {
   wanted: (request: Request, url: URL) => isGraphQLPath(url.pathname) && shouldRenderGraphiQL(request),
-  answer: fixedAnswer(async () => (await import("@graphql-yoga/render-graphiql")).renderGraphiQL(options), { "content-type": "text/html; charset=utf-8" }),
+  answer: fixedAnswer(async () => (await import("@graphql-yoga/render-graphiql")).renderGraphiQL(options), {
+    "content-type": "text/html; charset=utf-8",
+  }),
 };

@@ -52,7 +52,8 @@ function checkLiterals(document: DocumentNode, maxDepth: number): void {
     const node = nodes.pop();
     pushArguments(node);
     for (const directive of node.directives ?? []) pushArguments(directive);
-    for (const definition of node.variableDefinitions ?? []) if (definition.defaultValue) stack.push([definition.defaultValue, `$${definition.variable.name.value}`, 0]);
+    for (const definition of node.variableDefinitions ?? [])
+      if (definition.defaultValue) stack.push([definition.defaultValue, `$${definition.variable.name.value}`, 0]);
     if (node.selectionSet) nodes.push(...node.selectionSet.selections);
   }
   while (stack.length) {

@@ -64,7 +64,12 @@ export const MAX_GENERATED_FIELDS = 5_000;
  * is selected on (an abstract type's selection counted for each of its possible types). Counting
  * stops past `limit`.
  */
-export function generatedFields(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, limit = MAX_GENERATED_FIELDS): number {
+export function generatedFields(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  limit = MAX_GENERATED_FIELDS,
+): number {
   const operation = getOperationAST(document, operationName);
   const root = operation && schema.getRootType(operation.operation);
   if (!operation || !root) return 0;

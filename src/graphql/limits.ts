@@ -168,7 +168,9 @@ function costRule(limits: GraphLimits, variableValues: Record<string, unknown>, 
         }
       };
     if (!visitor.OperationDefinition) return {};
-    return { OperationDefinition: { enter: guard(visitor.OperationDefinition.enter), leave: guard(visitor.OperationDefinition.leave) } } as ASTVisitor;
+    return {
+      OperationDefinition: { enter: guard(visitor.OperationDefinition.enter), leave: guard(visitor.OperationDefinition.leave) },
+    } as ASTVisitor;
   };
 }
 
@@ -229,7 +231,10 @@ export function useGraphLimits(limits: GraphLimits = GRAPH_LIMITS): Plugin {
       // request's variables and operation name too, so its rule is named after them — else one
       // request's result (a cost over the limit, an unknown operation) would answer another's.
       const cost = costRule(limits, params.variables ?? {}, params.operationName ?? undefined, context as object);
-      const key = crypto.createHash("sha256").update(JSON.stringify([params.operationName ?? null, params.variables ?? null]) ?? "").digest("base64url");
+      const key = crypto
+        .createHash("sha256")
+        .update(JSON.stringify([params.operationName ?? null, params.variables ?? null]) ?? "")
+        .digest("base64url");
       addValidationRule(Object.defineProperty(cost, "name", { value: `GraphCost:${key}` }));
     },
   };

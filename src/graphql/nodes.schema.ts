@@ -89,24 +89,22 @@ export const NODE_TYPES: Record<string, NodeType> = {
 };
 
 /** Rows of one type by id, one statement per type and request. */
-const rowsOf = defineLoader<string, Row | null>(
-  async (keys, ctx) => {
-    const byType = new Map<string, string[]>();
-    for (const key of keys) {
-      const [type, id] = key.split("\u0000") as [string, string];
-      byType.set(type, [...(byType.get(type) ?? []), id]);
-    }
-    const found = new Map<string, Row>();
-    await Promise.all(
-      [...byType].map(async ([type, ids]) => {
-        const spec = NODE_TYPES[type]!;
-        const rows: Row[] = await (ctx.prisma as any)[spec.model].findMany({ where: { id: { in: ids }, ...spec.where } });
-        for (const row of rows) found.set(`${type}\u0000${row.id}`, row);
-      }),
-    );
-    return keys.map((k) => found.get(k) ?? null);
-  },
-);
+const rowsOf = defineLoader<string, Row | null>(async (keys, ctx) => {
+  const byType = new Map<string, string[]>();
+  for (const key of keys) {
+    const [type, id] = key.split("\u0000") as [string, string];
+    byType.set(type, [...(byType.get(type) ?? []), id]);
+  }
+  const found = new Map<string, Row>();
+  await Promise.all(
+    [...byType].map(async ([type, ids]) => {
+      const spec = NODE_TYPES[type]!;
+      const rows: Row[] = await (ctx.prisma as any)[spec.model].findMany({ where: { id: { in: ids }, ...spec.where } });
+      for (const row of rows) found.set(`${type}\u0000${row.id}`, row);
+    }),
+  );
+  return keys.map((k) => found.get(k) ?? null);
+});
 
 /** The object of `id` if it exists and the caller may see it, branded with its type; else null. */
 export async function loadNode(ctx: Context, id: string): Promise<object | null> {
@@ -133,7 +131,8 @@ builder.queryFields((t) => ({
     description: "The objects with these ids, in order; null for each one that does not exist or that the caller may not see.",
     args: { ids: t.arg.idList({ required: true }) },
     resolve: (_root, args, ctx) => {
-      if (args.ids.length > MAX_CONNECTION_SIZE) throw badInput(`ids on nodes must hold at most ${MAX_CONNECTION_SIZE} ids (got ${args.ids.length}).`);
+      if (args.ids.length > MAX_CONNECTION_SIZE)
+        throw badInput(`ids on nodes must hold at most ${MAX_CONNECTION_SIZE} ids (got ${args.ids.length}).`);
       return Promise.all(args.ids.map((id) => loadNode(ctx, String(id)))) as any;
     },
   }),

@@ -26,7 +26,8 @@ export function loadTrustedDocuments(file: string): TrustedDocuments {
   } catch (err) {
     throw new Error(`GRAPHQL_TRUSTED_DOCUMENTS: cannot read ${file} as JSON (${(err as Error).message}).`);
   }
-  if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new Error(`GRAPHQL_TRUSTED_DOCUMENTS: ${file} must hold a JSON object { "<sha256>": "<document>" }.`);
+  if (!raw || typeof raw !== "object" || Array.isArray(raw))
+    throw new Error(`GRAPHQL_TRUSTED_DOCUMENTS: ${file} must hold a JSON object { "<sha256>": "<document>" }.`);
   const docs = new Map<string, string>();
   for (const [key, document] of Object.entries(raw)) {
     const id = plainId(key);
@@ -56,7 +57,8 @@ export function documentIdOf(params: Params): string | null {
 }
 
 const refusal = (message: string, code: string) => new GraphQLError(message, { extensions: { code, http: { status: 400, spec: false } } });
-const ONLY = "This server runs trusted documents only: send the document's id (documentId, or extensions.persistedQuery.sha256Hash), not its text.";
+const ONLY =
+  "This server runs trusted documents only: send the document's id (documentId, or extensions.persistedQuery.sha256Hash), not its text.";
 const UNKNOWN = "No trusted document has this id.";
 
 /** The text of the trusted document an operation names; throws when it names none or sends its own text. */

@@ -71,7 +71,14 @@ export function shortReason(reason: string): string {
 export function forSocket(error: GraphQLError): GraphQLError {
   if (!error.extensions?.http) return error;
   const { http: _http, ...extensions } = error.extensions;
-  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions });
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions,
+  });
 }
 
 /**
@@ -142,7 +149,14 @@ export function graphqlWsOperations(
           rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
         };
         if (streams && getOperationAST(document, params.operationName)?.operation === "subscription") {
-          const key = await streams.groupKey(enveloped.schema, document, query, params.operationName, params.variables, contextValue as any);
+          const key = await streams.groupKey(
+            enveloped.schema,
+            document,
+            query,
+            params.operationName,
+            params.variables,
+            contextValue as any,
+          );
           args.stream = { key, socket: (ctx.extra as any).socket, id };
         }
         return args;

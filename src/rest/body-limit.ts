@@ -34,7 +34,10 @@ export class ServerBusy extends AppError {
 
 export class BodyTooLarge extends AppError {
   constructor(readonly limit: number) {
-    super(413, `The request body is larger than ${limit} bytes, the most this route accepts (MAX_BODY_BYTES${limit > 1 << 20 ? " or the upload bound" : ""}).`);
+    super(
+      413,
+      `The request body is larger than ${limit} bytes, the most this route accepts (MAX_BODY_BYTES${limit > 1 << 20 ? " or the upload bound" : ""}).`,
+    );
   }
 }
 
@@ -79,7 +82,9 @@ const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 function notUtf8(bytes: Uint8Array, what: string): AppError {
   const { at, truncated } = firstBadSequence(bytes);
   const byte = `byte ${at} (0x${bytes[at]!.toString(16).toUpperCase().padStart(2, "0")})`;
-  const where = truncated ? `it ends in the middle of the UTF-8 character that ${byte} starts` : `${byte} does not start a well-formed UTF-8 character`;
+  const where = truncated
+    ? `it ends in the middle of the UTF-8 character that ${byte} starts`
+    : `${byte} does not start a well-formed UTF-8 character`;
   return badInput(`${what} is not valid UTF-8, which JSON requires: ${where}.`);
 }
 
@@ -178,7 +183,8 @@ export function withBodyLimit(
       stop();
       if (size) {
         const body = Buffer.concat(chunks, size);
-        if (UTF8_BODY.test(req.headers["content-type"] ?? "") && !isUtf8(body)) return refuse(req, res, notUtf8(body, "The request body"), opts);
+        if (UTF8_BODY.test(req.headers["content-type"] ?? "") && !isUtf8(body))
+          return refuse(req, res, notUtf8(body, "The request body"), opts);
         (req as IncomingMessage & { body?: Buffer }).body = body;
       }
       proceed();

@@ -32,7 +32,8 @@ export function docsRoutes(openAPIAnswer: (request: Request) => Promise<Response
       methods: ["GET"],
       path: "/docs/assets/{name}",
       auth: "none",
-      handler: (_services, { name }, request) => ASSETS.get(name)?.(request) ?? errorResponse({ error: { code: 404, message: "Not found." } }),
+      handler: (_services, { name }, request) =>
+        ASSETS.get(name)?.(request) ?? errorResponse({ error: { code: 404, message: "Not found." } }),
     }),
   ];
 }

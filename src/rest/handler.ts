@@ -98,7 +98,10 @@ export function errorResponse(body: ErrorBody, headers: Record<string, string> =
   // yoga's, the 404 and 405 of unknown paths) quotes it cut (core/errors.ts, boundEchoes).
   body = { ...body, error: { ...body.error, message: boundEchoes(body.error.message) } };
   // A 503 (the database out of reach for a moment) tells when to try again.
-  const retry: Record<string, string> = body.error.code === 503 && !Object.keys(headers).some((h) => h.toLowerCase() === "retry-after") ? { "retry-after": String(RETRY_AFTER_SECONDS) } : {};
+  const retry: Record<string, string> =
+    body.error.code === 503 && !Object.keys(headers).some((h) => h.toLowerCase() === "retry-after")
+      ? { "retry-after": String(RETRY_AFTER_SECONDS) }
+      : {};
   return new Answer(JSON.stringify(body), {
     status: body.error.code,
     headers: { "content-type": "application/json; charset=utf-8", ...retry, ...headers },
@@ -121,7 +124,10 @@ export function allowHeader(allowed: Iterable<string>): string {
 
 /** The 405 of a path that other methods serve (RFC 9110 15.5.6), with their `allow`. */
 export function methodNotAllowed(method: string, pathname: string, allowed: Iterable<string>): Response {
-  return errorResponse({ error: { code: 405, message: `Method ${method} is not allowed on ${pathname}.` } }, { allow: allowHeader(allowed) });
+  return errorResponse(
+    { error: { code: 405, message: `Method ${method} is not allowed on ${pathname}.` } },
+    { allow: allowHeader(allowed) },
+  );
 }
 
 /**
@@ -164,7 +170,13 @@ export function createRestHandler(opts: RestOptions) {
   const routeConfig = Object.fromEntries(
     opts.table.map((r) => [
       r.field,
-      { method: r.method, path: r.path.replace(/\{(\w+)\}/g, ":$1"), responseStatus: r.status ?? 200, tags: [r.tag], description: r.summary },
+      {
+        method: r.method,
+        path: r.path.replace(/\{(\w+)\}/g, ":$1"),
+        responseStatus: r.status ?? 200,
+        tags: [r.tag],
+        description: r.summary,
+      },
     ]),
   );
   const sofaConfig = {
@@ -189,10 +201,12 @@ export function createRestHandler(opts: RestOptions) {
   const flights = opts.coalesce ? new Flights<SharedAnswer>(COALESCE_MAX_WAIT_MS) : undefined;
 
   let openapi: any;
-  const openAPIDocument = () =>
-    (openapi ??= finishOpenAPI((router as any).openAPIDocument, restSchema, opts.table, opts.publicUrl));
+  const openAPIDocument = () => (openapi ??= finishOpenAPI((router as any).openAPIDocument, restSchema, opts.table, opts.publicUrl));
   /** The OpenAPI document as it is answered, encoded once (`/v1/openapi.json`, and `/openapi.json` in rest/docs-page.ts). */
-  const openAPIAnswer = fixedAnswer(() => JSON.stringify(openAPIDocument()), { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache" });
+  const openAPIAnswer = fixedAnswer(() => JSON.stringify(openAPIDocument()), {
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-cache",
+  });
   let validator: ReturnType<typeof createInputValidator> | undefined;
   const inputValidator = () => (validator ??= createInputValidator(openAPIDocument(), opts.table, { maxJsonDepth: opts.maxJsonDepth }));
 
@@ -215,7 +229,8 @@ export function createRestHandler(opts: RestOptions) {
       url.pathname = withoutTrailingSlash(url.pathname);
     }
     const method = request.method === "HEAD" ? "GET" : request.method;
-    if (url.pathname === "/v1/openapi.json") return method === "GET" ? openAPIAnswer(request) : methodNotAllowed(request.method, url.pathname, ["GET"]);
+    if (url.pathname === "/v1/openapi.json")
+      return method === "GET" ? openAPIAnswer(request) : methodNotAllowed(request.method, url.pathname, ["GET"]);
     if (unrouted(url.pathname)) return noOperation(request.method, url.pathname);
     try {
       // A kept answer of this URL for these credentials (only 200s of valid requests are kept).
@@ -242,7 +257,9 @@ export function createRestHandler(opts: RestOptions) {
   async function answerRequest(request: Request, url: URL, method: string): Promise<Response> {
     try {
       const { nulls, json } =
-        method === "GET" || method === "DELETE" ? { nulls: new Set<string>(), json: null } : await readBody(request, opts.bodyLimit(request.method, url.pathname));
+        method === "GET" || method === "DELETE"
+          ? { nulls: new Set<string>(), json: null }
+          : await readBody(request, opts.bodyLimit(request.method, url.pathname));
       const validator = inputValidator();
       const route = validator.route(method, url.pathname);
       if (!route) {
@@ -280,7 +297,13 @@ export function createRestHandler(opts: RestOptions) {
     let result: ExecutionResult;
     try {
       const variableValues = operation.variables(url, body ?? {});
-      result = await run({ schema: restSchema, document: operation.document, contextValue: context, variableValues, operationName: operation.name });
+      result = await run({
+        schema: restSchema,
+        document: operation.document,
+        contextValue: context,
+        variableValues,
+        operationName: operation.name,
+      });
     } catch (err) {
       return errorResponse(pickError([err]));
     }
@@ -288,7 +311,9 @@ export function createRestHandler(opts: RestOptions) {
     const { route } = operation;
     const { status: chosen, headers: chosenHeaders } = context.response;
     if (route.status === 204) return new Response(null, { status: 204, headers: chosenHeaders });
-    const text = JSON.stringify(shapeForRest((result.data as Record<string, unknown> | null | undefined)?.[operation.field], operation.type) ?? null);
+    const text = JSON.stringify(
+      shapeForRest((result.data as Record<string, unknown> | null | undefined)?.[operation.field], operation.type) ?? null,
+    );
     const status = chosen && route.statuses?.includes(chosen as 200 | 201) ? chosen : (route.status ?? 200);
     const headers: Record<string, string> = { "content-type": JSON_TYPE };
     for (const name in chosenHeaders) headers[name.toLowerCase()] = chosenHeaders[name]!;
@@ -299,7 +324,6 @@ export function createRestHandler(opts: RestOptions) {
     await keep?.({ headers: Object.entries(headers), body: text });
     return new Answer(bytes as BodyInit, { status, headers });
   }
-
 
   /** The 304 of a GET (or HEAD) whose `If-None-Match` names the answer's ETag; else the answer. */
   function notModified(response: Response, request: Request): Response {
@@ -379,7 +403,10 @@ function createRouteOperations(schema: GraphQLSchema, sofa: { models: string[]; 
         for (const input of inputs) {
           try {
             // As sofa-api reads them: a path parameter (decoded), else the query's value unless empty, else the body's.
-            const raw = input.segment >= 0 ? decodeURIComponent(segments[input.segment]!) : (query as Record<string, unknown>)[input.name] || body[input.name];
+            const raw =
+              input.segment >= 0
+                ? decodeURIComponent(segments[input.segment]!)
+                : (query as Record<string, unknown>)[input.name] || body[input.name];
             if (raw === null || raw === undefined) continue;
             const value = input.read(raw);
             if (value !== undefined) values[input.name] = value;
@@ -424,5 +451,3 @@ function variableReader(schema: GraphQLSchema, type: TypeNode): (value: unknown)
   if (isInputObjectType(named)) return (value) => (value && typeof value === "object" ? value : JSON.parse(value as string));
   return (value) => value;
 }
-
-

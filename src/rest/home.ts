@@ -49,7 +49,8 @@ function landingPage(config: Config, request: Request): Response {
     });
   }
   const items = LINKS.map(
-    (l) => `      <li><a href="${escapeHtml(l.path)}">${escapeHtml(l.title)}</a> <code>${escapeHtml(l.path)}</code> — ${escapeHtml(l.about)}</li>`,
+    (l) =>
+      `      <li><a href="${escapeHtml(l.path)}">${escapeHtml(l.title)}</a> <code>${escapeHtml(l.path)}</code> — ${escapeHtml(l.about)}</li>`,
   ).join("\n");
   const html = `<!doctype html>
 <html lang="en">
@@ -104,5 +105,7 @@ export function useJsonNotFound(): Plugin {
 
 /** The 404 of a path that no route answers. */
 export function noRoute(method: string, pathname: string): Response {
-  return errorResponse({ error: { code: 404, message: `No route ${method} ${pathname}: see / for what this server serves (the REST API is under /v1).` } });
+  return errorResponse({
+    error: { code: 404, message: `No route ${method} ${pathname}: see / for what this server serves (the REST API is under /v1).` },
+  });
 }

@@ -102,7 +102,10 @@ export function createInputValidator(doc: any, table: RouteDef[], opts: { maxJso
 
   /** The route a request addresses, or null. */
   function route(method: string, pathname: string): RouteDef | null {
-    return candidates.get(keyOf(method, pathname.endsWith("/") ? pathname.slice(0, -1) : pathname))?.find((c) => c.regex.test(pathname))?.route ?? null;
+    return (
+      candidates.get(keyOf(method, pathname.endsWith("/") ? pathname.slice(0, -1) : pathname))?.find((c) => c.regex.test(pathname))
+        ?.route ?? null
+    );
   }
 
   /** The methods of the routes whose path matches `pathname` (none: no route has that path). */

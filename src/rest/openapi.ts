@@ -1,4 +1,4 @@
-import { GraphQLSchema, isInputObjectType, isObjectType } from "graphql";
+import { type GraphQLSchema, isInputObjectType, isObjectType } from "graphql";
 import type { RouteDef } from "./route.js";
 
 const STATUS_NOTE: Record<number, string> = {
@@ -8,9 +8,11 @@ const STATUS_NOTE: Record<number, string> = {
 
 /** Error statuses every operation may answer, and those only some routes declare (`errors`). */
 const EXTRA_ERROR_STATUSES: Record<string, string> = {
-  "413": "The request body is larger than this operation accepts (MAX_BODY_BYTES; the file upload route has its own, larger bound). Answered as soon as the count passes it, before authentication.",
+  "413":
+    "The request body is larger than this operation accepts (MAX_BODY_BYTES; the file upload route has its own, larger bound). Answered as soon as the count passes it, before authentication.",
   "502": "A service the operation calls did not answer, failed, or answered something invalid.",
-  "507": "The server's storage is (almost) full: nothing was written; send the request again once space is freed. Reads go on (STORAGE_RESERVE_BYTES).",
+  "507":
+    "The server's storage is (almost) full: nothing was written; send the request again once space is freed. Reads go on (STORAGE_RESERVE_BYTES).",
 };
 
 const ERROR_STATUSES: Record<string, string> = {
@@ -21,7 +23,8 @@ const ERROR_STATUSES: Record<string, string> = {
   "409": "Conflicts with the current state.",
   "429": "Rate limit exceeded (RATE_LIMIT_PER_MINUTE per token): `Retry-After` gives the seconds to wait.",
   "500": "Unexpected error: nothing about its cause is disclosed; the server logs it.",
-  "503": "The database could not be reached for a moment (a lost connection), or the server already holds as many request bodies as it may (MAX_BUFFERED_BODY_BYTES): `Retry-After` gives the seconds to wait before sending the request again.",
+  "503":
+    "The database could not be reached for a moment (a lost connection), or the server already holds as many request bodies as it may (MAX_BUFFERED_BODY_BYTES): `Retry-After` gives the seconds to wait before sending the request again.",
 };
 
 function toOasPath(path: string): string {
@@ -33,7 +36,8 @@ function toOasPath(path: string): string {
  * success codes, empty 204 bodies, the error shape, bearer authentication, and `nullable`
  * on fields whose documented value may be null.
  */
-const ETAG_NOTE = "A validator of this answer, computed from its body: send it back in `If-None-Match` to be answered 304 while the answer is the same.";
+const ETAG_NOTE =
+  "A validator of this answer, computed from its body: send it back in `If-None-Match` to be answered 304 while the answer is the same.";
 
 export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[], publicUrl: string): any {
   const byKey = new Map(table.map((r) => [`${r.method.toLowerCase()} ${r.path}`, r]));
@@ -61,7 +65,12 @@ export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[]
       // An operation that takes a body may be answered 413 by the body bound (rest/body-limit.ts);
       // one that writes, 507 by the storage (core/db/storage-guard.ts, or PostgreSQL's disk_full).
       const writes = route.method !== "GET";
-      for (const code of [...Object.keys(ERROR_STATUSES), ...(hasBody ? ["413"] : []), ...(writes ? ["507"] : []), ...(route.errors ?? []).map(String)]) {
+      for (const code of [
+        ...Object.keys(ERROR_STATUSES),
+        ...(hasBody ? ["413"] : []),
+        ...(writes ? ["507"] : []),
+        ...(route.errors ?? []).map(String),
+      ]) {
         responses[code] = { $ref: `#/components/responses/E${code}` };
       }
       const [, fieldName] = route.field.split(".");
@@ -69,7 +78,9 @@ export function finishOpenAPI(doc: any, schema: GraphQLSchema, table: RouteDef[]
       // path placeholders stay parameters, a write's other arguments live in its JSON body.
       // sofa-api places an argument in the path when the path merely contains `:name` (so `page`
       // in `/page/{pageId}`): a parameter is a path parameter only when its own placeholder is there.
-      const parameters = (op.parameters ?? []).map((p: any) => (p.in === "path" && !path.includes(`{${p.name}}`) ? { ...p, in: "query" } : p));
+      const parameters = (op.parameters ?? []).map((p: any) =>
+        p.in === "path" && !path.includes(`{${p.name}}`) ? { ...p, in: "query" } : p,
+      );
       // A write's arguments named in the route's `query` stay query parameters.
       const params = parameters.filter((p: any) => p.in === "path" || !hasBody || (p.in === "query" && route.query?.includes(p.name)));
       let requestBody: any;

@@ -1,4 +1,13 @@
-import { execute, getNamedType, isObjectType, parse, type DocumentNode, type GraphQLObjectType, type GraphQLResolveInfo, type GraphQLSchema } from "graphql";
+import {
+  execute,
+  getNamedType,
+  isObjectType,
+  parse,
+  type DocumentNode,
+  type GraphQLObjectType,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+} from "graphql";
 import type { Context } from "../core/context.js";
 import { isGraphOnly } from "./schema-projection.js";
 import { shapeForRest } from "./shape.js";
@@ -31,7 +40,12 @@ function restSelection(type: GraphQLObjectType, depth = 0): string {
  * `Query.site` for GET /v1/orgs/{organizationId}/sites/{siteId}), read through the graph with the
  * caller's rights; null when the caller cannot read it.
  */
-export async function restObject(ctx: Context, info: GraphQLResolveInfo, fieldName: string, args: Record<string, string>): Promise<unknown> {
+export async function restObject(
+  ctx: Context,
+  info: GraphQLResolveInfo,
+  fieldName: string,
+  args: Record<string, string>,
+): Promise<unknown> {
   const schema = info.schema;
   let queries = restQueries.get(schema);
   if (!queries) restQueries.set(schema, (queries = new Map()));
@@ -42,7 +56,9 @@ export async function restObject(ctx: Context, info: GraphQLResolveInfo, fieldNa
     const names = Object.keys(args);
     query =
       field && isObjectType(type) && names.every((n) => field.args.some((a) => a.name === n))
-        ? parse(`query (${names.map((n) => `$${n}: String!`).join(", ")}) { object: ${fieldName}(${names.map((n) => `${n}: $${n}`).join(", ")}) { ${restSelection(type)} } }`)
+        ? parse(
+            `query (${names.map((n) => `$${n}: String!`).join(", ")}) { object: ${fieldName}(${names.map((n) => `${n}: $${n}`).join(", ")}) { ${restSelection(type)} } }`,
+          )
         : null;
     queries.set(fieldName, query);
   }

@@ -1,4 +1,18 @@
-import { GraphQLBoolean, GraphQLNonNull, GraphQLSchema, Kind, defaultFieldResolver, getNamedType, isNonNullType, isObjectType, isScalarType, parse, printType, type FieldNode, type GraphQLFieldConfig } from "graphql";
+import {
+  GraphQLBoolean,
+  GraphQLNonNull,
+  GraphQLSchema,
+  Kind,
+  defaultFieldResolver,
+  getNamedType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  parse,
+  printType,
+  type FieldNode,
+  type GraphQLFieldConfig,
+} from "graphql";
 import { mapSchema, MapperKind } from "@graphql-tools/utils";
 import type { RouteDef } from "./route.js";
 
@@ -27,7 +41,10 @@ function withRestType(schema: GraphQLSchema, config: GraphQLFieldConfig<any, any
  * A field the graph names by its own rule (`commentsCount`) is served under its documented name
  * (`comments`); the resolver still reads the value it read under the graph's name.
  */
-function withRestName(fieldName: string, config: GraphQLFieldConfig<any, any>): GraphQLFieldConfig<any, any> | [string, GraphQLFieldConfig<any, any>] {
+function withRestName(
+  fieldName: string,
+  config: GraphQLFieldConfig<any, any>,
+): GraphQLFieldConfig<any, any> | [string, GraphQLFieldConfig<any, any>] {
   const name = config.extensions?.restName;
   if (typeof name !== "string" || name === fieldName) return config;
   const resolve = config.resolve ?? defaultFieldResolver;
@@ -74,7 +91,8 @@ function onlyIdSelected(nodes: readonly FieldNode[]): boolean {
   for (const node of nodes) {
     if (node.directives?.length || !node.selectionSet) return false;
     for (const selection of node.selectionSet.selections) {
-      if (selection.kind !== Kind.FIELD || selection.directives?.length || selection.arguments?.length || selection.selectionSet) return false;
+      if (selection.kind !== Kind.FIELD || selection.directives?.length || selection.arguments?.length || selection.selectionSet)
+        return false;
       if (selection.name.value !== "id" && selection.name.value !== "__typename") return false;
     }
   }
@@ -101,7 +119,11 @@ export function projectRestSchema(schema: GraphQLSchema, table: RouteDef[]): Gra
       // A route answering 204 has no body: its field's graph payload is served as a Boolean.
       if (empty.has(field) && !isScalarType(getNamedType(config.type))) {
         const resolve = config.resolve ?? defaultFieldResolver;
-        return { ...config, type: new GraphQLNonNull(GraphQLBoolean), resolve: async (...a: Parameters<typeof resolve>) => (await resolve(...a), true) };
+        return {
+          ...config,
+          type: new GraphQLNonNull(GraphQLBoolean),
+          resolve: async (...a: Parameters<typeof resolve>) => (await resolve(...a), true),
+        };
       }
       return config;
     },

@@ -54,11 +54,14 @@ function objectShaper(type: GraphQLObjectType): Shaper {
   return (value) => {
     if (value === null || value === undefined || typeof value !== "object") return value;
     fields ??= new Map(
-      Object.entries(type.getFields()).map(([name, field]) => [name, { keepNull: !!field.extensions?.keepNull, shape: shaperOf(field.type) }]),
+      Object.entries(type.getFields()).map(([name, field]) => [
+        name,
+        { keepNull: !!field.extensions?.keepNull, shape: shaperOf(field.type) },
+      ]),
     );
     const out: Record<string, unknown> = {};
     for (const key in value) {
-      if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+      if (!Object.hasOwn(value, key)) continue;
       const fieldValue = (value as Record<string, unknown>)[key];
       const field = fields.get(key);
       if (fieldValue === null) {

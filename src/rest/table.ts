@@ -24,7 +24,21 @@ import { dashboardRoutes } from "../dashboard/dashboard.js";
  */
 
 /** Every /v1 operation, each mapped to the graph field that serves it. */
-export const routeTable: RouteDef[] = [...organizations, ...members, ...teams, ...collections, ...spaces, ...content, ...changeRequests, ...comments, ...sites, ...sso, ...translations, ...openapi, ...integrations];
+export const routeTable: RouteDef[] = [
+  ...organizations,
+  ...members,
+  ...teams,
+  ...collections,
+  ...spaces,
+  ...content,
+  ...changeRequests,
+  ...comments,
+  ...sites,
+  ...sso,
+  ...translations,
+  ...openapi,
+  ...integrations,
+];
 
 /** Every raw route of the areas (bytes, pages, redirects, SAML, forwarded requests): see rest/raw-routes.ts. */
 export const rawRouteTable: RawRoute[] = [...contentBinaryRoutes, ...samlRoutes, ...dashboardRoutes, ...integrationRoutes];

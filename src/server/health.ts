@@ -91,7 +91,10 @@ export function healthRoutes(opts: HealthOptions): RawRoute[] {
     return checks;
   });
   const json = (status: number, body: unknown) =>
-    new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
+    new Response(JSON.stringify(body), {
+      status,
+      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+    });
   return [
     rawRoute({ methods: ["GET"], path: "/healthz", auth: "none", handler: () => json(200, { status: "ok" }) }),
     rawRoute({

@@ -59,7 +59,10 @@ function loggedPath(target: string): string {
  */
 export function clientAddressOf(socketAddress: string | undefined, forwardedFor: string | string[] | undefined, hops: number): string {
   if (hops > 0 && forwardedFor !== undefined) {
-    const entries = String(forwardedFor).split(",").map((entry) => entry.trim()).filter(Boolean);
+    const entries = String(forwardedFor)
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter(Boolean);
     const written = entries.length ? addressOf(entries[Math.max(0, entries.length - hops)]!) : null;
     if (written) return written;
   }
@@ -128,7 +131,12 @@ export function createHttpFront(opts: {
   const notesFor = (req: IncomingMessage): RequestNotes => {
     const sent = req.headers["x-request-id"];
     const id = typeof sent === "string" && REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
-    return { id, route: "*", clientAddress: clientAddressOf(req.socket.remoteAddress, req.headers["x-forwarded-for"], opts.trustProxy), start: performance.now() };
+    return {
+      id,
+      route: "*",
+      clientAddress: clientAddressOf(req.socket.remoteAddress, req.headers["x-forwarded-for"], opts.trustProxy),
+      start: performance.now(),
+    };
   };
 
   return {

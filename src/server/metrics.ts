@@ -70,7 +70,11 @@ export function createMetrics(): Metrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [registry],
   });
-  const subscriptions = new Gauge({ name: "graphql_subscriptions", help: "GraphQL subscriptions running (graphql-ws and SSE).", registers: [registry] });
+  const subscriptions = new Gauge({
+    name: "graphql_subscriptions",
+    help: "GraphQL subscriptions running (graphql-ws and SSE).",
+    registers: [registry],
+  });
   const deliveries = new Counter({
     name: "integration_event_deliveries_total",
     help: "Integration event delivery attempts settled, by outcome: delivered, retry (will be tried again), failed (gave up), skipped (not delivered: no development tunnel).",
@@ -83,7 +87,11 @@ export function createMetrics(): Metrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  const rateLimited = new Counter({ name: "rate_limited_requests_total", help: "Requests answered 429 by the rate limit.", registers: [registry] });
+  const rateLimited = new Counter({
+    name: "rate_limited_requests_total",
+    help: "Requests answered 429 by the rate limit.",
+    registers: [registry],
+  });
 
   const subscriptionsPlugin: Plugin = {
     onSubscribe() {
@@ -176,7 +184,8 @@ const LISTING_METRICS = new Set(["process_open_fds", "nodejs_active_handles", "n
 function processMetrics(registry: Registry): void {
   const defaults = new Registry();
   collectDefaultMetrics({ register: defaults });
-  for (const { name } of defaults.getMetricsAsArray()) if (!LISTING_METRICS.has(name)) registry.registerMetric(defaults.getSingleMetric(name)!);
+  for (const { name } of defaults.getMetricsAsArray())
+    if (!LISTING_METRICS.has(name)) registry.registerMetric(defaults.getSingleMetric(name)!);
   if (process.platform !== "linux") return;
   new Gauge({
     name: "process_open_fds",
@@ -184,7 +193,10 @@ function processMetrics(registry: Registry): void {
     registers: [registry],
     async collect() {
       // One of them is the directory being read.
-      const open = await fs.promises.readdir("/proc/self/fd").then((names) => names.length - 1, () => undefined);
+      const open = await fs.promises.readdir("/proc/self/fd").then(
+        (names) => names.length - 1,
+        () => undefined,
+      );
       if (open !== undefined) this.set(open);
     },
   });
@@ -193,7 +205,10 @@ function processMetrics(registry: Registry): void {
 /** `GET /metrics`: the registry as Prometheus text; with METRICS_TOKEN set, only for `Authorization: Bearer <that token>`. */
 export async function metricsAnswer(metrics: Metrics, token: string | undefined, request: Request): Promise<Response> {
   if (token && !sameSecret(/^Bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1] ?? null, token)) {
-    return errorResponse({ error: { code: 401, message: "The metrics require 'Authorization: Bearer <METRICS_TOKEN>'." } }, { "www-authenticate": "Bearer" });
+    return errorResponse(
+      { error: { code: 401, message: "The metrics require 'Authorization: Bearer <METRICS_TOKEN>'." } },
+      { "www-authenticate": "Bearer" },
+    );
   }
   return new Response(await metrics.text(), { headers: { "content-type": metrics.registry.contentType, "cache-control": "no-store" } });
 }

@@ -34,7 +34,10 @@ interface Made {
  * bundle (1.7 MB) read from disk and compressed at every request: 2 and 15 ms of CPU for an
  * anonymous caller, within the rate limit a core's worth for a few clients.
  */
-export function fixedAnswer(make: () => Buffer | string | Promise<Buffer | string>, headers: Record<string, string>): (request: Request) => Promise<Response> {
+export function fixedAnswer(
+  make: () => Buffer | string | Promise<Buffer | string>,
+  headers: Record<string, string>,
+): (request: Request) => Promise<Response> {
   // Made once, by the first request (those arriving meanwhile wait for it); a failure is not
   // kept: the next request makes it again.
   const making = lazy(() => Promise.resolve().then(make).then(prepare));
@@ -67,7 +70,9 @@ function negotiated(request: Request): Coding | undefined {
   const accept = request.headers.get("accept-encoding");
   if (!accept) return undefined;
   // negotiator 0.6 takes the preferred codings too (as the middleware calls it); its types lag.
-  const negotiator = new Negotiator({ headers: { "accept-encoding": accept } }) as unknown as { encoding(available: string[], preferred: string[]): string | undefined };
+  const negotiator = new Negotiator({ headers: { "accept-encoding": accept } }) as unknown as {
+    encoding(available: string[], preferred: string[]): string | undefined;
+  };
   const chosen = negotiator.encoding(["br", "gzip", "deflate", "identity"], [...CODINGS]);
   return (CODINGS as readonly string[]).includes(chosen ?? "") ? (chosen as Coding) : undefined;
 }

@@ -111,7 +111,9 @@ export interface ResponseCache {
   /** Keeps a REST GET answer (status 200) when its request allows it. */
   keepRest(request: Request, url: URL, answer: KeptAnswer): Promise<void>;
   /** Wraps the node handler: every request's reads are tracked. */
-  track<A extends unknown[]>(handler: (req: IncomingMessage, res: ServerResponse, ...rest: A) => unknown): (req: IncomingMessage, res: ServerResponse, ...rest: A) => void;
+  track<A extends unknown[]>(
+    handler: (req: IncomingMessage, res: ServerResponse, ...rest: A) => unknown,
+  ): (req: IncomingMessage, res: ServerResponse, ...rest: A) => void;
   /** Drops every entry (every process's, with Redis). */
   forget(): Promise<void>;
   stats: { hits: number; misses: number };
@@ -145,7 +147,11 @@ export function createResponseCache(opts: { config: Config; db: Database; access
   const ttl = config.responseCacheTtlMs;
   // Gateways on other databases may share the Redis: their keys differ.
   const prefix = `rc:${sha256(opts.scope).slice(0, 12)}:`;
-  const backend: Backend | undefined = enabled ? (config.redisUrl ? redisBackend(config.redisUrl, prefix, ttl) : memoryBackend(prefix)) : undefined;
+  const backend: Backend | undefined = enabled
+    ? config.redisUrl
+      ? redisBackend(config.redisUrl, prefix, ttl)
+      : memoryBackend(prefix)
+    : undefined;
 
   if (backend) {
     // Reads tag the requests under way; a write makes its own request's answer one not to keep.
@@ -231,7 +237,8 @@ export function createResponseCache(opts: { config: Config; db: Database; access
       };
     },
     forget: async () => backend?.written(["*"], ["*"]),
-    ready: (waitMs) => Promise.race([backend?.ready ?? Promise.resolve(), new Promise<void>((resolve) => setTimeout(resolve, waitMs).unref())]),
+    ready: (waitMs) =>
+      Promise.race([backend?.ready ?? Promise.resolve(), new Promise<void>((resolve) => setTimeout(resolve, waitMs).unref())]),
     close: () => backend?.close(),
   };
 }
@@ -362,7 +369,10 @@ function redisBackend(url: string, prefix: string, ttl: number): Backend {
     async get(key) {
       if (!usable()) return null;
       try {
-        const [[e1, value], [e2, seq]] = (await redis.pipeline().get(key).get(seqKey).exec()) as [[Error | null, string | null], [Error | null, string | null]];
+        const [[e1, value], [e2, seq]] = (await redis.pipeline().get(key).get(seqKey).exec()) as [
+          [Error | null, string | null],
+          [Error | null, string | null],
+        ];
         if (e1 || e2) throw e1 ?? e2;
         const reads = currentReads();
         if (reads && reads.versions === undefined) reads.versions = { seq: Number(seq ?? 0), at: Date.now() } satisfies Seen;
@@ -386,11 +396,14 @@ function redisBackend(url: string, prefix: string, ttl: number): Backend {
     async written(_tables, tags) {
       try {
         // A write while the client connects (at start) waits for it a moment rather than fail.
-        if (redis.status !== "ready" && !down) await Promise.race([nextReady(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+        if (redis.status !== "ready" && !down)
+          await Promise.race([nextReady(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
         await redis.eval(WRITE_SCRIPT, 1 + 2 * tags.length, seqKey, ...tags.map(mark), ...tags.map(members), tags.length, markTtl);
       } catch (err) {
         unusableUntil = Date.now() + ttl;
-        log.warn(`Response cache: a write's invalidation did not reach Redis (${(err as Error).message}); cached answers are not served for ${ttl} ms.`);
+        log.warn(
+          `Response cache: a write's invalidation did not reach Redis (${(err as Error).message}); cached answers are not served for ${ttl} ms.`,
+        );
       }
     },
     close: () => redis.disconnect(),

@@ -82,7 +82,11 @@ describe("npm run admin", { timeout: 180_000 }, () => {
 
   it("bootstraps a user, organization and token before the server has ever started", async () => {
     first = await admin("bootstrap", "--email", "root@acme.test", "--org", "Acme");
-    expect(first).toEqual({ token: expect.stringMatching(/^dapi_/), user: expect.stringMatching(/^usr_/), organization: expect.stringMatching(/^org_/) });
+    expect(first).toEqual({
+      token: expect.stringMatching(/^dapi_/),
+      user: expect.stringMatching(/^usr_/),
+      organization: expect.stringMatching(/^org_/),
+    });
   });
 
   it("works while the server runs, which refuses a second server on the same data", async () => {
@@ -137,14 +141,24 @@ describe("npm run admin", { timeout: 180_000 }, () => {
     const port = (listener.address() as net.AddressInfo).port;
     try {
       const { DATA_DIR: _unset, ...withoutDataDir } = env;
-      const { result, stderr } = await adminWithOutput({ ...withoutDataDir, PORT: String(port) }, elsewhere, "bootstrap", "--email", "new@acme.test", "--org", "Elsewhere");
+      const { result, stderr } = await adminWithOutput(
+        { ...withoutDataDir, PORT: String(port) },
+        elsewhere,
+        "bootstrap",
+        "--email",
+        "new@acme.test",
+        "--org",
+        "Elsewhere",
+      );
       expect(result.token).toMatch(/^dapi_/);
       if (env.DATABASE_URL) {
         expect(stderr).toMatch(/admin: PostgreSQL \S+@127\.0\.0\.1:5432\/t_\w+ \(DATABASE_URL\)/);
         expect(stderr).not.toContain("warning");
       } else {
         const folder = path.join(fs.realpathSync(elsewhere), "data");
-        expect(stderr).toContain(`admin: embedded database in ${folder} (DATA_DIR is not set: ./data of the current folder; the folder did not exist and is created now)`);
+        expect(stderr).toContain(
+          `admin: embedded database in ${folder} (DATA_DIR is not set: ./data of the current folder; the folder did not exist and is created now)`,
+        );
         expect(stderr).toContain(`admin: warning: a server is listening on port ${port}, but no server holds ${folder}`);
         expect(fs.existsSync(path.join(folder, "pglite"))).toBe(true);
       }

@@ -25,7 +25,15 @@ beforeAll(async () => {
   if (hasChromium) {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     });
   }
 }, 180_000);
@@ -80,45 +88,49 @@ describe("GET /dashboard", () => {
     expect((await fetch(`${t.url}/dashboard/nope.js`)).status).toBe(404);
   });
 
-  it.runIf(hasChromium)("shows recent events, receives new ones live, filters them and opens one with its trace", { timeout: 120_000 }, async () => {
-    const { page, errors } = await newPage();
-    await page.goto(`${t.url}/dashboard`);
-    await page.fill("#token", admin.token);
-    await page.click("#connect");
-    await page.waitForSelector('#integration option[value="watched"]', { state: "attached" });
-    await page.selectOption("#integration", "watched");
-    // The installation_setup event recorded before the page opened, delivered by now.
-    await page.waitForSelector('#events tbody tr[data-type="installation_setup"][data-status="success"]');
-    await page.waitForSelector("#live.on");
+  it.runIf(hasChromium)(
+    "shows recent events, receives new ones live, filters them and opens one with its trace",
+    { timeout: 120_000 },
+    async () => {
+      const { page, errors } = await newPage();
+      await page.goto(`${t.url}/dashboard`);
+      await page.fill("#token", admin.token);
+      await page.click("#connect");
+      await page.waitForSelector('#integration option[value="watched"]', { state: "attached" });
+      await page.selectOption("#integration", "watched");
+      // The installation_setup event recorded before the page opened, delivered by now.
+      await page.waitForSelector('#events tbody tr[data-type="installation_setup"][data-status="success"]');
+      await page.waitForSelector("#live.on");
 
-    // A new event arrives over the subscription, first pending then delivered.
-    const inst = (await admin.get("/v1/integrations/watched/installations")).body.items[0];
-    await admin.patch(`/v1/integrations/watched/installations/${inst.id}`, { configuration: { channel: "#docs" } });
-    await page.waitForFunction(() => document.querySelectorAll("#events tbody tr").length === 2);
-    await page.waitForSelector('#events tbody tr[data-status="pending"], #events tbody tr[data-status="success"]:nth-child(2)');
-    const newest = await page.getAttribute("#events tbody tr:first-child", "data-id");
-    const events = (await admin.get("/v1/integrations/watched/events")).body.items;
-    expect(newest).toBe(events[0].id);
+      // A new event arrives over the subscription, first pending then delivered.
+      const inst = (await admin.get("/v1/integrations/watched/installations")).body.items[0];
+      await admin.patch(`/v1/integrations/watched/installations/${inst.id}`, { configuration: { channel: "#docs" } });
+      await page.waitForFunction(() => document.querySelectorAll("#events tbody tr").length === 2);
+      await page.waitForSelector('#events tbody tr[data-status="pending"], #events tbody tr[data-status="success"]:nth-child(2)');
+      const newest = await page.getAttribute("#events tbody tr:first-child", "data-id");
+      const events = (await admin.get("/v1/integrations/watched/events")).body.items;
+      expect(newest).toBe(events[0].id);
 
-    // Filters.
-    await page.selectOption("#status-filter", "failed");
-    await page.waitForFunction(() => document.querySelectorAll("#events tbody tr").length === 0);
-    await page.selectOption("#status-filter", "");
-    await page.selectOption("#type-filter", "installation_setup");
-    await page.waitForFunction(() => document.querySelectorAll("#events tbody tr").length === 2);
+      // Filters.
+      await page.selectOption("#status-filter", "failed");
+      await page.waitForFunction(() => document.querySelectorAll("#events tbody tr").length === 0);
+      await page.selectOption("#status-filter", "");
+      await page.selectOption("#type-filter", "installation_setup");
+      await page.waitForFunction(() => document.querySelectorAll("#events tbody tr").length === 2);
 
-    // Detail: payload and trace.
-    await page.click("#events tbody tr:first-child");
-    await page.waitForSelector("#detail:not([hidden])");
-    await page.waitForFunction(() => document.querySelector("#detail-payload")!.textContent!.includes("previous"));
-    const payload = JSON.parse((await page.textContent("#detail-payload"))!);
-    expect(payload).toMatchObject({ type: "installation_setup", installationId: inst.id, previous: { configuration: {} } });
-    await page.waitForFunction(() => document.querySelectorAll("#detail-trace tbody tr").length >= 2);
-    expect(await page.textContent("#detail-trace")).toContain("Recorded");
-    if (process.env.DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.DASHBOARD_SCREENSHOT, fullPage: true });
-    expect(errors).toEqual([]);
-    await page.context().close();
-  });
+      // Detail: payload and trace.
+      await page.click("#events tbody tr:first-child");
+      await page.waitForSelector("#detail:not([hidden])");
+      await page.waitForFunction(() => document.querySelector("#detail-payload")!.textContent!.includes("previous"));
+      const payload = JSON.parse((await page.textContent("#detail-payload"))!);
+      expect(payload).toMatchObject({ type: "installation_setup", installationId: inst.id, previous: { configuration: {} } });
+      await page.waitForFunction(() => document.querySelectorAll("#detail-trace tbody tr").length >= 2);
+      expect(await page.textContent("#detail-trace")).toContain("Recorded");
+      if (process.env.DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.DASHBOARD_SCREENSHOT, fullPage: true });
+      expect(errors).toEqual([]);
+      await page.context().close();
+    },
+  );
 
   it.runIf(hasChromium)("reconnects after a reload and shows the same integration and filters", async () => {
     const { page, errors } = await newPage();
@@ -150,7 +162,8 @@ describe("GET /dashboard", () => {
       events.filter((e) => e.status === "success").length,
     );
     const counts = JSON.parse((await page.getAttribute("#chart", "data-counts"))!);
-    for (const status of ["success", "pending", "failed", "skipped"]) expect(counts[status]).toBe(events.filter((e) => e.status === status).length);
+    for (const status of ["success", "pending", "failed", "skipped"])
+      expect(counts[status]).toBe(events.filter((e) => e.status === status).length);
     // Above the table, and drawn: the canvas holds bars of the success color (#2f9e55).
     const [chartBottom, tableTop] = await page.evaluate(() => [
       document.querySelector("#chart")!.getBoundingClientRect().bottom,
@@ -208,8 +221,12 @@ describe("GET /dashboard", () => {
       };
       return {
         sectionOverflow: section.scrollWidth - section.clientWidth,
-        cut: cells.filter((c) => c.getBoundingClientRect().right > box.right + 0.5 || c.scrollWidth > c.clientWidth).map((c) => c.textContent),
-        wrappedIds: [...document.querySelectorAll<HTMLElement>("#events td:nth-child(4), #events td:nth-child(5)")].filter((c) => lines(c) > 1).map((c) => c.textContent),
+        cut: cells
+          .filter((c) => c.getBoundingClientRect().right > box.right + 0.5 || c.scrollWidth > c.clientWidth)
+          .map((c) => c.textContent),
+        wrappedIds: [...document.querySelectorAll<HTMLElement>("#events td:nth-child(4), #events td:nth-child(5)")]
+          .filter((c) => lines(c) > 1)
+          .map((c) => c.textContent),
         ids: document.querySelectorAll("#events td:nth-child(5)").length,
       };
     });
@@ -217,7 +234,8 @@ describe("GET /dashboard", () => {
     expect(layout.sectionOverflow).toBe(0);
     expect(layout.cut).toEqual([]);
     expect(layout.wrappedIds).toEqual([]);
-    if (process.env.DASHBOARD_SCREENSHOT) await page.screenshot({ path: process.env.DASHBOARD_SCREENSHOT.replace(/(\.png)?$/, "-1400.png"), fullPage: true });
+    if (process.env.DASHBOARD_SCREENSHOT)
+      await page.screenshot({ path: process.env.DASHBOARD_SCREENSHOT.replace(/(\.png)?$/, "-1400.png"), fullPage: true });
     expect(errors).toEqual([]);
     await page.context().close();
   });
@@ -249,7 +267,8 @@ describe("GET /dashboard", () => {
       return !(url.host === origin.host && ["http:", "ws:"].includes(url.protocol)) && url.protocol !== "data:";
     });
     expect(elsewhere).toEqual([]);
-    for (const path of ["/dashboard", "/dashboard/app.js", "/dashboard/uplot.js", "/dashboard/uplot.css", "/dashboard/graphql-ws.js"]) expect(asked).toContain(`${t.url}${path}`);
+    for (const path of ["/dashboard", "/dashboard/app.js", "/dashboard/uplot.js", "/dashboard/uplot.css", "/dashboard/graphql-ws.js"])
+      expect(asked).toContain(`${t.url}${path}`);
     expect(asked).toContain(`${t.url.replace(/^http/, "ws")}/graphql`);
   });
 

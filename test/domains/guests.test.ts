@@ -23,7 +23,7 @@ afterAll(() => t?.close());
 
 describe("guests", () => {
   it("see an unpublished site's structure as visitors do (404), not the members' preview", async () => {
-    const space = await createSpace(admin, org, { title: "Secret roadmap" });
+    const _space = await createSpace(admin, org, { title: "Secret roadmap" });
     const site = created(await admin.post(`/v1/orgs/${org}/sites`, { title: "Docs" }));
     const path = `/v1/orgs/${org}/sites/${site.id}/published`;
     expect((await reader.get(path)).status).toBe(200);
@@ -40,7 +40,10 @@ describe("guests", () => {
     expect(await slugs(guest)).toEqual(["petstore"]);
     expectError(await guest.get(`/v1/orgs/${org}/openapi/internal`), 404);
     expect((await guest.get(`/v1/orgs/${org}/openapi/petstore`)).body.permissions).toEqual({ view: true, edit: false });
-    const gql = await guest.graphql(`query($id: String!) { organization(organizationId: $id) { openAPISpecs { edges { node { slug } } } } }`, { id: org });
+    const gql = await guest.graphql(
+      `query($id: String!) { organization(organizationId: $id) { openAPISpecs { edges { node { slug } } } } }`,
+      { id: org },
+    );
     expect(JSON.stringify(gql)).not.toContain("internal");
   });
 

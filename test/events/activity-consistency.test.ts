@@ -19,8 +19,12 @@ const db = () => t.gateway.db.prisma;
 
 async function refuseEvents(on: boolean) {
   if (on) {
-    await db().$executeRawUnsafe(`CREATE OR REPLACE FUNCTION test_refuse_events() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'events cannot be stored'; END $$`);
-    await db().$executeRawUnsafe(`CREATE TRIGGER test_refuse_events BEFORE INSERT ON "IntegrationEvent" FOR EACH ROW EXECUTE FUNCTION test_refuse_events()`);
+    await db().$executeRawUnsafe(
+      `CREATE OR REPLACE FUNCTION test_refuse_events() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'events cannot be stored'; END $$`,
+    );
+    await db().$executeRawUnsafe(
+      `CREATE TRIGGER test_refuse_events BEFORE INSERT ON "IntegrationEvent" FOR EACH ROW EXECUTE FUNCTION test_refuse_events()`,
+    );
   } else {
     await db().$executeRawUnsafe(`DROP TRIGGER IF EXISTS test_refuse_events ON "IntegrationEvent"`);
   }
@@ -69,12 +73,13 @@ afterAll(async () => {
 });
 
 describe("space activity and its write", () => {
-  const writes = () => [
-    ["page edit", "PATCH", `/v1/spaces/${spaceId}/content/page/${pageId}`, { title: "Installing" }],
-    ["page creation", "POST", `/v1/spaces/${spaceId}/content/pages`, { title: "Later" }],
-    ["comment", "POST", `/v1/spaces/${spaceId}/comments`, { body: { markdown: "Is this right?" } }],
-    ["change request", "POST", `/v1/spaces/${spaceId}/change-requests`, { subject: "Typos" }],
-  ] as const;
+  const writes = () =>
+    [
+      ["page edit", "PATCH", `/v1/spaces/${spaceId}/content/page/${pageId}`, { title: "Installing" }],
+      ["page creation", "POST", `/v1/spaces/${spaceId}/content/pages`, { title: "Later" }],
+      ["comment", "POST", `/v1/spaces/${spaceId}/comments`, { body: { markdown: "Is this right?" } }],
+      ["change request", "POST", `/v1/spaces/${spaceId}/change-requests`, { subject: "Typos" }],
+    ] as const;
 
   it("a write whose event cannot be recorded fails and leaves nothing behind", async () => {
     const before = await snapshot();
@@ -111,7 +116,9 @@ describe("space activity and its write", () => {
     );
   });
 
-  it("a burst of concurrent edits records one event per edit per installation, announced in commit order; failed edits record none", { timeout: 120_000 }, async () => {
+  it("a burst of concurrent edits records one event per edit per installation, announced in commit order; failed edits record none", {
+    timeout: 120_000,
+  }, async () => {
     const spaces = await Promise.all(
       ["Burst A", "Burst B", "Burst C"].map(async (title) => {
         const id = (await createSpace(admin, admin.organization, { title })).id;
@@ -157,9 +164,16 @@ describe("space activity and its write", () => {
   });
 
   it("records for the installations as they are now: a change of installations or scopes applies to the next write", async () => {
-    const edit = async () => expect((await send("PATCH", `/v1/spaces/${spaceId}/content/page/${pageId}`, { title: `Now ${Math.random()}` })).status).toBe(200);
+    const edit = async () =>
+      expect((await send("PATCH", `/v1/spaces/${spaceId}/content/page/${pageId}`, { title: `Now ${Math.random()}` })).status).toBe(200);
     const observed = () => db().integrationEvent.count({ where: { integration: { name: "observer" }, type: "space_content_updated" } });
-    created(await admin.post("/v1/integrations/observer", { title: "Observer", organization: admin.organization, scopes: ["space:content:read"] }));
+    created(
+      await admin.post("/v1/integrations/observer", {
+        title: "Observer",
+        organization: admin.organization,
+        scopes: ["space:content:read"],
+      }),
+    );
     await edit(); // the organization's installations are read (and kept) before the next one
     const installation = created(await admin.post("/v1/integrations/observer/installations", { organization: admin.organization }));
     const installed = await observed();
@@ -169,10 +183,26 @@ describe("space activity and its write", () => {
     await edit();
     expect(await observed()).toBe(installed + 1);
     // A new version without the scope: no more content events.
-    expect((await admin.post("/v1/integrations/observer", { title: "Observer", organization: admin.organization, scopes: ["space:comments:read"] })).status).toBe(200);
+    expect(
+      (
+        await admin.post("/v1/integrations/observer", {
+          title: "Observer",
+          organization: admin.organization,
+          scopes: ["space:comments:read"],
+        })
+      ).status,
+    ).toBe(200);
     await edit();
     expect(await observed()).toBe(installed + 1);
-    expect((await admin.post("/v1/integrations/observer", { title: "Observer", organization: admin.organization, scopes: ["space:content:read"] })).status).toBe(200);
+    expect(
+      (
+        await admin.post("/v1/integrations/observer", {
+          title: "Observer",
+          organization: admin.organization,
+          scopes: ["space:content:read"],
+        })
+      ).status,
+    ).toBe(200);
     await edit();
     expect(await observed()).toBe(installed + 2);
     expect((await admin.delete(`/v1/integrations/observer/installations/${installation.id}/spaces/${spaceId}`)).status).toBe(204);
@@ -199,7 +229,9 @@ describe("space activity and its write", () => {
         expect(res.status).toBe(200);
       };
       const relayed = () => db().integrationEvent.count({ where: { integration: { name: "relay" }, type: "space_content_updated" } });
-      created(await admin.post("/v1/integrations/relay", { title: "Relay", organization: admin.organization, scopes: ["space:content:read"] }));
+      created(
+        await admin.post("/v1/integrations/relay", { title: "Relay", organization: admin.organization, scopes: ["space:content:read"] }),
+      );
       await edit(); // the other gateway keeps the organization's installations
       expect(await relayed()).toBe(0);
       const installation = created(await admin.post("/v1/integrations/relay/installations", { organization: admin.organization }));

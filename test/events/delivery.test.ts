@@ -32,14 +32,24 @@ afterAll(() => t?.close());
 
 /** Publishes a public integration with development mode on `tunnelUrl`; returns its signing secret. */
 async function integration(name: string, tunnelUrl: string, extra: Record<string, unknown> = {}, all = false) {
-  const res = await admin.post(`/v1/integrations/${name}`, { title: name, organization: admin.organization, visibility: "public", ...extra });
+  const res = await admin.post(`/v1/integrations/${name}`, {
+    title: name,
+    organization: admin.organization,
+    visibility: "public",
+    ...extra,
+  });
   expect(res.status).toBe(201);
   expect((await admin.put(`/v1/integrations/${name}/dev`, { tunnelUrl, all })).status).toBe(204);
   return (await admin.get(`/v1/integrations/${name}/signing-secret`)).body.signingSecret as string;
 }
 
 /** `count` space_content_updated events of `integration`'s installation `installationId` in admin's organization, one revision each. */
-function contentEvents(integration: Parameters<typeof recordIntegrationEvents>[1][number]["integration"], installationId: string, spaceId: string, count: number) {
+function contentEvents(
+  integration: Parameters<typeof recordIntegrationEvents>[1][number]["integration"],
+  installationId: string,
+  spaceId: string,
+  count: number,
+) {
   return Array.from({ length: count }, (_, i) => ({
     integration,
     installation: { id: installationId, organizationId: admin.organization },
@@ -138,8 +148,14 @@ describe("event delivery to the development tunnel", () => {
       const theirs = (await other.get("/v1/integrations/owner-only/installations")).body.items[0];
       await other.patch(`/v1/integrations/owner-only/installations/${theirs.id}`, { configuration: { x: 1 } });
       await receiver.waitFor(2);
-      expect(receiver.received[1]!.json).toMatchObject({ type: "installation_setup", installationId: theirs.id, previous: { status: "active", configuration: {} } });
-      expect(receiver.received.map((r) => r.json.installationId)).not.toContain(skipped.payload.installationId === theirs.id ? "none" : skipped.payload.installationId);
+      expect(receiver.received[1]!.json).toMatchObject({
+        type: "installation_setup",
+        installationId: theirs.id,
+        previous: { status: "active", configuration: {} },
+      });
+      expect(receiver.received.map((r) => r.json.installationId)).not.toContain(
+        skipped.payload.installationId === theirs.id ? "none" : skipped.payload.installationId,
+      );
     } finally {
       await receiver.close();
     }
@@ -153,7 +169,12 @@ describe("event delivery to the development tunnel", () => {
       await receiver.waitFor(1);
       const row = await t.gateway.db.prisma.integration.findUniqueOrThrow({ where: { name: "with-csp" } });
       await recordIntegrationEvents(t.gateway.services, [
-        { integration: row, installation: { id: inst.id, organizationId: admin.organization }, type: "block_fetch", fields: { blockId: "b" } },
+        {
+          integration: row,
+          installation: { id: inst.id, organizationId: admin.organization },
+          type: "block_fetch",
+          fields: { blockId: "b" },
+        },
         { integration: row, installation: { id: inst.id, organizationId: admin.organization }, type: "script_fetch" },
       ]);
       await receiver.waitFor(3);
@@ -209,14 +230,20 @@ describe("event delivery to the development tunnel", () => {
       for (const d of extra) d.kick();
       await receiver.waitFor(31);
       await new Promise((r) => setTimeout(r, 300));
-      await eventually(async () => (await t.gateway.db.prisma.integrationEvent.count({ where: { integrationId: row.id, status: "pending" } })) === 0, 60_000);
+      await eventually(
+        async () => (await t.gateway.db.prisma.integrationEvent.count({ where: { integrationId: row.id, status: "pending" } })) === 0,
+        60_000,
+      );
       expect(await t.gateway.db.prisma.integrationEvent.count({ where: { integrationId: row.id, status: "success" } })).toBe(31);
       // Each claim is one attempt of one dispatcher: an (event, attempt) pair arrives once. (An event may
       // legitimately arrive again as a later attempt when an answer was slower than the delivery timeout.)
       const pairs = receiver.received.map((r) => `${r.json.eventId}#${r.headers["x-integration-event-attempt"]}`);
       expect(new Set(pairs).size).toBe(pairs.length);
       expect(new Set(receiver.received.map((r) => r.json.eventId)).size).toBe(31);
-      const rows = await t.gateway.db.prisma.integrationEvent.findMany({ where: { integrationId: row.id }, select: { id: true, attempts: true } });
+      const rows = await t.gateway.db.prisma.integrationEvent.findMany({
+        where: { integrationId: row.id },
+        select: { id: true, attempts: true },
+      });
       // An attempt that timed out may not have reached the receiver: at most one arrival per attempt.
       for (const r of rows) expect(receiver.received.filter((x) => x.json.eventId === r.id).length).toBeLessThanOrEqual(r.attempts);
     } finally {
@@ -240,11 +267,15 @@ describe("event delivery to the development tunnel", () => {
       // Ten events recorded together: the dispatcher (16 deliveries at once) claims them with one statement.
       await recordIntegrationEvents(t.gateway.services, contentEvents(row, inst.id, "spc_batched", 10));
       await receiver.waitFor(11);
-      await eventually(async () => (await t.gateway.db.prisma.integrationEvent.count({ where: { integrationId: row.id, status: "pending" } })) === 0);
+      await eventually(
+        async () => (await t.gateway.db.prisma.integrationEvent.count({ where: { integrationId: row.id, status: "pending" } })) === 0,
+      );
       await new Promise((r) => setTimeout(r, 300));
       const claims = statements.filter((s) => /^WITH "claimed" AS \(\s*UPDATE "IntegrationEvent"\s+SET "attempts"/.test(s)).length;
       // (This test's own counts of pending events aside.)
-      const reads = statements.filter((s) => /\bFROM "public"\."(IntegrationEvent|Integration|IntegrationInstallation)"/.test(s) && !/\bCOUNT\(/.test(s)).length;
+      const reads = statements.filter(
+        (s) => /\bFROM "public"\."(IntegrationEvent|Integration|IntegrationInstallation)"/.test(s) && !/\bCOUNT\(/.test(s),
+      ).length;
       // The claim read what delivering the events needs with them: no other read of events, integrations or installations.
       expect(reads).toBe(0);
       // One claim took the ten; the ten deliveries that ended claimed nothing more (nothing was due).
@@ -256,39 +287,50 @@ describe("event delivery to the development tunnel", () => {
   });
 
   // On PostgreSQL the dispatchers also poll, which would hide a claim that is never tried again.
-  it.skipIf(!!process.env.DATABASE_URL)("a claim that failed is tried again without another wake-up (no poll on the embedded database)", async () => {
-    const receiver = await startReceiver();
-    const prisma = t.gateway.db.prisma;
-    // A dispatcher whose first claim fails (the database away for a moment).
-    let failures = 1;
-    const flaky = new Proxy(prisma, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop, target);
-        if (prop !== "$queryRawUnsafe") return typeof value === "function" ? value.bind(target) : value;
-        return (...args: unknown[]) => (failures-- > 0 ? Promise.reject(new Error("claim failed")) : (value as Function).apply(target, args));
-      },
-    });
-    const dispatcher = createDispatcher({ prisma: flaky, pubsub: t.gateway.services.pubsub, config: t.config, exclusive: true });
-    try {
-      await integration("stranded", receiver.url);
-      const inst = (await admin.post("/v1/integrations/stranded/installations", { organization: admin.organization })).body;
-      await receiver.waitFor(1);
-      const row = await prisma.integration.findUniqueOrThrow({ where: { name: "stranded" } });
-      // Written as recording does, without waking the gateway's own dispatcher: this one alone looks.
-      await prisma.integrationEvent.create({
-        data: { id: "iev_stranded", integrationId: row.id, installationId: inst.id, type: "space_content_updated", payload: { spaceId: "spc_s" }, nextAttemptAt: new Date() },
+  it.skipIf(!!process.env.DATABASE_URL)(
+    "a claim that failed is tried again without another wake-up (no poll on the embedded database)",
+    async () => {
+      const receiver = await startReceiver();
+      const prisma = t.gateway.db.prisma;
+      // A dispatcher whose first claim fails (the database away for a moment).
+      let failures = 1;
+      const flaky = new Proxy(prisma, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop, target);
+          if (prop !== "$queryRawUnsafe") return typeof value === "function" ? value.bind(target) : value;
+          return (...args: unknown[]) =>
+            failures-- > 0 ? Promise.reject(new Error("claim failed")) : (value as Function).apply(target, args);
+        },
       });
-      await dispatcher.start();
-      await receiver.waitFor(2);
-      expect(failures).toBeLessThan(0); // the failed claim happened, and a later one delivered
-      expect(receiver.received[1]!.headers["x-integration-event-id"]).toBe("iev_stranded");
-      // The failed statement claimed nothing: the first attempt is the one delivered.
-      expect(receiver.received[1]!.headers["x-integration-event-attempt"]).toBe("1");
-    } finally {
-      await dispatcher.stop();
-      await receiver.close();
-    }
-  });
+      const dispatcher = createDispatcher({ prisma: flaky, pubsub: t.gateway.services.pubsub, config: t.config, exclusive: true });
+      try {
+        await integration("stranded", receiver.url);
+        const inst = (await admin.post("/v1/integrations/stranded/installations", { organization: admin.organization })).body;
+        await receiver.waitFor(1);
+        const row = await prisma.integration.findUniqueOrThrow({ where: { name: "stranded" } });
+        // Written as recording does, without waking the gateway's own dispatcher: this one alone looks.
+        await prisma.integrationEvent.create({
+          data: {
+            id: "iev_stranded",
+            integrationId: row.id,
+            installationId: inst.id,
+            type: "space_content_updated",
+            payload: { spaceId: "spc_s" },
+            nextAttemptAt: new Date(),
+          },
+        });
+        await dispatcher.start();
+        await receiver.waitFor(2);
+        expect(failures).toBeLessThan(0); // the failed claim happened, and a later one delivered
+        expect(receiver.received[1]!.headers["x-integration-event-id"]).toBe("iev_stranded");
+        // The failed statement claimed nothing: the first attempt is the one delivered.
+        expect(receiver.received[1]!.headers["x-integration-event-attempt"]).toBe("1");
+      } finally {
+        await dispatcher.stop();
+        await receiver.close();
+      }
+    },
+  );
 
   it("retries failed claims with one timer, however many wake-ups failed meanwhile", async () => {
     let calls = 0;
@@ -322,45 +364,67 @@ describe("event delivery to the development tunnel", () => {
   });
 
   // On PostgreSQL the dispatchers also poll: the gateway's own could deliver the event meant for this one.
-  it.skipIf(!!process.env.DATABASE_URL)("a new event is delivered while deliveries to a receiver that does not answer hold most of the room", async () => {
-    // The installation's event is answered; every later request to `slow` hangs.
-    const slow = await startReceiver((_req, n) => (n === 0 ? { status: 200 } : "hang"));
-    const fast = await startReceiver();
-    const prisma = t.gateway.db.prisma;
-    // Room for 4: three deliveries that hang leave less than half of it.
-    const dispatcher = createDispatcher({ prisma, pubsub: t.gateway.services.pubsub, config: { ...t.config, integrationDeliveryTimeoutMs: 30_000 }, exclusive: true, concurrency: 4 });
-    const ids: string[] = [];
-    try {
-      const rows: { integrationId: string; installationId: string }[] = [];
-      for (const [name, receiver] of [["held-slow", slow], ["held-fast", fast]] as const) {
-        await integration(name, receiver.url);
-        const inst = (await admin.post(`/v1/integrations/${name}/installations`, { organization: admin.organization })).body;
-        await receiver.waitFor(1);
-        rows.push({ integrationId: (await prisma.integration.findUniqueOrThrow({ where: { name } })).id, installationId: inst.id as string });
+  it.skipIf(!!process.env.DATABASE_URL)(
+    "a new event is delivered while deliveries to a receiver that does not answer hold most of the room",
+    async () => {
+      // The installation's event is answered; every later request to `slow` hangs.
+      const slow = await startReceiver((_req, n) => (n === 0 ? { status: 200 } : "hang"));
+      const fast = await startReceiver();
+      const prisma = t.gateway.db.prisma;
+      // Room for 4: three deliveries that hang leave less than half of it.
+      const dispatcher = createDispatcher({
+        prisma,
+        pubsub: t.gateway.services.pubsub,
+        config: { ...t.config, integrationDeliveryTimeoutMs: 30_000 },
+        exclusive: true,
+        concurrency: 4,
+      });
+      const ids: string[] = [];
+      try {
+        const rows: { integrationId: string; installationId: string }[] = [];
+        for (const [name, receiver] of [
+          ["held-slow", slow],
+          ["held-fast", fast],
+        ] as const) {
+          await integration(name, receiver.url);
+          const inst = (await admin.post(`/v1/integrations/${name}/installations`, { organization: admin.organization })).body;
+          await receiver.waitFor(1);
+          rows.push({
+            integrationId: (await prisma.integration.findUniqueOrThrow({ where: { name } })).id,
+            installationId: inst.id as string,
+          });
+        }
+        // The installations' own events settled: this dispatcher's start releases claims still in flight.
+        await eventually(async () => (await prisma.integrationEvent.count({ where: { status: "pending" } })) === 0);
+        // Written as recording does, without waking the gateway's own dispatcher: this one alone looks.
+        const create = async (at: (typeof rows)[number], id: string) => {
+          ids.push(id);
+          await prisma.integrationEvent.create({
+            data: { id, ...at, type: "space_content_updated", payload: { spaceId: id }, nextAttemptAt: new Date() },
+          });
+        };
+        for (let i = 0; i < 3; i++) await create(rows[0]!, `iev_held_${i}`);
+        await dispatcher.start();
+        await slow.waitFor(4);
+        await create(rows[1]!, "iev_held_fast");
+        dispatcher.kick();
+        // Delivered while the three still hang (they would for 30 s).
+        await fast.waitFor(2, 5_000);
+        expect(fast.received[1]!.json).toEqual({ spaceId: "iev_held_fast" });
+        expect(
+          slow.received
+            .slice(1)
+            .map((r) => r.json.spaceId)
+            .sort(),
+        ).toEqual(["iev_held_0", "iev_held_1", "iev_held_2"]);
+      } finally {
+        await dispatcher.stop();
+        await prisma.integrationEvent.deleteMany({ where: { id: { in: ids } } });
+        await slow.close();
+        await fast.close();
       }
-      // The installations' own events settled: this dispatcher's start releases claims still in flight.
-      await eventually(async () => (await prisma.integrationEvent.count({ where: { status: "pending" } })) === 0);
-      // Written as recording does, without waking the gateway's own dispatcher: this one alone looks.
-      const create = async (at: (typeof rows)[number], id: string) => {
-        ids.push(id);
-        await prisma.integrationEvent.create({ data: { id, ...at, type: "space_content_updated", payload: { spaceId: id }, nextAttemptAt: new Date() } });
-      };
-      for (let i = 0; i < 3; i++) await create(rows[0]!, `iev_held_${i}`);
-      await dispatcher.start();
-      await slow.waitFor(4);
-      await create(rows[1]!, "iev_held_fast");
-      dispatcher.kick();
-      // Delivered while the three still hang (they would for 30 s).
-      await fast.waitFor(2, 5_000);
-      expect(fast.received[1]!.json).toEqual({ spaceId: "iev_held_fast" });
-      expect(slow.received.slice(1).map((r) => r.json.spaceId).sort()).toEqual(["iev_held_0", "iev_held_1", "iev_held_2"]);
-    } finally {
-      await dispatcher.stop();
-      await prisma.integrationEvent.deleteMany({ where: { id: { in: ids } } });
-      await slow.close();
-      await fast.close();
-    }
-  });
+    },
+  );
 
   it("computes the backoff as base × 2^(attempt − 1), capped", () => {
     expect([1, 2, 3, 4, 10].map((a) => backoffMs(a, 100, 1_000))).toEqual([100, 200, 400, 800, 1_000]);

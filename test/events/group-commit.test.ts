@@ -8,7 +8,9 @@ function heldWrites(fail: (item: number) => boolean = () => false) {
   const write = (items: number[]) => {
     batches.push(items);
     return new Promise<string[]>((resolve, reject) => {
-      pending.push(() => (items.some(fail) ? reject(new Error(`bad ${items.filter(fail).join(",")}`)) : resolve(items.map((i) => `stored ${i}`))));
+      pending.push(() =>
+        items.some(fail) ? reject(new Error(`bad ${items.filter(fail).join(",")}`)) : resolve(items.map((i) => `stored ${i}`)),
+      );
     });
   };
   const release = async () => {
@@ -39,7 +41,12 @@ describe("group commit (events/group-commit.ts)", () => {
     const w = heldWrites((i) => i === 3);
     const commit = groupCommit(w.write);
     const first = commit(1);
-    const results = [2, 3, 4].map((i) => commit(i).then((r) => r, (err: Error) => err.message));
+    const results = [2, 3, 4].map((i) =>
+      commit(i).then(
+        (r) => r,
+        (err: Error) => err.message,
+      ),
+    );
     await w.release();
     await first;
     for (let i = 0; i < 4; i++) await w.release();

@@ -45,7 +45,12 @@ describe(`pub/sub: one event under several routing keys (${process.env.REDIS_URL
     publisher.publishTo("integration:event", [`b-${tag}`], { n: 2 } as any);
     // The single-key form yoga's pub/sub offers goes the same way.
     publisher.publish("integration:event", `a-${tag}`, { n: 3 } as any);
-    await expect.poll(() => [a.seen, b.seen], { timeout: 5_000 }).toEqual([[1, 3], [1, 2]]);
+    await expect
+      .poll(() => [a.seen, b.seen], { timeout: 5_000 })
+      .toEqual([
+        [1, 3],
+        [1, 2],
+      ]);
     // A moment for anything else to arrive.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect([a.seen, b.seen, c.seen]).toEqual([[1, 3], [1, 2], []]);
@@ -69,8 +74,15 @@ describe("integration events: the keys of their one message", () => {
 
   it("a stored batch: each event under its integration and organization, the first pending one also wakes the dispatchers; a status change likewise, never the dispatchers", () => {
     const published: [string, string[], string][] = [];
-    const pubsub = { publishTo: (topic: string, keys: string[], m: IntegrationEventMessage) => published.push([topic, keys, m.id]) } as unknown as PubSub;
-    const messages = [message("e1", "skipped", "org-1"), message("e2", "pending", "org-1"), message("e3", "pending", null), message("e4", "pending", "org-2")];
+    const pubsub = {
+      publishTo: (topic: string, keys: string[], m: IntegrationEventMessage) => published.push([topic, keys, m.id]),
+    } as unknown as PubSub;
+    const messages = [
+      message("e1", "skipped", "org-1"),
+      message("e2", "pending", "org-1"),
+      message("e3", "pending", null),
+      message("e4", "pending", "org-2"),
+    ];
     announceEvents({ pubsub } as EventServices, { rows: [], logs: [], messages });
     publishEventMessage(pubsub, message("e2", "success", "org-1"));
     expect(published).toEqual([

@@ -30,10 +30,11 @@ export async function startReceiver(script: Reply[] | ((req: Received, n: number
       const entry = { headers: req.headers, body, json, at: Date.now() };
       received.push(entry);
       const n = received.length - 1;
-      for (const w of [...waiters]) if (received.length >= w.count) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve();
-      }
+      for (const w of [...waiters])
+        if (received.length >= w.count) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve();
+        }
       const reply = typeof script === "function" ? script(entry, n) : script[Math.min(n, script.length - 1)]!;
       if (reply === "hang") {
         hanging.add(res);
@@ -56,7 +57,10 @@ export async function startReceiver(script: Reply[] | ((req: Received, n: number
     waitFor(count: number, timeoutMs = 15_000): Promise<void> {
       if (received.length >= count) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`receiver got ${received.length} of ${count} requests in ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`receiver got ${received.length} of ${count} requests in ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
       });
     },
@@ -67,4 +71,3 @@ export async function startReceiver(script: Reply[] | ((req: Received, n: number
     },
   };
 }
-

@@ -29,7 +29,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-const FIELDS = "id integrationId installationId createdAt status payload { eventId type installationId status previous { status configuration } }";
+const FIELDS =
+  "id integrationId installationId createdAt status payload { eventId type installationId status previous { status configuration } }";
 const INTEGRATION_EVENTS = `subscription($name: String!, $types: [String!], $statuses: [IntegrationEventStatus!]) {
   integrationEvents(integrationName: $name, types: $types, statuses: $statuses) { ${FIELDS} } }`;
 const SPACE_UPDATED = `subscription($id: String!) { spaceUpdated(spaceId: $id) { id title } }`;
@@ -43,7 +44,11 @@ describe("integrationEvents over graphql-ws", () => {
     const inst = (await admin.post("/v1/integrations/live/installations", { organization: admin.organization })).body;
     const results = await sub.results;
     const [recorded, delivered] = results.map((r) => r.data.integrationEvents);
-    expect(recorded).toMatchObject({ installationId: inst.id, status: "pending", payload: { type: "installation_setup", installationId: inst.id, status: "active", previous: null } });
+    expect(recorded).toMatchObject({
+      installationId: inst.id,
+      status: "pending",
+      payload: { type: "installation_setup", installationId: inst.id, status: "active", previous: null },
+    });
     expect(delivered).toMatchObject({ id: recorded.id, status: "success" });
     expect(new Date(recorded.createdAt).toISOString()).toBe(recorded.createdAt);
     await c.dispose();
@@ -56,7 +61,10 @@ describe("integrationEvents over graphql-ws", () => {
     const inst = (await admin.get("/v1/integrations/live/installations")).body.items[0];
     await admin.patch(`/v1/integrations/live/installations/${inst.id}`, { configuration: { a: 1 } });
     const [result] = await sub.results;
-    expect(result.data.integrationEvents).toMatchObject({ status: "success", payload: { previous: { status: "active", configuration: {} } } });
+    expect(result.data.integrationEvents).toMatchObject({
+      status: "success",
+      payload: { previous: { status: "active", configuration: {} } },
+    });
     await c.dispose();
   });
 
@@ -81,7 +89,11 @@ describe("integrationEvents over graphql-ws", () => {
     const inst = (await other.post("/v1/integrations/live/installations", { organization: other.organization })).body;
     const [result] = await sub.results;
     // all = false: the owner's tunnel does not get another organization's events.
-    expect(result.data.organizationIntegrationEvents).toMatchObject({ installationId: inst.id, status: "skipped", payload: { type: "installation_setup" } });
+    expect(result.data.organizationIntegrationEvents).toMatchObject({
+      installationId: inst.id,
+      status: "skipped",
+      payload: { type: "installation_setup" },
+    });
     await c.dispose();
   });
 });
@@ -90,10 +102,15 @@ describe("integrationEvents over server-sent events", () => {
   it("streams the same subscription on /graphql with Accept: text/event-stream", async () => {
     const stream = await sseSubscribe(t.url, admin.token, INTEGRATION_EVENTS, { name: "live", statuses: ["pending"] });
     expect(stream.response.headers.get("content-type")).toContain("text/event-stream");
-    const inst = (await admin.get("/v1/integrations/live/installations")).body.items.find((i: any) => i.target.organization === admin.organization);
+    const inst = (await admin.get("/v1/integrations/live/installations")).body.items.find(
+      (i: any) => i.target.organization === admin.organization,
+    );
     setTimeout(() => void admin.patch(`/v1/integrations/live/installations/${inst.id}`, { configuration: { a: 2 } }), 300);
     const event = await stream.firstEventWith("integrationEvents");
-    expect(event.data.integrationEvents).toMatchObject({ status: "pending", payload: { type: "installation_setup", previous: { configuration: { a: 1 } } } });
+    expect(event.data.integrationEvents).toMatchObject({
+      status: "pending",
+      payload: { type: "installation_setup", previous: { configuration: { a: 1 } } },
+    });
   });
 
   it("refuses a caller who may not read the events, with no stream", async () => {

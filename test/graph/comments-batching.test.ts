@@ -34,7 +34,12 @@ beforeAll(async () => {
     createdAt: "2024-01-01T00:00:00.000Z",
     updatedAt: "2024-01-01T00:00:00.000Z",
   });
-  const content = { pages: { page_b1: page("page_b1", "Guide"), page_b2: page("page_b2", "Child", "page_b1") }, files: {}, reusableContents: {}, variables: {} };
+  const content = {
+    pages: { page_b1: page("page_b1", "Guide"), page_b2: page("page_b2", "Child", "page_b1") },
+    files: {},
+    reusableContents: {},
+    variables: {},
+  };
   await prisma.revision.create({ data: { id: "rev_busy", spaceId, content } });
   await prisma.space.update({ where: { id: spaceId }, data: { revisionId: "rev_busy" } });
   await prisma.changeRequest.createMany({
@@ -198,7 +203,9 @@ describe("statements per nested comment read", () => {
       const res = await admin.get(`/v1/spaces/${spaceId}/change-requests/cr_busy3/comments/cmt_cr3_4/replies`);
       expect(res.body.count).toBe(REPLIES);
     });
-    console.log(`REST comment lists: space ${space.join("/")}, change request ${byNumber.join("/")} statements for limit 5/19; replies list ${replies}`);
+    console.log(
+      `REST comment lists: space ${space.join("/")}, change request ${byNumber.join("/")} statements for limit 5/19; replies list ${replies}`,
+    );
     expect(space[1]).toBe(space[0]);
     expect(byNumber[1]).toBe(byNumber[0]);
   });

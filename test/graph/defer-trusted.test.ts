@@ -56,7 +56,9 @@ describe("@defer and @stream", () => {
     expect(parts[0]).toMatchObject({ data: { viewer: { displayName: expect.any(String) } }, hasNext: true });
     expect(parts[0].data.viewer.organizations).toBeUndefined();
     const deferred = parts.flatMap((p) => p.incremental ?? []);
-    expect(deferred).toContainEqual(expect.objectContaining({ label: "orgs", data: { organizations: { nodes: [{ title: "Acme Docs" }] } } }));
+    expect(deferred).toContainEqual(
+      expect.objectContaining({ label: "orgs", data: { organizations: { nodes: [{ title: "Acme Docs" }] } } }),
+    );
     expect(parts[parts.length - 1].hasNext).toBe(false);
   });
 
@@ -82,7 +84,10 @@ describe("trusted documents (GRAPHQL_TRUSTED_DOCUMENTS)", () => {
     }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
   it("runs a trusted document named by documentId or the persistedQuery extension", async () => {
-    for (const body of [{ documentId: `sha256:${TRUSTED_ID}` }, { extensions: { persistedQuery: { version: 1, sha256Hash: TRUSTED_ID } } }]) {
+    for (const body of [
+      { documentId: `sha256:${TRUSTED_ID}` },
+      { extensions: { persistedQuery: { version: 1, sha256Hash: TRUSTED_ID } } },
+    ]) {
       const res = await post(body);
       expect(res.status).toBe(200);
       expect(res.body.data.viewer.organizations.nodes).toEqual([{ title: "Acme Docs" }]);

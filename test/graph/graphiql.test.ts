@@ -23,7 +23,15 @@ beforeAll(async () => {
   if (hasChromium) {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     });
   }
 });
@@ -80,7 +88,8 @@ describe("GraphiQL at /graphql", () => {
     await page.goto(`${t.url}/graphql`);
     await page.waitForSelector(".graphiql-container", { timeout: 60_000 });
     // Editors render with non-breaking spaces: compare the page's text with whitespace normalized.
-    const shows = (text: string) => page.waitForFunction((t) => (document.body.textContent ?? "").replace(/\s+/g, " ").includes(t), text, { timeout: 60_000 });
+    const shows = (text: string) =>
+      page.waitForFunction((t) => (document.body.textContent ?? "").replace(/\s+/g, " ").includes(t), text, { timeout: 60_000 });
     await shows("query Nested {");
     expect(await page.title()).toBe("Documentation API — GraphiQL");
     // The header editor holds the Authorization placeholder.

@@ -72,14 +72,21 @@ describe("depth counts the graph's real levels", () => {
     let tree = "title";
     for (let i = 0; i < 9; i++) tree = `title children(first: 2) { edges { node { ${tree} } } }`;
     // organization, collections, then children nine times deep, then title: 12 levels.
-    const ok = await admin.graphql(`query($org: String!) { organization(organizationId: $org) { collections(first: 1) { nodes { ${tree} } } } }`, {
-      org: admin.organization,
-    });
+    const ok = await admin.graphql(
+      `query($org: String!) { organization(organizationId: $org) { collections(first: 1) { nodes { ${tree} } } } }`,
+      {
+        org: admin.organization,
+      },
+    );
     expect(ok.errors?.find((e: any) => e.extensions?.limit === "depth")).toBeUndefined();
     const deeper = `title children(first: 1) { nodes { ${tree} } }`;
-    const error = await expectRefused(`query($org: String!) { organization(organizationId: $org) { collections(first: 1) { nodes { ${deeper} } } } }`, "depth", {
-      org: admin.organization,
-    });
+    const error = await expectRefused(
+      `query($org: String!) { organization(organizationId: $org) { collections(first: 1) { nodes { ${deeper} } } } }`,
+      "depth",
+      {
+        org: admin.organization,
+      },
+    );
     expect(error.extensions).toMatchObject({ max: 12, found: 13 });
   });
 

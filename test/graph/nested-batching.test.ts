@@ -80,7 +80,9 @@ async function seed(organizationId: string, label: string, collections: number, 
   await prisma.space.createMany({ data: [...spaceRows, ...deleted] });
   // Grants on every third space for the editor: permissions must read them in one batch.
   await prisma.spaceAccess.createMany({
-    data: spaceRows.filter((_, i) => i % 3 === 0).map((s) => ({ id: `acc_${s.id}`, spaceId: s.id, userId: editor.user, role: "admin" as const })),
+    data: spaceRows
+      .filter((_, i) => i % 3 === 0)
+      .map((s) => ({ id: `acc_${s.id}`, spaceId: s.id, userId: editor.user, role: "admin" as const })),
   });
 }
 
@@ -164,7 +166,15 @@ describe("pages under several parents", () => {
     await prisma.revision.createMany({ data: spaces.map((s) => ({ id: `rev_${s.id}`, spaceId: s.id, content: {} })) });
     await prisma.changeRequest.createMany({
       data: spaces.flatMap((s) =>
-        Array.from({ length: 12 }, (_, n) => ({ id: `${s.id}_cr${n}`, spaceId: s.id, number: n + 1, status: "open" as const, createdById: admin.user, revisionId: `rev_${s.id}`, revisionInitial: `rev_${s.id}` })),
+        Array.from({ length: 12 }, (_, n) => ({
+          id: `${s.id}_cr${n}`,
+          spaceId: s.id,
+          number: n + 1,
+          status: "open" as const,
+          createdById: admin.user,
+          revisionId: `rev_${s.id}`,
+          revisionInitial: `rev_${s.id}`,
+        })),
       ),
     });
     const sent: string[] = [];

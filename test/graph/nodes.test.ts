@@ -35,7 +35,9 @@ beforeAll(async () => {
   await prisma.siteSectionGroup.create({ data: { id: "sitesg_nodes", siteId: site.id, title: "Group" } });
   await prisma.siteSpace.create({ data: { id: "sitesp_nodes", siteId: site.id, spaceId: space.id, path: "handbook" } });
   await prisma.openApiSpec.create({ data: { id: "oas_nodes", organizationId: org, slug: "petstore" } });
-  await prisma.openApiSpecVersion.create({ data: { id: "oasv_nodes", specId: "oas_nodes", url: "https://example.com/petstore.json", filesystem: {} } });
+  await prisma.openApiSpecVersion.create({
+    data: { id: "oasv_nodes", specId: "oas_nodes", url: "https://example.com/petstore.json", filesystem: {} },
+  });
   Object.assign(objects, {
     Organization: { id: org, rest: `/v1/orgs/${org}` },
     Collection: { id: collection.id, rest: `/v1/collections/${collection.id}` },
@@ -96,7 +98,9 @@ describe("node(id:) and nodes(ids:)", () => {
     for (const caller of [reader, guest]) {
       for (const [type, { id, rest }] of Object.entries(objects)) {
         const expected = rest ? await restReads(caller, rest) : caller === reader; // a guest sees no other user
-        expect(await nodeOf(caller, id), `${type} for ${caller === reader ? "reader" : "guest"}`).toEqual(expected ? { __typename: type, id } : null);
+        expect(await nodeOf(caller, id), `${type} for ${caller === reader ? "reader" : "guest"}`).toEqual(
+          expected ? { __typename: type, id } : null,
+        );
       }
     }
     // The guest really is limited: no team, no SAML provider, no other user.
@@ -125,7 +129,15 @@ describe("node(id:) and nodes(ids:)", () => {
     const prisma = t.gateway.db.prisma;
     const space = await prisma.space.findUniqueOrThrow({ where: { id: objects.Space!.id } });
     const ids = Array.from({ length: 40 }, (_, i) => `spc_nodes_${i}`);
-    await prisma.space.createMany({ data: ids.map((id, i) => ({ id, organizationId: space.organizationId, parentId: space.parentId, title: `Space ${i}`, position: 100 + i })) });
+    await prisma.space.createMany({
+      data: ids.map((id, i) => ({
+        id,
+        organizationId: space.organizationId,
+        parentId: space.parentId,
+        title: `Space ${i}`,
+        position: 100 + i,
+      })),
+    });
     await admin.graphql(`{ viewer { id } }`); // the token's first use is recorded off the request's path
     await new Promise((r) => setTimeout(r, 200));
     const query = `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Space { title permissions { view edit } parent { id } organization { id } } } }`;
@@ -148,7 +160,9 @@ describe("node(id:) and nodes(ids:)", () => {
         }),
       );
     }
-    console.log(`[nodes-batching] nodes(ids): 5 → ${counts[0]} statements, 40 → ${counts[1]}; viewer tree: n=2 → ${viewerCounts[0]}, n=20 → ${viewerCounts[1]}`);
+    console.log(
+      `[nodes-batching] nodes(ids): 5 → ${counts[0]} statements, 40 → ${counts[1]}; viewer tree: n=2 → ${viewerCounts[0]}, n=20 → ${viewerCounts[1]}`,
+    );
     expect(counts[1]).toBe(counts[0]);
     expect(viewerCounts[1]).toBe(viewerCounts[0]);
   });

@@ -28,16 +28,25 @@ describe("mutations answer payloads on the graph", () => {
       { s: space.id, c: comment.id },
     );
     expect(res.errors).toBeUndefined();
-    expect(res.data.spaceCommentDelete).toEqual({ deletedId: comment.id, space: { id: space.id, commentsCount: 0, comments: { totalCount: 0 } } });
+    expect(res.data.spaceCommentDelete).toEqual({
+      deletedId: comment.id,
+      space: { id: space.id, commentsCount: 0, comments: { totalCount: 0 } },
+    });
 
     const team = created(await admin.put(`/v1/orgs/${org}/teams`, { title: "Writers" }));
-    const rest = await fetch(`${t.url}/v1/orgs/${org}/teams/${team.id}`, { method: "DELETE", headers: { authorization: `Bearer ${admin.token}` } });
+    const rest = await fetch(`${t.url}/v1/orgs/${org}/teams/${team.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${admin.token}` },
+    });
     expect(rest.status).toBe(204);
     expect(await rest.text()).toBe("");
-    const again = await admin.graphql(`mutation($o: String!, $t: String!) { teamDelete(organizationId: $o, teamId: $t) { deletedId organization { id } } }`, {
-      o: org,
-      t: team.id,
-    });
+    const again = await admin.graphql(
+      `mutation($o: String!, $t: String!) { teamDelete(organizationId: $o, teamId: $t) { deletedId organization { id } } }`,
+      {
+        o: org,
+        t: team.id,
+      },
+    );
     expect(again.data.teamDelete).toEqual({ deletedId: team.id, organization: { id: org } });
   });
 
@@ -48,7 +57,11 @@ describe("mutations answer payloads on the graph", () => {
       { o: org, t: team.id, u: admin.user },
     );
     expect(res.errors).toBeUndefined();
-    expect(res.data.teamMemberSet).toEqual({ id: team.id, membersCount: 1, memberships: { nodes: [{ role: "owner", user: { id: admin.user } }] } });
+    expect(res.data.teamMemberSet).toEqual({
+      id: team.id,
+      membersCount: 1,
+      memberships: { nodes: [{ role: "owner", user: { id: admin.user } }] },
+    });
     const rest = await fetch(`${t.url}/v1/orgs/${org}/teams/${team.id}/members/${admin.user}`, {
       method: "PUT",
       headers: { authorization: `Bearer ${admin.token}`, "content-type": "application/json" },

@@ -78,7 +78,12 @@ const LIST_QUERY = /* GraphQL */ `
 /** Seeds `sites` sites × `sections` sections × 2 site spaces with a handful of statements. */
 async function seed(organizationId: string, label: string, sites: number, sections: number) {
   const prisma = t.gateway.db.prisma;
-  const spaces = Array.from({ length: 4 }, (_, i) => ({ id: `spc_${label}_${i}`, organizationId, title: `Space ${label} ${i}`, position: i }));
+  const spaces = Array.from({ length: 4 }, (_, i) => ({
+    id: `spc_${label}_${i}`,
+    organizationId,
+    title: `Space ${label} ${i}`,
+    position: i,
+  }));
   await prisma.space.createMany({ data: spaces });
   const siteRows = Array.from({ length: sites }, (_, s) => ({
     id: `site_${label}_${s}`,
@@ -92,7 +97,9 @@ async function seed(organizationId: string, label: string, sites: number, sectio
     createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, s)),
   }));
   await prisma.site.createMany({ data: siteRows });
-  await prisma.siteSectionGroup.createMany({ data: siteRows.map((site) => ({ id: `sitesg_${site.id}`, siteId: site.id, title: "Group", position: 0.5 })) });
+  await prisma.siteSectionGroup.createMany({
+    data: siteRows.map((site) => ({ id: `sitesg_${site.id}`, siteId: site.id, title: "Group", position: 0.5 })),
+  });
   const sectionRows = siteRows.flatMap((site, s) =>
     Array.from({ length: sections }, (_, c) => ({
       id: `sitesc_${label}_${s}_${c}`,
@@ -174,9 +181,18 @@ describe("sites batching", () => {
       expect(sites.edges.every((e: any) => e.node.sections.totalCount === 20 && e.node.siteSpacesCount === 40)).toBe(true);
       // Computed per row: defaults, titles, URLs, groups, permissions.
       const first = sites.edges[0].node;
-      expect(first).toMatchObject({ type: "ultimate", published: true, subdomain: { subdomain: "bigorg" }, proxy: { origin: "proxy0.example.com/docs" } });
+      expect(first).toMatchObject({
+        type: "ultimate",
+        published: true,
+        subdomain: { subdomain: "bigorg" },
+        proxy: { origin: "proxy0.example.com/docs" },
+      });
       expect(first.sectionGroups.totalCount).toBe(1);
-      expect(first.sections.edges[0].node).toMatchObject({ default: true, condition: "visitor.claims.beta === true", urls: { published: "https://proxy0.example.com/docs/section-0" } });
+      expect(first.sections.edges[0].node).toMatchObject({
+        default: true,
+        condition: "visitor.claims.beta === true",
+        urls: { published: "https://proxy0.example.com/docs/section-0" },
+      });
       expect(first.sections.edges[1].node.default).toBe(false);
       expect(first.sections.edges[1].node.group.id).toBe(`sitesg_${first.id}`);
       expect(sections.every((s: any) => s.siteSpaces.edges.map((e: any) => e.node.default).join() === "false,true")).toBe(true);
@@ -186,14 +202,21 @@ describe("sites batching", () => {
 
       const largeLists = await measure(caller, big, LIST_QUERY);
       const littleLists = await measure(caller, small, LIST_QUERY);
-      console.log(`[sites-batching] ${who} (nodes): 20×20 rows → ${largeLists.statements} statements; 5×5 rows → ${littleLists.statements} statements`);
+      console.log(
+        `[sites-batching] ${who} (nodes): 20×20 rows → ${largeLists.statements} statements; 5×5 rows → ${littleLists.statements} statements`,
+      );
       const listed = largeLists.data.organization.sites.edges.flatMap((e: any) => e.node.sections.edges.map((x: any) => x.node));
       expect(listed).toHaveLength(400);
-      expect(listed.every((s: any) => s.siteSpaces.nodes.length === 2 && !s.siteSpaces.nodes[0].default && s.siteSpaces.nodes[1].default)).toBe(true);
+      expect(
+        listed.every((s: any) => s.siteSpaces.nodes.length === 2 && !s.siteSpaces.nodes[0].default && s.siteSpaces.nodes[1].default),
+      ).toBe(true);
       const listedSpaces = listed.flatMap((s: any) => s.siteSpaces.nodes.map((x: any) => x.space));
       expect(listedSpaces.every((x: any) => x.permissions.admin === (who === "admin"))).toBe(true);
       expect(largeLists.data.organization.sites.edges[0].node.sectionGroups.edges[0].node.sections.nodes).toHaveLength(5);
-      expect(largeLists.data.organization.sites.edges[0].node.features.map((f: any) => f.id)).toEqual(["sites-adaptive-content", "sites-proxy"]);
+      expect(largeLists.data.organization.sites.edges[0].node.features.map((f: any) => f.id)).toEqual([
+        "sites-adaptive-content",
+        "sites-proxy",
+      ]);
       expect(largeLists.statements).toBe(littleLists.statements);
 
       expect(large.statements).toBe(little.statements);

@@ -44,7 +44,10 @@ describe("graphql-ws: one failing operation fails alone", () => {
     const tokens = `{ ${Array.from({ length: GRAPH_LIMITS.tokens + 1 }, () => "__typename").join(" ")} }`;
     const aliases = `{ ${Array.from({ length: GRAPH_LIMITS.aliases + 1 }, (_, i) => `a${i}: organizations { count }`).join(" ")} }`;
     const cases: [string, (errors: any[]) => void][] = [
-      [`{ __type(name: "Organization") { fields { type { ${deep} } } } }`, (e) => expect(e[0].extensions).toMatchObject({ code: "GRAPHQL_VALIDATION_FAILED", limit: "depth" })],
+      [
+        `{ __type(name: "Organization") { fields { type { ${deep} } } } }`,
+        (e) => expect(e[0].extensions).toMatchObject({ code: "GRAPHQL_VALIDATION_FAILED", limit: "depth" }),
+      ],
       [tokens, (e) => expect(e[0].extensions).toMatchObject({ code: "GRAPHQL_VALIDATION_FAILED", limit: "tokens" })],
       [aliases, (e) => expect(e[0].extensions).toMatchObject({ limit: "aliases", max: GRAPH_LIMITS.aliases })],
       [`{ organizations { `, (e) => expect(e[0].message).toMatch(/Syntax Error/)],

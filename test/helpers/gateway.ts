@@ -13,7 +13,10 @@ import { createLogger, type Logger } from "../../src/core/logger.js";
 let quiet: Logger | undefined;
 /** The tests' logger: silent unless TEST_LOG_LEVEL asks for more. */
 export function testLogger(): Logger {
-  return (quiet ??= createLogger({ level: (process.env.TEST_LOG_LEVEL as Logger["level"] & Config["logLevel"]) || "silent", format: "json" }));
+  return (quiet ??= createLogger({
+    level: (process.env.TEST_LOG_LEVEL as Logger["level"] & Config["logLevel"]) || "silent",
+    format: "json",
+  }));
 }
 
 export interface Answer<T = any> {
@@ -31,7 +34,11 @@ export interface Caller {
   delete<T = any>(path: string): Promise<Answer<T>>;
   /** Sends a raw body (for malformed JSON tests). */
   raw(method: string, path: string, body: string): Promise<Answer>;
-  graphql<T = any>(query: string, variables?: Record<string, unknown>, operationName?: string): Promise<{ status: number; data?: T; errors?: any }>;
+  graphql<T = any>(
+    query: string,
+    variables?: Record<string, unknown>,
+    operationName?: string,
+  ): Promise<{ status: number; data?: T; errors?: any }>;
 }
 
 export interface TestGateway {
@@ -131,7 +138,12 @@ export async function startGateway(overrides: Partial<Config> = {}, opts: { logg
       token,
       get: (p, query) => {
         const qs = query
-          ? "?" + new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])).toString()
+          ? "?" +
+            new URLSearchParams(
+              Object.entries(query)
+                .filter(([, v]) => v !== undefined)
+                .map(([k, v]) => [k, String(v)]),
+            ).toString()
           : "";
         return send("GET", p + qs);
       },

@@ -44,17 +44,25 @@ export class GitBookChecker {
    * The differences between an answer and GitBook's schema for it: undefined when GitBook has
    * no such operation or documents no body for errors of that status.
    */
-  differences(method: string, ourTemplate: string, status: number, body: unknown): { operation: string; differences: GitBookDifference[] } | undefined {
+  differences(
+    method: string,
+    ourTemplate: string,
+    status: number,
+    body: unknown,
+  ): { operation: string; differences: GitBookDifference[] } | undefined {
     const found = this.operation(method, ourTemplate);
     if (!found || status === 304) return undefined; // 304: a conditional GET's empty answer, nothing to compare
     const operation = `${method} ${found.template}`;
     const responses = found.op.responses as Record<string, any>;
-    let key = String(status);
+    const key = String(status);
     if (!responses[key]) {
       // Error statuses GitBook does not list for the operation are not compared: its document
       // lists few of them, always with the same `{error: {code, message}}` shape as this server.
       if (status >= 400) return undefined;
-      return { operation, differences: [{ operation, status, path: "", keyword: "status", message: `GitBook answers ${Object.keys(responses).join(", ")}` }] };
+      return {
+        operation,
+        differences: [{ operation, status, path: "", keyword: "status", message: `GitBook answers ${Object.keys(responses).join(", ")}` }],
+      };
     }
     let response = responses[key];
     let pointer = `gitbook#/paths/${escape(found.template)}/${method.toLowerCase()}/responses/${key}/content/application~1json/schema`;
@@ -90,7 +98,12 @@ export class GitBookChecker {
           template: ourTemplate,
           status,
           body,
-          differences: result.differences.map((d) => ({ path: d.path, keyword: d.keyword, message: d.message, allowed: allowed(d)?.reason ?? null })),
+          differences: result.differences.map((d) => ({
+            path: d.path,
+            keyword: d.keyword,
+            message: d.message,
+            allowed: allowed(d)?.reason ?? null,
+          })),
           valid: result.differences.length === 0,
           validWithAllowList: unexplained.length === 0,
         }) + "\n",
@@ -116,7 +129,8 @@ export class GitBookChecker {
  */
 function discriminate(doc: any): any {
   const deref = (s: any): any => {
-    for (let i = 0; s?.$ref && i < 20; i++) s = s.$ref.startsWith("#/components/schemas/") ? doc.components.schemas[s.$ref.slice(21)] : undefined;
+    for (let i = 0; s?.$ref && i < 20; i++)
+      s = s.$ref.startsWith("#/components/schemas/") ? doc.components.schemas[s.$ref.slice(21)] : undefined;
     return s;
   };
   /** Properties and required names of a schema, through references and allOf. */

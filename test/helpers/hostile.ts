@@ -9,11 +9,37 @@ import { created, type Admin } from "./fixtures.js";
  * nesting. Shared by the REST fuzz (test/server/bad-input.test.ts) and the protocol fuzz
  * (test/server/protocol-fuzz.test.ts).
  */
-export const PROTOTYPE_NAMES = ["constructor", "__proto__", "hasOwnProperty", "toString", "valueOf", "isPrototypeOf", "__defineGetter__", "prototype"];
+export const PROTOTYPE_NAMES = [
+  "constructor",
+  "__proto__",
+  "hasOwnProperty",
+  "toString",
+  "valueOf",
+  "isPrototypeOf",
+  "__defineGetter__",
+  "prototype",
+];
 
 /** Raw (already percent-encoded) path segments. */
 export const hostileSegment = fc.oneof(
-  fc.constantFrom("%00", "a%00b", "%ED%A0%80", "%ED%B0%80x", "%E0%A4%A", "%", "%C0%AF", "..%2F..%2Fetc", "%20", "-1", "0", "1e309", "null", "undefined", "[object Object]", "%F0%9F%92%A9"),
+  fc.constantFrom(
+    "%00",
+    "a%00b",
+    "%ED%A0%80",
+    "%ED%B0%80x",
+    "%E0%A4%A",
+    "%",
+    "%C0%AF",
+    "..%2F..%2Fetc",
+    "%20",
+    "-1",
+    "0",
+    "1e309",
+    "null",
+    "undefined",
+    "[object Object]",
+    "%F0%9F%92%A9",
+  ),
   fc.constantFrom(...PROTOTYPE_NAMES),
   fc.constant("x".repeat(3000)),
   fc.string({ maxLength: 40, unit: "grapheme" }).map((s) => encodeURIComponent(s) || "%20"),
@@ -73,12 +99,16 @@ export async function fuzzTargets(admin: Admin): Promise<Record<string, string>>
   ids.collectionId = created(await admin.post(`/v1/orgs/${org}/collections`, { title: "Fuzz" })).id;
   ids.siteId = created(await admin.post(`/v1/orgs/${org}/sites`, { title: "Fuzz site" })).id;
   ids.pageId = created(await admin.post(`/v1/spaces/${ids.spaceId}/content/pages`, { title: "Page", markdown: "Hello" })).id;
-  ids.reusableContentId = created(await admin.post(`/v1/spaces/${ids.spaceId}/content/reusable-contents`, { title: "Reused", markdown: "Hi" })).id;
+  ids.reusableContentId = created(
+    await admin.post(`/v1/spaces/${ids.spaceId}/content/reusable-contents`, { title: "Reused", markdown: "Hi" }),
+  ).id;
   await admin.put(`/v1/spaces/${ids.spaceId}/content/variables`, { variables: { product: "Fuzz" } });
   ids.variableName = "product";
   ids.revisionId = (await admin.get(`/v1/spaces/${ids.spaceId}/content`)).body.id;
   ids.changeRequestId = created(await admin.post(`/v1/spaces/${ids.spaceId}/change-requests`, { subject: "Fuzz" })).id;
-  ids.commentId = created(await admin.post(`/v1/spaces/${ids.spaceId}/change-requests/${ids.changeRequestId}/comments`, { body: { markdown: "Hm" } })).id;
+  ids.commentId = created(
+    await admin.post(`/v1/spaces/${ids.spaceId}/change-requests/${ids.changeRequestId}/comments`, { body: { markdown: "Hm" } }),
+  ).id;
   ids.teamId = created(await admin.put(`/v1/orgs/${org}/teams`, { title: "Fuzzers" })).id;
   created(await admin.post("/v1/integrations/fuzz", { title: "Fuzz", organization: org }));
   return ids;

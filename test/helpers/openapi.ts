@@ -12,7 +12,7 @@ export class OpenApiChecker {
   private ops: { method: string; regex: RegExp; template: string; op: any }[] = [];
 
   constructor(
-    private doc: any,
+    doc: any,
     private gitbook: GitBookChecker | null = gitbookChecker(),
   ) {
     addFormats(this.ajv);

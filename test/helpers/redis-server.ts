@@ -3,7 +3,9 @@ import net from "node:net";
 
 /** A private Redis server on `port` (no persistence), once it accepts connections. */
 export async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: "ignore",
+  });
   for (let i = 0; i < 100; i++) {
     const up = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, "127.0.0.1", () => (socket.end(), resolve(true)));

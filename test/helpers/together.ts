@@ -23,7 +23,9 @@ function answerOn(socket: net.Socket, method: string): Promise<RawAnswer> {
       const end = received.indexOf("\r\n\r\n");
       if (end < 0) return;
       const [statusLine, ...lines] = received.subarray(0, end).toString().split("\r\n");
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+      );
       const status = Number(statusLine!.split(" ")[1]);
       const length = method === "HEAD" || status === 304 ? 0 : Number(headers["content-length"]);
       if (received.length < end + 4 + length) return;
@@ -43,7 +45,12 @@ function answerOn(socket: net.Socket, method: string): Promise<RawAnswer> {
  * a request names its own authorization. Callers at `leave` hang up as soon as they wrote (their
  * answer is null).
  */
-export async function writtenTogether(url: string, token: string, requests: TogetherRequest[], leave: (i: number) => boolean = () => false): Promise<(RawAnswer | null)[]> {
+export async function writtenTogether(
+  url: string,
+  token: string,
+  requests: TogetherRequest[],
+  leave: (i: number) => boolean = () => false,
+): Promise<(RawAnswer | null)[]> {
   const { port } = new URL(url);
   const sockets = await Promise.all(
     requests.map(async () => {

@@ -76,7 +76,12 @@ async function world(): Promise<World> {
   const tokens = [[admin.token as string]];
   for (let i = 1; i < PEOPLE; i++) {
     const email = `p${i}.${n}@acme.test`;
-    const added = (await runAdminCommand(prisma, { command: "member-add", org: admin.organization, email, role: ROLES[i] === null ? "guest" : ROLES[i] })) as any;
+    const added = (await runAdminCommand(prisma, {
+      command: "member-add",
+      org: admin.organization,
+      email,
+      role: ROLES[i] === null ? "guest" : ROLES[i],
+    })) as any;
     const token = (await runAdminCommand(prisma, { command: "token-create", email })) as any;
     users.push(added.user);
     tokens.push([token.token]);

@@ -150,9 +150,23 @@ describe("which writes drop the cache", () => {
     }
     // The same shapes on tables that decide access: an UPDATE of a member's role inside WITH, a delete.
     const role = `WITH "x" AS (INSERT INTO "public"."Revision" ("id") VALUES ($1)) UPDATE "public"."Member" SET "role" = $2 WHERE "public"."Member"."userId" = $3`;
-    expect(changesAccess(new Map([["Member", [role]], ["Revision", [role]]]))).toBe(true);
+    expect(
+      changesAccess(
+        new Map([
+          ["Member", [role]],
+          ["Revision", [role]],
+        ]),
+      ),
+    ).toBe(true);
     const seen = `WITH "x" AS (INSERT INTO "public"."Revision" ("id") VALUES ($1)) UPDATE "public"."Member" SET "lastSeenAt" = $2 WHERE "public"."Member"."userId" = $3`;
-    expect(changesAccess(new Map([["Member", [seen]], ["Revision", [seen]]]))).toBe(false);
+    expect(
+      changesAccess(
+        new Map([
+          ["Member", [seen]],
+          ["Revision", [seen]],
+        ]),
+      ),
+    ).toBe(false);
     const moved = `WITH "x" AS (UPDATE "public"."Space" SET "organizationId" = $1 WHERE "public"."Space"."id" = $2) SELECT 1`;
     expect(changesInstallations(new Map([["Space", [moved]]]))).toBe(true);
   });

@@ -60,13 +60,22 @@ interface FuzzRequest {
 }
 
 /** Bytes that are not UTF-8 on their own: Latin-1, lone continuation bytes, truncated and overlong sequences, an encoded surrogate. */
-const notUtf8 = fc.constantFrom([0xe9], [0x80], [0xc3], [0xe2, 0x82], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xff]).map((b) => Buffer.from(b));
+const notUtf8 = fc
+  .constantFrom([0xe9], [0x80], [0xc3], [0xe2, 0x82], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xff])
+  .map((b) => Buffer.from(b));
 
 // ─── Values from the schema ──────────────────────────────────────────────────────────────────
 
 let doc: any;
 const resolve = (s: Schema | undefined): Schema | undefined =>
-  s?.$ref ? resolve(s.$ref.split("/").slice(1).reduce((o: any, k) => o?.[k], doc)) : s;
+  s?.$ref
+    ? resolve(
+        s.$ref
+          .split("/")
+          .slice(1)
+          .reduce((o: any, k) => o?.[k], doc),
+      )
+    : s;
 
 function typeOf(schema: Schema | undefined): string | undefined {
   return Array.isArray(schema?.type) ? schema!.type.find((x) => x !== "null") : schema?.type;
@@ -81,7 +90,8 @@ function fromSchema(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown
   if (schema.enum?.length) return fc.constantFrom(...schema.enum);
   switch (typeOf(schema)) {
     case "string":
-      if (schema.format === "uri") return fc.constantFrom("http://127.0.0.1:1/fuzz", "https://127.0.0.1:1/x", "not a uri", "ftp://127.0.0.1/x");
+      if (schema.format === "uri")
+        return fc.constantFrom("http://127.0.0.1:1/fuzz", "https://127.0.0.1:1/x", "not a uri", "ftp://127.0.0.1/x");
       if (schema.format === "date-time") return fc.constantFrom("2026-01-01T00:00:00.000Z", "yesterday", "2026-13-45T99:99:99Z");
       if (schema.format === "email") return fc.constantFrom("fuzz@example.test", "not-an-email", "@");
       return fc.oneof(fc.string({ maxLength: Math.min(schema.maxLength ?? 40, 60) }), fc.constantFrom(...Object.values(ids)));
@@ -94,7 +104,8 @@ function fromSchema(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown
     case "array":
       return depth > 3 ? fc.constant([]) : fc.array(fromSchema(schema.items, depth + 1), { maxLength: 3 });
     case "object":
-      if (depth > 3 || !schema.properties) return fc.jsonValue({ maxDepth: 2 }).map((v) => (v && typeof v === "object" && !Array.isArray(v) ? v : { value: v }));
+      if (depth > 3 || !schema.properties)
+        return fc.jsonValue({ maxDepth: 2 }).map((v) => (v && typeof v === "object" && !Array.isArray(v) ? v : { value: v }));
       return objectFromSchema(schema, depth);
     default:
       return fc.jsonValue({ maxDepth: 2 });
@@ -115,11 +126,13 @@ function objectFromSchema(schema: Schema, depth = 0): fc.Arbitrary<Record<string
     ]),
   );
   const base = fc.record(fields, { requiredKeys: [] }) as fc.Arbitrary<Record<string, unknown>>;
-  return fc.tuple(base, fc.option(fc.tuple(fc.constantFrom("extra", "__proto__", "constructor", "\u0000", ""), hostileValue), { freq: 5 })).map(([obj, extra]) => {
-    if (!extra) return obj;
-    // Defined as an own property: `obj["__proto__"] = …` would set the prototype instead.
-    return Object.defineProperty({ ...obj }, extra[0], { value: extra[1], enumerable: true, configurable: true, writable: true });
-  });
+  return fc
+    .tuple(base, fc.option(fc.tuple(fc.constantFrom("extra", "__proto__", "constructor", "\u0000", ""), hostileValue), { freq: 5 }))
+    .map(([obj, extra]) => {
+      if (!extra) return obj;
+      // Defined as an own property: `obj["__proto__"] = …` would set the prototype instead.
+      return Object.defineProperty({ ...obj }, extra[0], { value: extra[1], enumerable: true, configurable: true, writable: true });
+    });
 }
 
 // ─── Requests of an operation ────────────────────────────────────────────────────────────────
@@ -147,13 +160,11 @@ function requestsOf(template: string, method: string, op: any): fc.Arbitrary<Fuz
   const realSegment = (name: string) => fc.constant(encodeURIComponent(ids[name] ?? "nope"));
   const segment = (name: string) =>
     verb === "DELETE" ? hostileSegment : fc.oneof({ weight: 6, arbitrary: realSegment(name) }, { weight: 4, arbitrary: hostileSegment });
-  const path = fc
-    .tuple(fc.tuple(...params.map(segment)), fc.integer({ min: 0, max: 9 }))
-    .map(([values, slash]) => {
-      let i = 0;
-      const p = template.replace(/\{[^}]+\}/g, () => values[i++]!);
-      return slash === 0 ? `${p}/` : p;
-    });
+  const path = fc.tuple(fc.tuple(...params.map(segment)), fc.integer({ min: 0, max: 9 })).map(([values, slash]) => {
+    let i = 0;
+    const p = template.replace(/\{[^}]+\}/g, () => values[i++]!);
+    return slash === 0 ? `${p}/` : p;
+  });
   const queryParams = (op.parameters ?? []).filter((p: any) => p.in === "query");
   const query = fc
     .tuple(
@@ -197,7 +208,10 @@ function requestsOf(template: string, method: string, op: any): fc.Arbitrary<Fuz
           {
             weight: 1,
             arbitrary: fc
-              .tuple((schema?.properties ? objectFromSchema(schema) : fc.constant({})).map((o) => JSON.stringify({ ...o, title: "@" })), notUtf8)
+              .tuple(
+                (schema?.properties ? objectFromSchema(schema) : fc.constant({})).map((o) => JSON.stringify({ ...o, title: "@" })),
+                notUtf8,
+              )
               .map(([json, bytes]) => {
                 const at = json.indexOf('"@"') + 1;
                 return Buffer.concat([Buffer.from(json.slice(0, at)), bytes, Buffer.from(json.slice(at + 1))]);
@@ -233,7 +247,12 @@ function requestsOf(template: string, method: string, op: any): fc.Arbitrary<Fuz
     method,
     path: path + query.search,
     body,
-    mustRefuse: body instanceof Uint8Array ? "a body that is not UTF-8" : query.undecodable ? "a query value whose percent-encoding is not UTF-8" : undefined,
+    mustRefuse:
+      body instanceof Uint8Array
+        ? "a body that is not UTF-8"
+        : query.undecodable
+          ? "a query value whose percent-encoding is not UTF-8"
+          : undefined,
   }));
 }
 
@@ -253,7 +272,16 @@ describe("bad input on every documented operation", () => {
     operations.push(
       fc.record({
         method: fc.constantFrom("GET", "POST", "PATCH", "PUT", "DELETE"),
-        path: fc.constantFrom("/v1/", "/v1/orgs/", "/v1/nope", "/v1/orgs/%00", "/v1//orgs", "/v1/orgs/x/y/z/w", "/v1/%ED%A0%80", "/v1/orgs/constructor/spaces/"),
+        path: fc.constantFrom(
+          "/v1/",
+          "/v1/orgs/",
+          "/v1/nope",
+          "/v1/orgs/%00",
+          "/v1//orgs",
+          "/v1/orgs/x/y/z/w",
+          "/v1/%ED%A0%80",
+          "/v1/orgs/constructor/spaces/",
+        ),
         body: fc.constant(undefined),
       }),
     );
@@ -274,7 +302,13 @@ describe("bad input on every documented operation", () => {
       if (res.status >= 500) return `${where} → ${res.status} ${text.slice(0, 300)}`;
       if (r.method === "OPTIONS") {
         const allow = res.headers.get("allow");
-        if (res.status === 204 && text === "" && allow !== null && /^(GET|HEAD|POST|PUT|PATCH|DELETE)(, (HEAD|POST|PUT|PATCH|DELETE))*, OPTIONS$/.test(allow)) return null;
+        if (
+          res.status === 204 &&
+          text === "" &&
+          allow !== null &&
+          /^(GET|HEAD|POST|PUT|PATCH|DELETE)(, (HEAD|POST|PUT|PATCH|DELETE))*, OPTIONS$/.test(allow)
+        )
+          return null;
         let notFound = false;
         try {
           notFound = res.status === 404 && allow === null && JSON.parse(text).error.code === 404;
@@ -296,7 +330,8 @@ describe("bad input on every documented operation", () => {
         }
         if (typeof message !== "string" || !message) return `${where} → ${res.status} without the error body: ${text.slice(0, 300)}`;
         // What the client sent is echoed cut (core/errors.ts, boundEchoes), never a 3,000-character id or a 200,000-character value whole.
-        if (message.length > MAX_ERROR_MESSAGE) return `${where} → ${res.status} with a message of ${message.length} characters: ${message.slice(0, 200)}`;
+        if (message.length > MAX_ERROR_MESSAGE)
+          return `${where} → ${res.status} with a message of ${message.length} characters: ${message.slice(0, 200)}`;
       }
       return null;
     };
@@ -339,7 +374,9 @@ describe("bad input on every documented operation", () => {
     const space = created(await intact.post(`/v1/orgs/${intact.organization}/spaces`, { title: "After the fuzz" }));
     const page = created(await intact.post(`/v1/spaces/${space.id}/content/pages`, { title: "Kept", markdown: "a\n\nb" }));
     const cr = created(await intact.post(`/v1/spaces/${space.id}/change-requests`, { subject: "Check" }));
-    expect((await intact.patch(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/page/${page.id}`, { markdown: "a\n\nc" })).status).toBe(200);
+    expect(
+      (await intact.patch(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/page/${page.id}`, { markdown: "a\n\nc" })).status,
+    ).toBe(200);
     expect((await intact.patch(`/v1/spaces/${space.id}/change-requests/${cr.id}`, { status: "open" })).status).toBe(200);
     expect((await intact.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/merge`, {})).status).toBe(200);
     expect((await intact.get(`/v1/spaces/${space.id}/content/page/${page.id}`)).body.markdown).toBe("a\n\nc");
@@ -353,10 +390,31 @@ describe("bad input on every documented operation", () => {
     const auth = { authorization: `Bearer ${admin.token}`, "content-type": "application/json" };
     const answers: [string, Response][] = [
       ["REST path id", await fetch(`${t.url}/v1/spaces/${long}`, { headers: auth })],
-      ["REST body key", await fetch(`${t.url}/v1/orgs/${ids.organizationId}/spaces`, { method: "POST", headers: auth, body: JSON.stringify({ title: "a", [long]: 1 }) })],
+      [
+        "REST body key",
+        await fetch(`${t.url}/v1/orgs/${ids.organizationId}/spaces`, {
+          method: "POST",
+          headers: auth,
+          body: JSON.stringify({ title: "a", [long]: 1 }),
+        }),
+      ],
       ["REST query parameter", await fetch(`${t.url}/v1/orgs/${ids.organizationId}/spaces?limit=${long}`, { headers: auth })],
-      ["GraphQL argument", await fetch(`${t.url}/graphql`, { method: "POST", headers: auth, body: JSON.stringify({ query: `{ space(spaceId: "${long}") { id } }` }) })],
-      ["GraphQL variable", await fetch(`${t.url}/graphql`, { method: "POST", headers: auth, body: JSON.stringify({ query: "query($n: Int!) { __typename }", variables: { n: long } }) })],
+      [
+        "GraphQL argument",
+        await fetch(`${t.url}/graphql`, {
+          method: "POST",
+          headers: auth,
+          body: JSON.stringify({ query: `{ space(spaceId: "${long}") { id } }` }),
+        }),
+      ],
+      [
+        "GraphQL variable",
+        await fetch(`${t.url}/graphql`, {
+          method: "POST",
+          headers: auth,
+          body: JSON.stringify({ query: "query($n: Int!) { __typename }", variables: { n: long } }),
+        }),
+      ],
       ["GraphQL field", await fetch(`${t.url}/graphql`, { method: "POST", headers: auth, body: JSON.stringify({ query: `{ ${long} }` }) })],
     ];
     for (const [what, res] of answers) {
@@ -379,7 +437,7 @@ describe("bad input on every documented operation", () => {
     try {
       for (const [query, variables] of [
         ["subscription($id: String!) { spaceUpdated(spaceId: $id) { id } }", { id: long }],
-        ["subscription($id: Int!) { spaceUpdated(spaceId: \"s\") { id } }", { id: long }],
+        ['subscription($id: Int!) { spaceUpdated(spaceId: "s") { id } }', { id: long }],
       ] as const) {
         const outcome = JSON.stringify(await firstOutcome(client, query, variables));
         expect(outcome).toContain(`${"x".repeat(64)}…(5000 characters)`);
@@ -406,11 +464,15 @@ describe("bad input on every documented operation", () => {
     const nul = await fetch(`${t.url}/v1/spaces/a%00b`, { headers: { authorization: `Bearer ${admin.token}` } });
     expect(nul.status).toBe(400);
     expect((await nul.json()).error.message).toContain("spaceId");
-    const query = await fetch(`${t.url}/v1/orgs/${ids.organizationId}/spaces?limit=%00`, { headers: { authorization: `Bearer ${admin.token}` } });
+    const query = await fetch(`${t.url}/v1/orgs/${ids.organizationId}/spaces?limit=%00`, {
+      headers: { authorization: `Bearer ${admin.token}` },
+    });
     expect(query.status).toBe(400);
     // A query parameter given twice, as a list or as an object: the message names it.
     for (const search of ["limit=1&limit=2", "limit[]=3", "limit[a]=3", "page[]=x", "limit=99999999999999999999"]) {
-      const res = await fetch(`${t.url}/v1/orgs/${ids.organizationId}/spaces?${search}`, { headers: { authorization: `Bearer ${admin.token}` } });
+      const res = await fetch(`${t.url}/v1/orgs/${ids.organizationId}/spaces?${search}`, {
+        headers: { authorization: `Bearer ${admin.token}` },
+      });
       expect(res.status, search).toBe(400);
       expect((await res.json()).error.message, search).toMatch(/^(limit|page)\b/);
     }
@@ -423,11 +485,18 @@ describe("bad input on every documented operation", () => {
     // Deep free-form JSON: the documented bound, naming the field.
     const install = await admin.post("/v1/integrations/fuzz/installations", { organization: ids.organizationId });
     expect(install.status).toBeLessThan(500);
-    const deepConfig = await admin.raw("POST", "/v1/integrations/fuzz/installations", `{"organization":"${ids.organizationId}","configuration":${'{"a":'.repeat(5000)}1${"}".repeat(5000)}}`);
+    const deepConfig = await admin.raw(
+      "POST",
+      "/v1/integrations/fuzz/installations",
+      `{"organization":"${ids.organizationId}","configuration":${'{"a":'.repeat(5000)}1${"}".repeat(5000)}}`,
+    );
     expect(deepConfig.status).toBe(400);
     expect(deepConfig.body.error.message).toMatch(/configuration.*nested too deeply/);
     // GraphQL: variables and arguments alike.
-    const gqlVar = await admin.graphql(`mutation($title: String!) { spaceCreate(organizationId: "${ids.organizationId}", title: $title) { id } }`, { title: "a\u0000" });
+    const gqlVar = await admin.graphql(
+      `mutation($title: String!) { spaceCreate(organizationId: "${ids.organizationId}", title: $title) { id } }`,
+      { title: "a\u0000" },
+    );
     expect(gqlVar.errors?.[0]?.message).toContain("$title");
     expect(gqlVar.status).toBe(400);
     const gqlArg = await admin.graphql(`mutation { spaceCreate(organizationId: "${ids.organizationId}", title: "a\\u0000") { id } }`);

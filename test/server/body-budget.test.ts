@@ -24,19 +24,32 @@ function holding(bytes: number) {
   const url = new URL(`${t.url}/v1/orgs/${admin.organization}/collections`);
   let settle: (value: { status: number; text: string; headers: http.IncomingHttpHeaders }) => void;
   const answer = new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }>((resolve) => (settle = resolve));
-  const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${admin.token}` } }, (res) => {
-    let text = "";
-    res.setEncoding("utf8");
-    res.on("data", (d) => (text += d));
-    res.on("end", () => settle({ status: res.statusCode!, text, headers: res.headers }));
-  });
+  const req = http.request(
+    {
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${admin.token}` },
+    },
+    (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d) => (text += d));
+      res.on("end", () => settle({ status: res.statusCode!, text, headers: res.headers }));
+    },
+  );
   req.on("error", () => undefined);
   req.write(`{"title":"${"x".repeat(bytes - 11)}`);
   return { answer, end: () => req.end('"}'), abort: () => req.destroy() };
 }
 
 const post = (body: string) =>
-  fetch(`${t.url}/v1/orgs/${admin.organization}/collections`, { method: "POST", headers: { authorization: `Bearer ${admin.token}`, "content-type": "application/json" }, body });
+  fetch(`${t.url}/v1/orgs/${admin.organization}/collections`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${admin.token}`, "content-type": "application/json" },
+    body,
+  });
 
 describe("the budget of bodies held at once", () => {
   it("answers 503 with Retry-After past it, serves requests without a body, and gets it back when clients leave", async () => {

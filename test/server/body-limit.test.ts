@@ -91,7 +91,10 @@ function errorBody(sent: Sent): { code: number; message: string } {
 
 /** Resident memory of the server process, in bytes (Linux). */
 function rss(pid: number): number {
-  const line = fs.readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))!;
+  const line = fs
+    .readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"))!;
   return Number(/(\d+)/.exec(line)![1]) * 1024;
 }
 
@@ -119,7 +122,8 @@ describe("request body bound", () => {
       expect(errorBody(sent).code).toBe(413);
       expect(sent.written, path).toBeLessThan(20 * MiB);
       // GraphQL clients read `errors`: the same message is there on the GraphQL endpoint.
-      if (path === "/graphql") expect(JSON.parse(sent.text).errors).toEqual([{ message: errorBody(sent).message, extensions: { code: 413 } }]);
+      if (path === "/graphql")
+        expect(JSON.parse(sent.text).errors).toEqual([{ message: errorBody(sent).message, extensions: { code: 413 } }]);
       else expect(JSON.parse(sent.text).errors).toBeUndefined();
     }
   });
@@ -131,7 +135,12 @@ describe("request body bound", () => {
     const { token } = await storage.admin({ command: "token-create", email: "carl@acme.test" });
     const path = `/v1/spaces/${spaceId}/change-requests/${cr.id}/comments`;
     for (const declare of [true, false]) {
-      const sent = await send(path, { total: 100 * MiB, declare, prefix: '{"body":{"markdown":"', headers: { authorization: `Bearer ${token}` } });
+      const sent = await send(path, {
+        total: 100 * MiB,
+        declare,
+        prefix: '{"body":{"markdown":"',
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(sent.status).toBe(413);
       expect(errorBody(sent).message).toContain(`${MiB} bytes`);
     }
@@ -151,7 +160,11 @@ describe("request body bound", () => {
     const page = await admin.post(`/v1/spaces/${spaceId}/content/pages`, { title: "x", markdown: data });
     expect(page.status).toBe(413);
     // Past the upload bound (MAX_FILE_BYTES, 10 MiB, base64-encoded, plus MAX_BODY_BYTES).
-    const sent = await send(`/v1/spaces/${spaceId}/content/files`, { total: 20 * MiB, prefix: '{"data":"', headers: { authorization: `Bearer ${boot.token}` } });
+    const sent = await send(`/v1/spaces/${spaceId}/content/files`, {
+      total: 20 * MiB,
+      prefix: '{"data":"',
+      headers: { authorization: `Bearer ${boot.token}` },
+    });
     expect(sent.status).toBe(413);
   });
 
@@ -176,7 +189,9 @@ describe("request body bound", () => {
     const seconds = (Date.now() - started) / 1000;
     peak = Math.max(peak, rss(pid));
     const growth = peak - before;
-    console.log(`[body-limit] server RSS before ${(before / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB, growth ${(growth / MiB).toFixed(1)} MiB, ${seconds.toFixed(1)} s`);
+    console.log(
+      `[body-limit] server RSS before ${(before / MiB).toFixed(0)} MiB, peak ${(peak / MiB).toFixed(0)} MiB, growth ${(growth / MiB).toFixed(1)} MiB, ${seconds.toFixed(1)} s`,
+    );
     expect(growth).toBeLessThan(200 * MiB);
     const orgs = await admin.get("/v1/orgs");
     expect(orgs.status).toBe(200);

@@ -94,14 +94,30 @@ async function seed(spaces: Organization): Promise<{ organizationId: string; fir
     const revision = await p.revision.create({ data: { id: `rev_${tag}_${s}`, spaceId: space.id, content: {} } });
     for (const [r, request] of requests.entries()) {
       const cr = await p.changeRequest.create({
-        data: { id: `cr_${tag}_${s}_${r}`, spaceId: space.id, number: r + 1, status: request.status, createdById: user.id, revisionId: revision.id, revisionInitial: revision.id },
+        data: {
+          id: `cr_${tag}_${s}_${r}`,
+          spaceId: space.id,
+          number: r + 1,
+          status: request.status,
+          createdById: user.id,
+          revisionId: revision.id,
+          revisionInitial: revision.id,
+        },
       });
       firstRequest ??= cr.id;
       let parent: string | undefined;
       for (const [c, comment] of request.comments.entries()) {
         const id = `cmt_${tag}_${s}_${r}_${c}`;
         await p.comment.create({
-          data: { id, spaceId: space.id, changeRequestId: cr.id, markdown: `comment ${c}`, postedById: user.id, postedAt: DAYS[comment.day]!, parentId: comment.reply ? parent : undefined },
+          data: {
+            id,
+            spaceId: space.id,
+            changeRequestId: cr.id,
+            markdown: `comment ${c}`,
+            postedById: user.id,
+            postedAt: DAYS[comment.day]!,
+            parentId: comment.reply ? parent : undefined,
+          },
         });
         parent ??= id;
       }
@@ -128,7 +144,12 @@ describe("pages of a relation under several parents", () => {
                 skip: args.skip,
                 ...(cursor ? { cursor } : {}),
                 include: {
-                  comments: { where: { parentId: null }, orderBy: [{ postedAt: "desc" }, { id: "desc" }], take: args.commentTake, skip: args.commentSkip },
+                  comments: {
+                    where: { parentId: null },
+                    orderBy: [{ postedAt: "desc" }, { id: "desc" }],
+                    take: args.commentTake,
+                    skip: args.commentSkip,
+                  },
                 },
               },
             },
@@ -146,7 +167,9 @@ describe("pages of a relation under several parents", () => {
         // The change requests' page is bounded unless a cursor starts it (found in memory); the comments' always.
         expect(pages("ChangeRequest").map(isBounded)).toEqual([!cursor]);
         if (!cursor) expect(pages("ChangeRequest")[0]).toContain(`"prisma_page_row" <= ${args.skip + args.take} `);
-        expect(pages("Comment").every((sql) => isBounded(sql) && sql.includes(`"prisma_page_row" <= ${args.commentSkip + args.commentTake} `))).toBe(true);
+        expect(
+          pages("Comment").every((sql) => isBounded(sql) && sql.includes(`"prisma_page_row" <= ${args.commentSkip + args.commentTake} `)),
+        ).toBe(true);
       }),
       { numRuns: RUNS },
     );
@@ -154,11 +177,20 @@ describe("pages of a relation under several parents", () => {
 
   it("filtered through other tables (access, membership), ordered by dates that tie (then ids), answer what Prisma's own plan answers", async () => {
     const spaceRows = fc.array(
-      fc.record({ day: fc.nat(DAYS.length - 1), visibility: fc.constantFrom("public" as const, "private" as const), granted: fc.boolean(), deleted: fc.boolean() }),
+      fc.record({
+        day: fc.nat(DAYS.length - 1),
+        visibility: fc.constantFrom("public" as const, "private" as const),
+        granted: fc.boolean(),
+        deleted: fc.boolean(),
+      }),
       { maxLength: 12 },
     );
     const organizations = fc.array(fc.record({ member: fc.boolean(), spaces: spaceRows }), { minLength: 1, maxLength: 4 });
-    const page = fc.record({ take: fc.integer({ min: 1, max: 6 }), skip: fc.nat(3), direction: fc.constantFrom("asc" as const, "desc" as const) });
+    const page = fc.record({
+      take: fc.integer({ min: 1, max: 6 }),
+      skip: fc.nat(3),
+      direction: fc.constantFrom("asc" as const, "desc" as const),
+    });
     await fc.assert(
       fc.asyncProperty(organizations, page, async (orgs, args) => {
         const p = db.prisma;
@@ -173,7 +205,14 @@ describe("pages of a relation under several parents", () => {
           for (const [s, space] of org.spaces.entries()) {
             const spaceId = `spc_${tag}_${o}_${s}`;
             await p.space.create({
-              data: { id: spaceId, organizationId: id, title: `${s}`, visibility: space.visibility, createdAt: DAYS[space.day]!, deletedAt: space.deleted ? DAYS[0] : null },
+              data: {
+                id: spaceId,
+                organizationId: id,
+                title: `${s}`,
+                visibility: space.visibility,
+                createdAt: DAYS[space.day]!,
+                deletedAt: space.deleted ? DAYS[0] : null,
+              },
             });
             if (space.granted) await p.spaceAccess.create({ data: { id: `acc_${spaceId}`, spaceId, userId: user.id, role: "read" } });
           }

@@ -17,7 +17,10 @@ function page(overrides: { order?: string; select?: string; cursor?: unknown; ta
         args: {
           type: "templateSql",
           fragments: [
-            { type: "stringChunk", chunk: `SELECT ${overrides.select ?? `${T}."id", ${T}."spaceId", ${T}."number", ${T}."status"::text`} FROM ${T} WHERE (1=1 AND ${T}."spaceId" IN ` },
+            {
+              type: "stringChunk",
+              chunk: `SELECT ${overrides.select ?? `${T}."id", ${T}."spaceId", ${T}."number", ${T}."status"::text`} FROM ${T} WHERE (1=1 AND ${T}."spaceId" IN `,
+            },
             { type: "parameterTuple" },
             { type: "stringChunk", chunk: `) ORDER BY ${overrides.order ?? `${T}."number" DESC`} OFFSET ` },
             { type: "parameter" },
@@ -79,7 +82,10 @@ describe("bounded pages", () => {
   });
 
   it("finds pages anywhere in a plan's structure", () => {
-    const nested = { type: "let", args: { bindings: [{ name: "@parent", expr: { type: "join", args: { parent: { type: "get" }, children: [{ child: page() }] } } }] } };
+    const nested = {
+      type: "let",
+      args: { bindings: [{ name: "@parent", expr: { type: "join", args: { parent: { type: "get" }, children: [{ child: page() }] } } }] },
+    };
     boundNestedPages(nested);
     expect(sql(nested.args.bindings[0]!.expr.args.children[0]!.child)).toContain(`"prisma_page_row" <= 11 `);
   });

@@ -99,7 +99,12 @@ describe("REST GETs that arrive together", () => {
     expect(adminAlone.body.permissions.edit).toBe(true);
     expect(readerAlone.body.permissions.edit).toBe(false);
     const before = s.t.gateway.coalesced.joined;
-    const answers = await together(Array.from({ length: 12 }, (_, i) => ({ path: `/v1/spaces/${s.spaceId}`, headers: { authorization: `Bearer ${(i % 2 ? s.reader : s.admin).token}` } })));
+    const answers = await together(
+      Array.from({ length: 12 }, (_, i) => ({
+        path: `/v1/spaces/${s.spaceId}`,
+        headers: { authorization: `Bearer ${(i % 2 ? s.reader : s.admin).token}` },
+      })),
+    );
     answers.forEach((answer, i) => expect(JSON.parse(answer!.body)).toEqual(i % 2 ? readerAlone.body : adminAlone.body));
     expect(s.t.gateway.coalesced.joined).toBeGreaterThan(before);
   });
@@ -109,12 +114,17 @@ describe("REST GETs that arrive together", () => {
     const alone = await s.admin.get(path);
     const etag = alone.headers.get("etag")!.replace(/^W\//, "");
     const before = s.t.gateway.coalesced.joined;
-    const answers = await together(Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? { path, headers: { "if-none-match": etag } } : i % 3 === 1 ? { path, method: "HEAD" } : { path })));
+    const answers = await together(
+      Array.from({ length: 12 }, (_, i) =>
+        i % 3 === 0 ? { path, headers: { "if-none-match": etag } } : i % 3 === 1 ? { path, method: "HEAD" } : { path },
+      ),
+    );
     expect(s.t.gateway.coalesced.joined).toBeGreaterThan(before);
     for (const [i, answer] of answers.entries()) {
       expect(answer!.headers.etag).toBe(etag);
       if (i % 3 === 0) expect([answer!.status, answer!.body]).toEqual([304, ""]);
-      else if (i % 3 === 1) expect([answer!.status, answer!.headers["content-length"]]).toEqual([200, String(Buffer.byteLength(JSON.stringify(alone.body)))]);
+      else if (i % 3 === 1)
+        expect([answer!.status, answer!.headers["content-length"]]).toEqual([200, String(Buffer.byteLength(JSON.stringify(alone.body)))]);
       else expect(JSON.parse(answer!.body)).toEqual(alone.body);
     }
   });
@@ -143,7 +153,9 @@ describe("REST GETs that arrive together", () => {
   });
 
   it("a token revoked while identical GETs keep arriving: the next GET with it is refused", async () => {
-    const { token } = (await runAdminCommand(s.t.gateway.db.prisma, { command: "token-create", email: "rita@acme.test" })) as { token: string };
+    const { token } = (await runAdminCommand(s.t.gateway.db.prisma, { command: "token-create", email: "rita@acme.test" })) as {
+      token: string;
+    };
     const doomed = s.t.caller(token);
     let polling = true;
     const pollers = atOnce(6, async () => {
@@ -162,7 +174,9 @@ describe("REST GETs that arrive together", () => {
   it("share error answers too: a missing space's 404, a bad token's 401 with its challenge", async () => {
     const before = s.t.gateway.coalesced.joined;
     const missing = await together(Array.from({ length: 8 }, () => ({ path: "/v1/spaces/spc_missing" })));
-    const refused = await together(Array.from({ length: 8 }, () => ({ path: `/v1/spaces/${s.spaceId}`, headers: { authorization: "Bearer not-a-token" } })));
+    const refused = await together(
+      Array.from({ length: 8 }, () => ({ path: `/v1/spaces/${s.spaceId}`, headers: { authorization: "Bearer not-a-token" } })),
+    );
     expect(s.t.gateway.coalesced.joined - before).toBeGreaterThan(1);
     for (const answer of missing) expect([answer!.status, JSON.parse(answer!.body).error.code]).toEqual([404, 404]);
     for (const answer of refused) {
@@ -173,7 +187,10 @@ describe("REST GETs that arrive together", () => {
 
   it("callers that leave before their answer do not take it from the others", async () => {
     const before = s.t.gateway.coalesced.joined;
-    const answers = await together(Array.from({ length: 10 }, () => ({ path: `/v1/orgs/${s.org}/spaces` })), (i) => i % 2 === 0);
+    const answers = await together(
+      Array.from({ length: 10 }, () => ({ path: `/v1/orgs/${s.org}/spaces` })),
+      (i) => i % 2 === 0,
+    );
     expect(s.t.gateway.coalesced.joined).toBeGreaterThan(before);
     const kept = answers.filter((answer) => answer !== null);
     expect(kept).toHaveLength(5);

@@ -86,7 +86,10 @@ describe("compressed answers", () => {
   });
 
   it("GraphQL answers and the OpenAPI document too; a small answer is sent as it is", async () => {
-    const query = JSON.stringify({ query: `query O($id: String!) { organization(organizationId: $id) { spaces(first: 50) { edges { node { id title emoji visibility createdAt updatedAt } } } } }`, variables: { id: org } });
+    const query = JSON.stringify({
+      query: `query O($id: String!) { organization(organizationId: $id) { spaces(first: 50) { edges { node { id title emoji visibility createdAt updatedAt } } } } }`,
+      variables: { id: org },
+    });
     const graph = await raw("/graphql", { "accept-encoding": "gzip", "content-type": "application/json" }, "POST", query);
     expect(graph.status).toBe(200);
     expect(graph.headers["content-encoding"]).toBe("gzip");
@@ -115,17 +118,40 @@ describe("compressed answers", () => {
         if (answer.status === 200) expect(JSON.parse(decoded(answer)), `${path} ${accept.slice(0, 40)}`).toEqual(plain.get(path));
       }
     };
-    for (const accept of ["*", "*;q=0", "gzip;q=abc, br;q=NaN", "GZIP", " br , gzip ", ",,,", "x".repeat(8000), "identity;q=0, *;q=0", "gzip;q=0.000001", "\u00e9"]) {
+    for (const accept of [
+      "*",
+      "*;q=0",
+      "gzip;q=abc, br;q=NaN",
+      "GZIP",
+      " br , gzip ",
+      ",,,",
+      "x".repeat(8000),
+      "identity;q=0, *;q=0",
+      "gzip;q=0.000001",
+      "\u00e9",
+    ]) {
       await readable(accept);
     }
     // Lists of codings, known or not, with any q-value, separated and spaced in any way; and any
     // text a header may carry (visible Latin-1, spaces and tabs).
     const coding = fc.constantFrom("gzip", "br", "deflate", "identity", "*", "compress", "x-gzip", "GZIP", "zstd", "");
-    const q = fc.oneof(fc.constant(""), fc.double({ noNaN: false }).map((n) => `;q=${n}`), fc.string({ maxLength: 6 }).map((t) => `;q=${t.replace(/[^\x20-\x7e]/g, "")}`));
-    const listed = fc.array(fc.tuple(coding, q), { maxLength: 6 }).chain((items) =>
-      fc.constantFrom(",", ", ", " ,", ",,").map((sep) => items.map(([c, v]) => c + v).join(sep)),
+    const q = fc.oneof(
+      fc.constant(""),
+      fc.double({ noNaN: false }).map((n) => `;q=${n}`),
+      fc.string({ maxLength: 6 }).map((t) => `;q=${t.replace(/[^\x20-\x7e]/g, "")}`),
     );
-    const text = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 200 }).map((t) => t.trim());
+    const listed = fc
+      .array(fc.tuple(coding, q), { maxLength: 6 })
+      .chain((items) => fc.constantFrom(",", ", ", " ,", ",,").map((sep) => items.map(([c, v]) => c + v).join(sep)));
+    const text = fc
+      .string({
+        unit: fc
+          .integer({ min: 0x20, max: 0xff })
+          .filter((c) => c !== 0x7f)
+          .map((c) => String.fromCharCode(c)),
+        maxLength: 200,
+      })
+      .map((t) => t.trim());
     await fc.assert(fc.asyncProperty(fc.oneof(listed, text), readable), { numRuns: Number(process.env.COMPRESSION_RUNS || 150) });
   });
 
@@ -148,7 +174,15 @@ describe("compressed answers", () => {
 
   it("a client without Accept-Encoding gets the same Vary as one with it (the middleware is skipped for it, not its Vary)", async () => {
     const space = await createSpace(admin, org, { title: "Varied" });
-    const paths = [`/v1/orgs/${org}/spaces?limit=50`, `/v1/spaces/${space.id}`, "/v1/spaces/spc_missing", "/openapi.json", "/docs", "/favicon.ico", "/healthz"];
+    const paths = [
+      `/v1/orgs/${org}/spaces?limit=50`,
+      `/v1/spaces/${space.id}`,
+      "/v1/spaces/spc_missing",
+      "/openapi.json",
+      "/docs",
+      "/favicon.ico",
+      "/healthz",
+    ];
     for (const path of paths) {
       const without = await raw(path, {});
       const withIt = await raw(path, { "accept-encoding": "gzip" });
@@ -157,7 +191,12 @@ describe("compressed answers", () => {
     }
     expect((await raw(`/v1/orgs/${org}/spaces?limit=50`, {})).headers.vary).toBe("Accept-Encoding");
     // An answer that already varies keeps its own list, once.
-    const gql = await raw("/graphql", { "content-type": "application/json" }, "POST", JSON.stringify({ query: "{ organizations { count } }" }));
+    const gql = await raw(
+      "/graphql",
+      { "content-type": "application/json" },
+      "POST",
+      JSON.stringify({ query: "{ organizations { count } }" }),
+    );
     expect(gql.headers.vary?.toLowerCase().match(/accept-encoding/g)?.length ?? 0).toBeLessThanOrEqual(1);
     // No body, nothing to vary: a 204.
     const deleted = await raw(`/v1/spaces/${space.id}`, {}, "DELETE");

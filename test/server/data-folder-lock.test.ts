@@ -34,7 +34,16 @@ function folder(): string {
 function start(dataDir: string, port: number, command = "exec $NODE scripts/run.mjs src/main.ts") {
   const child = spawn("bash", ["-c", command], {
     cwd: root,
-    env: { ...process.env, NODE: process.execPath, DATABASE_URL: "", REDIS_URL: "", DATA_DIR: dataDir, HOST: "127.0.0.1", PORT: String(port), LOG_FORMAT: "json" },
+    env: {
+      ...process.env,
+      NODE: process.execPath,
+      DATABASE_URL: "",
+      REDIS_URL: "",
+      DATA_DIR: dataDir,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      LOG_FORMAT: "json",
+    },
   });
   children.add(child);
   let out = "";
@@ -126,7 +135,9 @@ describe("the data-folder lock", () => {
     const tries = await Promise.allSettled(Array.from({ length: 8 }, () => acquireLock(dataDir)));
     const won = tries.filter((t) => t.status === "fulfilled");
     expect(won).toHaveLength(1);
-    expect(tries.filter((t) => t.status === "rejected").every((t) => (t as PromiseRejectedResult).reason instanceof DataDirLockedError)).toBe(true);
+    expect(
+      tries.filter((t) => t.status === "rejected").every((t) => (t as PromiseRejectedResult).reason instanceof DataDirLockedError),
+    ).toBe(true);
     (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof acquireLock>>>).value.release();
   });
 });

@@ -5,7 +5,12 @@ import { isoString } from "../../src/core/support/dates.js";
 describe("isoString", () => {
   it("writes every date as toISOString does, invalid and far ones included", () => {
     // The whole range a Date holds (±8.64e15 ms), dense around years 0–9999 and their edges.
-    const edges = [Date.UTC(0, 0, 1), Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(1000, 0, 1), Date.UTC(999, 11, 31, 23, 59, 59, 999)].map((t) => {
+    const edges = [
+      Date.UTC(0, 0, 1),
+      Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+      Date.UTC(1000, 0, 1),
+      Date.UTC(999, 11, 31, 23, 59, 59, 999),
+    ].map((t) => {
       const d = new Date(0);
       d.setTime(t);
       return d.getTime();

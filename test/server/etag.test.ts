@@ -51,7 +51,7 @@ describe("ETag and If-None-Match on REST GETs", () => {
   });
 
   it("is the hash of the very bytes sent, whatever characters the body holds", async () => {
-    const titled = await createSpace(s.admin, s.org, { title: "Ünïcödé 📚 \u2028 \"quoted\"", emoji: "📚" });
+    const titled = await createSpace(s.admin, s.org, { title: 'Ünïcödé 📚 \u2028 "quoted"', emoji: "📚" });
     for (const path of [`/v1/spaces/${titled.id}`, `/v1/orgs/${s.org}/spaces`]) {
       // As sent, not compressed (test/server/compression.test.ts: the same ETag either way).
       const res = await fetch(s.t.url + path, { headers: { authorization: `Bearer ${s.admin.token}`, "accept-encoding": "identity" } });

@@ -15,7 +15,8 @@ import { freePort } from "../helpers/ports.js";
  */
 
 const client = { release() {} } as any;
-const timedOut = () => new Error("Connection terminated due to connection timeout", { cause: new Error("Connection terminated unexpectedly") });
+const timedOut = () =>
+  new Error("Connection terminated due to connection timeout", { cause: new Error("Connection terminated unexpectedly") });
 const refused = () => Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
 
 function pool(failures: (() => Error)[]) {
@@ -37,11 +38,17 @@ describe("the first connection to PostgreSQL", () => {
     const p = pool([timedOut, refused, refused]);
     const waits: number[] = [];
     const progress: string[] = [];
-    const got = await firstConnection(p as any, { label: "db:5432", progress: (m) => progress.push(m), sleep: async (ms) => void waits.push(ms) });
+    const got = await firstConnection(p as any, {
+      label: "db:5432",
+      progress: (m) => progress.push(m),
+      sleep: async (ms) => void waits.push(ms),
+    });
     expect(got).toBe(client);
     expect(p.attempts).toBe(4);
     expect(waits).toEqual([250, 500, 1000]);
-    expect(progress[0]).toMatch(/PostgreSQL at db:5432 not reachable yet \(Connection terminated due to connection timeout\); trying again in 250 ms/);
+    expect(progress[0]).toMatch(
+      /PostgreSQL at db:5432 not reachable yet \(Connection terminated due to connection timeout\); trying again in 250 ms/,
+    );
     expect(progress[1]).toMatch(/ECONNREFUSED/);
   });
 
@@ -62,92 +69,98 @@ describe("the first connection to PostgreSQL", () => {
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
-  it.skipIf(!process.env.DATABASE_URL)("opens the database once PostgreSQL starts accepting connections, after the gateway started", async () => {
-    const database = await freshPostgres(process.env.DATABASE_URL!, "first");
-    const target = new URL(database.url);
-    const port = await freePort();
-    const through = new URL(database.url);
-    through.hostname = "127.0.0.1";
-    through.port = String(port);
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-first-"));
-    // Nothing listens on `port` for the first 700 ms; then a relay to PostgreSQL does.
-    const sockets = new Set<net.Socket>();
-    const relay = net.createServer((socket) => {
-      const upstream = net.connect(Number(target.port || 5432), target.hostname);
-      sockets.add(socket).add(upstream);
-      socket.pipe(upstream).pipe(socket);
-      const end = () => (socket.destroy(), upstream.destroy());
-      socket.on("error", end).on("close", end);
-      upstream.on("error", end).on("close", end);
-    });
-    const listening = new Promise<void>((resolve) => setTimeout(() => relay.listen(port, "127.0.0.1", resolve), 700));
-    const progress: string[] = [];
-    try {
-      const db = await openDatabase({ dataDir, databaseUrl: through.toString(), progress: (m) => progress.push(m) });
-      try {
-        expect(await db.prisma.organization.count()).toBe(0);
-      } finally {
-        await db.close();
-      }
-      expect(progress.some((m) => /not reachable yet .*ECONNREFUSED/.test(m))).toBe(true);
-      expect(progress.some((m) => /connected/.test(m))).toBe(true);
-    } finally {
-      await listening;
-      for (const s of sockets) s.destroy();
-      await new Promise((resolve) => relay.close(resolve));
-      fs.rmSync(dataDir, { recursive: true, force: true });
-      await database.drop();
-    }
-  });
-
-  it.skipIf(!process.env.DATABASE_URL)("starts when PostgreSQL answers late and drops the start-up's connections, each retry logged", async () => {
-    const database = await freshPostgres(process.env.DATABASE_URL!, "late");
-    const target = new URL(database.url);
-    const port = await freePort();
-    const through = new URL(database.url);
-    through.hostname = "127.0.0.1";
-    through.port = String(port);
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-late-"));
-    // The first connection is accepted and dropped after 300 ms, unanswered; the second is relayed
-    // until the gateway's third message (in the middle of the start-up's statements), then cut;
-    // later ones are relayed.
-    let connections = 0;
-    const sockets = new Set<net.Socket>();
-    const relay = net.createServer((socket) => {
-      const n = ++connections;
-      sockets.add(socket);
-      if (n === 1) {
-        setTimeout(() => socket.destroy(), 300);
-        return;
-      }
-      const upstream = net.connect(Number(target.port || 5432), target.hostname);
-      sockets.add(upstream);
-      let messages = 0;
-      socket.on("data", (chunk) => {
-        if (n === 2 && ++messages === 3) return void (socket.destroy(), upstream.destroy());
-        upstream.write(chunk);
+  it.skipIf(!process.env.DATABASE_URL)(
+    "opens the database once PostgreSQL starts accepting connections, after the gateway started",
+    async () => {
+      const database = await freshPostgres(process.env.DATABASE_URL!, "first");
+      const target = new URL(database.url);
+      const port = await freePort();
+      const through = new URL(database.url);
+      through.hostname = "127.0.0.1";
+      through.port = String(port);
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-first-"));
+      // Nothing listens on `port` for the first 700 ms; then a relay to PostgreSQL does.
+      const sockets = new Set<net.Socket>();
+      const relay = net.createServer((socket) => {
+        const upstream = net.connect(Number(target.port || 5432), target.hostname);
+        sockets.add(socket).add(upstream);
+        socket.pipe(upstream).pipe(socket);
+        const end = () => (socket.destroy(), upstream.destroy());
+        socket.on("error", end).on("close", end);
+        upstream.on("error", end).on("close", end);
       });
-      upstream.pipe(socket);
-      const end = () => (socket.destroy(), upstream.destroy());
-      socket.on("error", end).on("close", end);
-      upstream.on("error", end).on("close", end);
-    });
-    await new Promise<void>((resolve) => relay.listen(port, "127.0.0.1", resolve));
-    const progress: string[] = [];
-    try {
-      const db = await openDatabase({ dataDir, databaseUrl: through.toString(), progress: (m) => progress.push(m) });
+      const listening = new Promise<void>((resolve) => setTimeout(() => relay.listen(port, "127.0.0.1", resolve), 700));
+      const progress: string[] = [];
       try {
-        expect(await db.prisma.organization.count()).toBe(0);
+        const db = await openDatabase({ dataDir, databaseUrl: through.toString(), progress: (m) => progress.push(m) });
+        try {
+          expect(await db.prisma.organization.count()).toBe(0);
+        } finally {
+          await db.close();
+        }
+        expect(progress.some((m) => /not reachable yet .*ECONNREFUSED/.test(m))).toBe(true);
+        expect(progress.some((m) => /connected/.test(m))).toBe(true);
       } finally {
-        await db.close();
+        await listening;
+        for (const s of sockets) s.destroy();
+        await new Promise((resolve) => relay.close(resolve));
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        await database.drop();
       }
-      expect(progress.filter((m) => /not reachable yet \(.+\); trying again in \d+ ms/.test(m)).length).toBeGreaterThanOrEqual(2);
-      expect(connections).toBeGreaterThanOrEqual(3);
-    } finally {
-      for (const s of sockets) s.destroy();
-      await new Promise((resolve) => relay.close(resolve));
-      fs.rmSync(dataDir, { recursive: true, force: true });
-      await database.drop();
-    }
-  });
+    },
+  );
+
+  it.skipIf(!process.env.DATABASE_URL)(
+    "starts when PostgreSQL answers late and drops the start-up's connections, each retry logged",
+    async () => {
+      const database = await freshPostgres(process.env.DATABASE_URL!, "late");
+      const target = new URL(database.url);
+      const port = await freePort();
+      const through = new URL(database.url);
+      through.hostname = "127.0.0.1";
+      through.port = String(port);
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-late-"));
+      // The first connection is accepted and dropped after 300 ms, unanswered; the second is relayed
+      // until the gateway's third message (in the middle of the start-up's statements), then cut;
+      // later ones are relayed.
+      let connections = 0;
+      const sockets = new Set<net.Socket>();
+      const relay = net.createServer((socket) => {
+        const n = ++connections;
+        sockets.add(socket);
+        if (n === 1) {
+          setTimeout(() => socket.destroy(), 300);
+          return;
+        }
+        const upstream = net.connect(Number(target.port || 5432), target.hostname);
+        sockets.add(upstream);
+        let messages = 0;
+        socket.on("data", (chunk) => {
+          if (n === 2 && ++messages === 3) return void (socket.destroy(), upstream.destroy());
+          upstream.write(chunk);
+        });
+        upstream.pipe(socket);
+        const end = () => (socket.destroy(), upstream.destroy());
+        socket.on("error", end).on("close", end);
+        upstream.on("error", end).on("close", end);
+      });
+      await new Promise<void>((resolve) => relay.listen(port, "127.0.0.1", resolve));
+      const progress: string[] = [];
+      try {
+        const db = await openDatabase({ dataDir, databaseUrl: through.toString(), progress: (m) => progress.push(m) });
+        try {
+          expect(await db.prisma.organization.count()).toBe(0);
+        } finally {
+          await db.close();
+        }
+        expect(progress.filter((m) => /not reachable yet \(.+\); trying again in \d+ ms/.test(m)).length).toBeGreaterThanOrEqual(2);
+        expect(connections).toBeGreaterThanOrEqual(3);
+      } finally {
+        for (const s of sockets) s.destroy();
+        await new Promise((resolve) => relay.close(resolve));
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        await database.drop();
+      }
+    },
+  );
 });

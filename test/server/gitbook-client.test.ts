@@ -41,7 +41,9 @@ afterAll(async () => {
 });
 
 describe("GitBook's client (@gitbook/api) against this server", () => {
-  it("creates a space, writes content through a change request, merges it, comments, and publishes a site", { timeout: 120_000 }, async () => {
+  it("creates a space, writes content through a change request, merges it, comments, and publishes a site", {
+    timeout: 120_000,
+  }, async () => {
     // Organizations and a space.
     const orgs = await api.orgs.listOrganizationsForAuthenticatedUser();
     expect(orgs.data.items.map((o) => o.id)).toContain(org);
@@ -126,7 +128,9 @@ describe("GitBook's client (@gitbook/api) against this server", () => {
     expect(seen.length).toBeGreaterThan(20);
   });
 
-  it("writes a change request's content with its batched changes (updateChangeRequestContent), then merges it", { timeout: 60_000 }, async () => {
+  it("writes a change request's content with its batched changes (updateChangeRequestContent), then merges it", {
+    timeout: 60_000,
+  }, async () => {
     const space = (await api.orgs.createSpace(org, { title: "Batched" })).data;
     const cr = (await api.spaces.createChangeRequest(space.id, { subject: "Write the guide" })).data;
 
@@ -137,7 +141,11 @@ describe("GitBook's client (@gitbook/api) against this server", () => {
         cr.id,
         {
           changes: [
-            { operation: "insert_page", ref: "start", document: { markdown: "# Getting started\n\nThen read [the details](./details.md).\n\n![Overview](./overview.png)\n" } },
+            {
+              operation: "insert_page",
+              ref: "start",
+              document: { markdown: "# Getting started\n\nThen read [the details](./details.md).\n\n![Overview](./overview.png)\n" },
+            },
             { operation: "insert_page", ref: "details", title: "Details", document: { markdown: "Back to [the start](./start.md)." } },
             { operation: "insert_files", files: [{ ref: "overview.png", name: "overview.png", contentType: "image/png", base64: png }] },
           ],
@@ -157,12 +165,21 @@ describe("GitBook's client (@gitbook/api) against this server", () => {
     expect(page.markdown).toBe(`Then read [the details](page:${details}).\n\n![Overview](file:${file.id})\n`);
 
     // Without compat the answer is the change request, as GitBook's clients have read it so far.
-    const renamed = (await api.spaces.updateChangeRequestContent(space.id, cr.id, { changes: [{ operation: "update_page", page: details!, title: "The details", into: start }] })).data;
+    const renamed = (
+      await api.spaces.updateChangeRequestContent(space.id, cr.id, {
+        changes: [{ operation: "update_page", page: details!, title: "The details", into: start }],
+      })
+    ).data;
     expect(renamed).toMatchObject({ object: "change-request", id: cr.id });
 
     // One wrong change rejects the batch, with the client's error.
     const refused = await api.spaces
-      .updateChangeRequestContent(space.id, cr.id, { changes: [{ operation: "delete_page", page: details! }, { operation: "delete_page", page: "page_missing" }] })
+      .updateChangeRequestContent(space.id, cr.id, {
+        changes: [
+          { operation: "delete_page", page: details! },
+          { operation: "delete_page", page: "page_missing" },
+        ],
+      })
       .catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(GitBookAPIError);
     expect((refused as GitBookAPIError).code).toBe(400);
@@ -173,7 +190,9 @@ describe("GitBook's client (@gitbook/api) against this server", () => {
     expect((await api.spaces.listFiles(space.id)).data.items.map((f) => f.id)).toEqual([file.id]);
   });
 
-  it("reads reusable contents written through the spec's routes (getReusableContent… of a change request, a revision and the space)", { timeout: 60_000 }, async () => {
+  it("reads reusable contents written through the spec's routes (getReusableContent… of a change request, a revision and the space)", {
+    timeout: 60_000,
+  }, async () => {
     const space = (await api.orgs.createSpace(org, { title: "Reused" })).data;
     const cr = (await api.spaces.createChangeRequest(space.id, { subject: "A shared notice" })).data;
     // GitBook's client has no write for them: its generic request() reaches the spec's route.

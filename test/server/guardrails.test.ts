@@ -14,7 +14,9 @@ afterAll(() => t?.close());
 describe("GraphQL requests are bounded before execution", () => {
   // Depth, aliases, directives, tokens and cost: test/graph/limits.test.ts.
   it("caps connection page sizes", async () => {
-    const res = await admin.graphql(`query($id: String!) { organization(organizationId: $id) { spaces(first: 5000) { totalCount } } }`, { id: admin.organization });
+    const res = await admin.graphql(`query($id: String!) { organization(organizationId: $id) { spaces(first: 5000) { totalCount } } }`, {
+      id: admin.organization,
+    });
     expect(res.errors[0].message).toBe("first on spaces must be between 0 and 100 (got 5000).");
     expect(res.errors[0].extensions.code).toBe(400);
   });
@@ -28,7 +30,9 @@ describe("GraphQL requests are bounded before execution", () => {
 describe("unexpected errors are masked", () => {
   it("hides the cause from REST and GraphQL clients alike", async () => {
     const prisma = t.gateway.db.prisma as any;
-    const spy = vi.spyOn(prisma.organization, "findMany").mockRejectedValue(new Error('relation "Organization" does not exist at SELECT internal'));
+    const spy = vi
+      .spyOn(prisma.organization, "findMany")
+      .mockRejectedValue(new Error('relation "Organization" does not exist at SELECT internal'));
     const quiet = vi.spyOn(log, "error").mockImplementation(() => undefined);
     try {
       const rest = await admin.get("/v1/orgs");
@@ -53,11 +57,20 @@ describe("values a custom scalar refuses", () => {
       expect(space.status).toBe(201);
       const links = await admin.get(`/v1/spaces/${space.body.id}/links`, { status: "bogus" });
       expect(links.status).toBe(400);
-      expect(links.body.error.message).toBe('Parameter "status" got invalid value "bogus"; Expected type "LinkStatus". status must be one of ok, broken, in-app (got "bogus")');
-      const gql = await admin.graphql(`query($id: String!, $s: LinkStatus) { spaceLinks(spaceId: $id, status: $s) { count } }`, { id: space.body.id, s: "bogus" });
+      expect(links.body.error.message).toBe(
+        'Parameter "status" got invalid value "bogus"; Expected type "LinkStatus". status must be one of ok, broken, in-app (got "bogus")',
+      );
+      const gql = await admin.graphql(`query($id: String!, $s: LinkStatus) { spaceLinks(spaceId: $id, status: $s) { count } }`, {
+        id: space.body.id,
+        s: "bogus",
+      });
       expect(gql.errors[0].message).toMatch(/^Variable "\$s" got invalid value "bogus"; Expected type "LinkStatus"\./);
-      const literal = await admin.graphql(`query($id: String!) { spaceLinks(spaceId: $id, status: "bogus") { count } }`, { id: space.body.id });
-      expect(literal.errors.map((e: any) => e.message)).toContain('Expected type "LinkStatus". status must be one of ok, broken, in-app (got "bogus")');
+      const literal = await admin.graphql(`query($id: String!) { spaceLinks(spaceId: $id, status: "bogus") { count } }`, {
+        id: space.body.id,
+      });
+      expect(literal.errors.map((e: any) => e.message)).toContain(
+        'Expected type "LinkStatus". status must be one of ok, broken, in-app (got "bogus")',
+      );
       expect(errors).not.toHaveBeenCalled();
     } finally {
       errors.mockRestore();

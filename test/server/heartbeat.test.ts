@@ -31,7 +31,13 @@ async function subscribed(autoPong: boolean) {
   await new Promise((resolve) => socket.once("open", resolve));
   socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}` } }));
   await new Promise<void>((resolve) => socket.once("message", () => resolve()));
-  socket.send(JSON.stringify({ id: "1", type: "subscribe", payload: { query: "subscription($s: String!) { spaceUpdated(spaceId: $s) { title } }", variables: { s: spaceId } } }));
+  socket.send(
+    JSON.stringify({
+      id: "1",
+      type: "subscribe",
+      payload: { query: "subscription($s: String!) { spaceUpdated(spaceId: $s) { title } }", variables: { s: spaceId } },
+    }),
+  );
   return { socket, pings, closed };
 }
 
@@ -74,6 +80,7 @@ describe("WebSocket heartbeat (WS_PING_INTERVAL_MS)", () => {
     expect(loadConfig({}).wsPingIntervalMs).toBe(30_000);
     expect(loadConfig({ WS_PING_INTERVAL_MS: "0" }).wsPingIntervalMs).toBe(0);
     expect(loadConfig({ WS_PING_INTERVAL_MS: "5000" }).wsPingIntervalMs).toBe(5000);
-    for (const bad of ["-1", "1.5", "soon", "30s"]) expect(() => loadConfig({ WS_PING_INTERVAL_MS: bad }), bad).toThrow(/WS_PING_INTERVAL_MS must be a non-negative integer/);
+    for (const bad of ["-1", "1.5", "soon", "30s"])
+      expect(() => loadConfig({ WS_PING_INTERVAL_MS: bad }), bad).toThrow(/WS_PING_INTERVAL_MS must be a non-negative integer/);
   });
 });

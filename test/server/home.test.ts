@@ -41,14 +41,20 @@ describe("GET /", () => {
     }
     expect(html).toContain("npm run admin -- bootstrap");
     // Every page it links to the server's own reference exists.
-    for (const path of ["/docs", "/dashboard", "/openapi.json", "/healthz", "/readyz", "/favicon.ico"]) expect((await fetch(`${t.url}${path}`)).status, path).toBe(200);
+    for (const path of ["/docs", "/dashboard", "/openapi.json", "/healthz", "/readyz", "/favicon.ico"])
+      expect((await fetch(`${t.url}${path}`)).status, path).toBe(200);
   });
 
   it("answers the same links as JSON to a client asking for JSON", async () => {
     const res = await fetch(`${t.url}/`, { headers: { accept: "application/json" } });
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body.links).toMatchObject({ docs: `${t.url}/docs`, graphql: `${t.url}/graphql`, healthz: `${t.url}/healthz`, readyz: `${t.url}/readyz` });
+    expect(body.links).toMatchObject({
+      docs: `${t.url}/docs`,
+      graphql: `${t.url}/graphql`,
+      healthz: `${t.url}/healthz`,
+      readyz: `${t.url}/readyz`,
+    });
   });
 
   it("serves /favicon.ico as an icon", async () => {
@@ -79,7 +85,11 @@ describe("unknown paths", () => {
 
   it("leave /v1 and /graphql their own answers", async () => {
     expect(await errorOf(await fetch(`${t.url}/v1/orgs`), 401)).toMatch(MISSING);
-    const gql = await fetch(`${t.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${admin.token}` }, body: JSON.stringify({ query: "{ __typename }" }) });
+    const gql = await fetch(`${t.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${admin.token}` },
+      body: JSON.stringify({ query: "{ __typename }" }),
+    });
     expect(await gql.json()).toEqual({ data: { __typename: "Query" } });
   });
 });
@@ -98,7 +108,13 @@ describe("a token that was sent but is not live", () => {
 
   it("is refused the same way on a raw route", async () => {
     const space = (await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Handbook" })).body;
-    const file = (await admin.post(`/v1/spaces/${space.id}/content/files`, { name: "a.txt", contentType: "text/plain", data: Buffer.from("hi").toString("base64") })).body;
+    const file = (
+      await admin.post(`/v1/spaces/${space.id}/content/files`, {
+        name: "a.txt",
+        contentType: "text/plain",
+        data: Buffer.from("hi").toString("base64"),
+      })
+    ).body;
     const download = `${t.url}/v1/spaces/${space.id}/content/files/${file.id}/download`;
     for (const authorization of bad()) expect(await errorOf(await fetch(download, { headers: { authorization } }), 401)).toMatch(INVALID);
     expect(await errorOf(await fetch(download), 401)).toMatch(MISSING);
@@ -123,9 +139,22 @@ describe("a token that was sent but is not live", () => {
 
   it("closes a graphql-ws connection with 4403 and the same message", async () => {
     const closeOf = async (connectionParams: Record<string, unknown>) => {
-      const client = createClient({ url: t.url.replace(/^http/, "ws") + "/graphql", webSocketImpl: WebSocket, connectionParams, retryAttempts: 0, lazy: true });
-      const closed = new Promise<{ code: number; reason: string }>((resolve) => client.on("closed", (e: any) => resolve({ code: e.code, reason: e.reason })));
-      const refused = new Promise((resolve) => client.subscribe({ query: "subscription { __typename }" }, { next: () => undefined, error: resolve, complete: () => resolve(null) }));
+      const client = createClient({
+        url: t.url.replace(/^http/, "ws") + "/graphql",
+        webSocketImpl: WebSocket,
+        connectionParams,
+        retryAttempts: 0,
+        lazy: true,
+      });
+      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+        client.on("closed", (e: any) => resolve({ code: e.code, reason: e.reason })),
+      );
+      const refused = new Promise((resolve) =>
+        client.subscribe(
+          { query: "subscription { __typename }" },
+          { next: () => undefined, error: resolve, complete: () => resolve(null) },
+        ),
+      );
       const answer = await closed;
       await refused;
       await client.dispose();

@@ -25,10 +25,14 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-
 /** An HTTP front (src/server/http.ts) over `app`, listening on a free port. */
 async function listenFront(app: (req: http.IncomingMessage, res: http.ServerResponse) => unknown) {
-  const front = createHttpFront({ app, logger: createLogger({ level: "silent", format: "json" }), metrics: createMetrics(), trustProxy: 0 });
+  const front = createHttpFront({
+    app,
+    logger: createLogger({ level: "silent", format: "json" }),
+    metrics: createMetrics(),
+    trustProxy: 0,
+  });
   const server = http.createServer((req, res) => front.handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { front, server, port: (server.address() as net.AddressInfo).port };
@@ -43,7 +47,10 @@ interface Started {
 /** Runs a command in the project folder with DATA_DIR and PORT set; resolves once it prints its listening line. */
 function run(command: string, args: string[], env: Record<string, string>): Started & { listening: Promise<string> } {
   // The embedded database in a folder of its own, whatever database the suite runs on.
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, DATABASE_URL: "", REDIS_URL: "", DATA_DIR: dataDir, HOST: "127.0.0.1", ...env } });
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: "", REDIS_URL: "", DATA_DIR: dataDir, HOST: "127.0.0.1", ...env },
+  });
   children.add(child);
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
@@ -86,7 +93,9 @@ describe("npm start", () => {
       dashboard: `${url}/dashboard`,
       health: `${url}/readyz`,
     });
-    await expect.poll(() => messages.concat(jsonLines(first.output()).map((l) => l.msg)).some((m) => m.startsWith("No user yet"))).toBe(true);
+    await expect
+      .poll(() => messages.concat(jsonLines(first.output()).map((l) => l.msg)).some((m) => m.startsWith("No user yet")))
+      .toBe(true);
     expect(first.output()).toContain(`DATA_DIR=${dataDir} npm run admin -- bootstrap --email`);
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
 
@@ -104,7 +113,9 @@ describe("npm start", () => {
     const out = again.output();
     expect(out).toMatch(/INFO: Migrations: the schema is up to date/);
     const figure = /listening on \S+ in ([\d.]+) s, ([\d.]+) s of CPU/.exec(out);
-    console.log(`[lifecycle] restart on an existing data folder: listening after ${figure?.[1]} s (${figure?.[2]} s of CPU) — machine load ${os.loadavg()[0]!.toFixed(1)}`);
+    console.log(
+      `[lifecycle] restart on an existing data folder: listening after ${figure?.[1]} s (${figure?.[2]} s of CPU) — machine load ${os.loadavg()[0]!.toFixed(1)}`,
+    );
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     again.child.kill("SIGINT");
     expect(await again.exited).toBe(0);
@@ -120,7 +131,10 @@ describe("npm start", () => {
       const out = started.output();
       const naming = out.split("\n").filter((l) => l.includes(String(port)));
       expect(naming).toHaveLength(1);
-      expect(JSON.parse(naming[0]!)).toMatchObject({ level: 60, msg: `Port ${port} is already in use: stop the program listening on it, or set PORT to a free port.` });
+      expect(JSON.parse(naming[0]!)).toMatchObject({
+        level: 60,
+        msg: `Port ${port} is already in use: stop the program listening on it, or set PORT to a free port.`,
+      });
       expect(out).not.toMatch(/^\s+at /m);
       expect(fs.existsSync(lockFile)).toBe(false);
     } finally {
@@ -135,11 +149,15 @@ describe("shutdown", () => {
     const admin = await t.bootstrap("ws@acme.test", "WS Org");
     const socket = new WebSocket(t.url.replace("http", "ws") + "/graphql", "graphql-transport-ws");
     await new Promise<void>((resolve, reject) => {
-      socket.once("open", () => socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}` } })));
+      socket.once("open", () =>
+        socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}` } })),
+      );
       socket.on("message", (data) => JSON.parse(String(data)).type === "connection_ack" && resolve());
       socket.once("error", reject);
     });
-    const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once("close", (code, reason) => resolve({ code, reason: String(reason) })));
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      socket.once("close", (code, reason) => resolve({ code, reason: String(reason) })),
+    );
     await t.close();
     expect(await closed).toEqual({ code: 1001, reason: "Going away" });
   });

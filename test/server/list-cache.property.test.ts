@@ -3,7 +3,6 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type Caller, type TestGateway } from "../helpers/gateway.js";
-import { runAdminCommand } from "../../src/cli/commands.js";
 import { purgeDeletedSpaces } from "../../src/domains/spaces/spaces.service.js";
 import { KeptLists, sizeOf, tablesOf, tablesOfRead } from "../../src/core/cache/list-cache.js";
 import { newId } from "../../src/core/ids.js";
@@ -68,7 +67,14 @@ const command = fc.oneof(
   fc.record({ kind: fc.constant("spaceDelete" as const), space }),
   fc.record({ kind: fc.constant("spaceRestore" as const), space }),
   fc.record({ kind: fc.constant("purge" as const) }),
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant("role" as const), target: fc.integer({ min: 1, max: PEOPLE - 1 }), role: fc.constantFrom(...ROLES) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("role" as const),
+      target: fc.integer({ min: 1, max: PEOPLE - 1 }),
+      role: fc.constantFrom(...ROLES),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("grantUser" as const), space, target: person }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("grantTeam" as const), space, team }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("ungrant" as const), space }) },
@@ -94,7 +100,8 @@ async function world(): Promise<World> {
   const n = runs++;
   const admin = await t.bootstrap(`kc0.${n}@acme.test`, `Counts ${n}`);
   const people: (Caller & { user: string })[] = [admin];
-  for (let i = 1; i < PEOPLE; i++) people.push(await t.member(admin.organization, `kc${i}.${n}@acme.test`, ROLES[i] === "guest" ? null : ROLES[i]!));
+  for (let i = 1; i < PEOPLE; i++)
+    people.push(await t.member(admin.organization, `kc${i}.${n}@acme.test`, ROLES[i] === "guest" ? null : ROLES[i]!));
   const spaces: string[] = [];
   // More spaces than a page of one: every first page counts its list.
   for (const title of ["First", "Second", "Third"]) {
@@ -103,7 +110,9 @@ async function world(): Promise<World> {
     spaces.push(created.body.id);
   }
   // The guest (person 3) is granted two of them: their first page of one counts too.
-  await t.gateway.db.prisma.spaceAccess.createMany({ data: spaces.slice(0, 2).map((spaceId) => ({ id: newId("SpaceAccess"), spaceId, userId: people[3]!.user, role: "read" as const })) });
+  await t.gateway.db.prisma.spaceAccess.createMany({
+    data: spaces.slice(0, 2).map((spaceId) => ({ id: newId("SpaceAccess"), spaceId, userId: people[3]!.user, role: "read" as const })),
+  });
   return { org: admin.organization, people, spaces, teams: [], comments: new Map() };
 }
 
@@ -134,11 +143,15 @@ async function apply(w: World, c: Command): Promise<void> {
     case "grantUser":
       // A space an earlier command purged has no row left to grant on.
       if (!(await prisma.space.count({ where: { id: spaceId } }))) return;
-      await prisma.spaceAccess.createMany({ data: [{ id: newId("SpaceAccess"), spaceId, userId: w.people[c.target]!.user, role: "read" }], skipDuplicates: true });
+      await prisma.spaceAccess.createMany({
+        data: [{ id: newId("SpaceAccess"), spaceId, userId: w.people[c.target]!.user, role: "read" }],
+        skipDuplicates: true,
+      });
       return;
     case "grantTeam":
       if (!(await prisma.space.count({ where: { id: spaceId } }))) return;
-      if (teamId) await prisma.spaceAccess.createMany({ data: [{ id: newId("SpaceAccess"), spaceId, teamId, role: "read" }], skipDuplicates: true });
+      if (teamId)
+        await prisma.spaceAccess.createMany({ data: [{ id: newId("SpaceAccess"), spaceId, teamId, role: "read" }], skipDuplicates: true });
       return;
     case "ungrant":
       await prisma.spaceAccess.deleteMany({ where: { spaceId } });
@@ -247,7 +260,11 @@ describe.runIf(EMBEDDED)("kept pages and counts answer what a fresh SELECT and C
 describe("which pages and counts are kept", () => {
   it("a filter reads its model's table and those of the relations it filters on", () => {
     expect(tablesOf("Space", { organizationId: "org_1", deletedAt: null })).toEqual(["Space"]);
-    const guest = { organizationId: "org_1", deletedAt: null, access: { some: { OR: [{ userId: "u" }, { team: { members: { some: { userId: "u" } } } }] } } };
+    const guest = {
+      organizationId: "org_1",
+      deletedAt: null,
+      access: { some: { OR: [{ userId: "u" }, { team: { members: { some: { userId: "u" } } } }] } },
+    };
     expect(tablesOf("Space", guest)).toEqual(["Space", "SpaceAccess", "Team", "TeamMember"]);
     expect(tablesOf("Comment", { AND: [{ spaceId: "s" }, { space: { is: { deletedAt: null } } }] })).toEqual(["Comment", "Space"]);
     expect(tablesOf("Space", { parent: null })).toEqual(["Collection", "Space"]);
@@ -255,19 +272,20 @@ describe("which pages and counts are kept", () => {
 
   it("a page reads the tables of its filter and of the relations it includes; an order by a relation is not kept", () => {
     const withName = { integration: { select: { name: true } } };
-    expect(tablesOfRead("IntegrationInstallation", { where: { organizationId: "o" }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: 11, include: withName })).toEqual([
-      "Integration",
-      "IntegrationInstallation",
-    ]);
-    expect(tablesOfRead("IntegrationEvent", { where: { integrationId: "i" }, include: { installation: { select: { organizationId: true } } } })).toEqual([
-      "IntegrationEvent",
-      "IntegrationInstallation",
-    ]);
-    expect(tablesOfRead("Space", { where: { organizationId: "o" }, include: { changeRequests: { where: { comments: { some: {} } } } } })).toEqual([
-      "ChangeRequest",
-      "Comment",
-      "Space",
-    ]);
+    expect(
+      tablesOfRead("IntegrationInstallation", {
+        where: { organizationId: "o" },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        take: 11,
+        include: withName,
+      }),
+    ).toEqual(["Integration", "IntegrationInstallation"]);
+    expect(
+      tablesOfRead("IntegrationEvent", { where: { integrationId: "i" }, include: { installation: { select: { organizationId: true } } } }),
+    ).toEqual(["IntegrationEvent", "IntegrationInstallation"]);
+    expect(
+      tablesOfRead("Space", { where: { organizationId: "o" }, include: { changeRequests: { where: { comments: { some: {} } } } } }),
+    ).toEqual(["ChangeRequest", "Comment", "Space"]);
     expect(tablesOfRead("Space", { where: {}, orderBy: { organization: { title: "asc" } } })).toBeNull();
     expect(tablesOfRead("Space", { where: {}, orderBy: { title: "sideways" } })).toBeNull();
     expect(tablesOfRead("Space", { where: {}, include: { _count: true } })).toBeNull();
@@ -290,7 +308,11 @@ describe("which pages and counts are kept", () => {
 
   it("a page read and not kept is its reader's own (no copy); one kept is copied for every reader", async () => {
     const writes: ((tables: Map<string, string[]>) => void)[] = [];
-    const db = { kind: "pglite" as const, prisma: {} as never, onCommittedWrite: (l: any) => void writes.push((tables) => l(tables, new Map())) };
+    const db = {
+      kind: "pglite" as const,
+      prisma: {} as never,
+      onCommittedWrite: (l: any) => void writes.push((tables) => l(tables, new Map())),
+    };
     const kept = KeptLists.attach(db)!;
     const rows = [{ id: "a" }];
     // Its table written while it was read: not kept, handed back as read.
@@ -347,7 +369,11 @@ describe("which pages and counts are kept", () => {
 
   it("a count read while a table it reads is written is not kept; one read before the write is not answered after it", async () => {
     const writes: ((tables: Map<string, string[]>) => void)[] = [];
-    const db = { kind: "pglite" as const, prisma: {} as never, onCommittedWrite: (l: any) => void writes.push((tables) => l(tables, new Map())) };
+    const db = {
+      kind: "pglite" as const,
+      prisma: {} as never,
+      onCommittedWrite: (l: any) => void writes.push((tables) => l(tables, new Map())),
+    };
     const kept = KeptLists.attach(db)!;
     let reads = 0;
     const read = (value: number, during?: () => void) => async () => {
@@ -363,7 +389,13 @@ describe("which pages and counts are kept", () => {
     expect(await kept.count("Space", { organizationId: "o" }, read(99))).toBe(1);
     // One to its table drops it.
     writes[0]!(new Map([["Space", []]]));
-    expect(await kept.count("Space", { organizationId: "o" }, read(2, () => writes[0]!(new Map([["Space", []]]))))).toBe(2);
+    expect(
+      await kept.count(
+        "Space",
+        { organizationId: "o" },
+        read(2, () => writes[0]!(new Map([["Space", []]]))),
+      ),
+    ).toBe(2);
     // That count landed after a write it may not have seen: read again.
     expect(await kept.count("Space", { organizationId: "o" }, read(3))).toBe(3);
     expect(await kept.count("Space", { organizationId: "o" }, read(99))).toBe(3);
@@ -376,7 +408,9 @@ describe("which pages and counts are kept", () => {
     let reads = 0;
     const read = (value: number) => async () => (reads++, value);
     // A failure reaches its caller and stores nothing: the next read goes to the database.
-    await expect(kept.count("Space", { organizationId: "f" }, () => Promise.reject(new Error("database went away")))).rejects.toThrow("database went away");
+    await expect(kept.count("Space", { organizationId: "f" }, () => Promise.reject(new Error("database went away")))).rejects.toThrow(
+      "database went away",
+    );
     expect(await kept.count("Space", { organizationId: "f" }, read(4))).toBe(4);
     expect(await kept.count("Space", { organizationId: "f" }, read(99))).toBe(4);
     expect(reads).toBe(1);

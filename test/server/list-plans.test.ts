@@ -45,7 +45,10 @@ beforeAll(async () => {
     explain = async (sql, args) => {
       await t.gateway.db.driverQuery("SET enable_sort = off");
       try {
-        const [row] = await t.gateway.db.driverQuery(`EXPLAIN (FORMAT JSON) ${sql}`, args.map((a) => (a instanceof Date ? a.toISOString() : a)));
+        const [row] = await t.gateway.db.driverQuery(
+          `EXPLAIN (FORMAT JSON) ${sql}`,
+          args.map((a) => (a instanceof Date ? a.toISOString() : a)),
+        );
         const plan = Object.values(row!)[0];
         return (typeof plan === "string" ? JSON.parse(plan) : plan)[0].Plan;
       } finally {
@@ -98,7 +101,10 @@ async function expectIndexedPages(path: string, firstKey: string) {
   expect(second.length).toBeGreaterThan(0);
   for (const { sql, args } of [...first, ...second]) {
     const plan = nodes(await explain(sql, args));
-    expect(plan.filter((n) => /Sort/.test(n["Node Type"])).map((n) => n["Node Type"]), `${path}: ${sql}`).toEqual([]);
+    expect(
+      plan.filter((n) => /Sort/.test(n["Node Type"])).map((n) => n["Node Type"]),
+      `${path}: ${sql}`,
+    ).toEqual([]);
   }
   // After a cursor, the scan starts at it: the first sort key bounds the index scan.
   const [cursorRead] = second;
@@ -125,12 +131,15 @@ describe("pages of long lists are read in index order", () => {
     await createSpace(admin, org, { title: "Three" });
     comment = created(await admin.post(`/v1/spaces/${space.id}/comments`, { body: { markdown: "first" } }));
     created(await admin.post(`/v1/spaces/${space.id}/comments`, { body: { markdown: "second" } }));
-    for (const text of ["a reply", "another"]) created(await admin.post(`/v1/spaces/${space.id}/comments/${comment.id}/replies`, { body: { markdown: text } }));
-    for (const subject of ["First", "Second"]) changeRequest = created(await admin.post(`/v1/spaces/${space.id}/change-requests`, { subject }));
+    for (const text of ["a reply", "another"])
+      created(await admin.post(`/v1/spaces/${space.id}/comments/${comment.id}/replies`, { body: { markdown: text } }));
+    for (const subject of ["First", "Second"])
+      changeRequest = created(await admin.post(`/v1/spaces/${space.id}/change-requests`, { subject }));
     const cr = `/v1/spaces/${space.id}/change-requests/${changeRequest.id}`;
     crComment = created(await admin.post(`${cr}/comments`, { body: { markdown: "on the change" } }));
     created(await admin.post(`${cr}/comments`, { body: { markdown: "again" } }));
-    for (const text of ["a reply", "another"]) created(await admin.post(`${cr}/comments/${crComment.id}/replies`, { body: { markdown: text } }));
+    for (const text of ["a reply", "another"])
+      created(await admin.post(`${cr}/comments/${crComment.id}/replies`, { body: { markdown: text } }));
     await t.member(org, "mia@acme.test", "read");
   });
 
@@ -198,21 +207,32 @@ describe("pages of long lists are read in index order", () => {
     }
   });
 
-  it.skipIf(!!process.env.DATABASE_URL)("the embedded database's planner learns the tables' sizes from the upkeep (it has no autovacuum)", async () => {
-    const prisma = t.gateway.db.prisma;
-    const start = Date.UTC(2025, 0, 1);
-    await prisma.space.createMany({
-      data: Array.from({ length: 5_000 }, (_, k) => ({ id: `spc_bulk_${k}`, organizationId: org, title: `Bulk ${k}`, createdAt: new Date(start + k * 1000) })),
-    });
-    const [read] = await orderedReads(async () => expect((await admin.get(`/v1/orgs/${org}/spaces?limit=2`)).status).toBe(200));
-    // Without statistics the planner takes the table for a few rows, and sorts them all.
-    const plain = async () => {
-      const [row] = await t.gateway.db.driverQuery(`EXPLAIN (FORMAT JSON) ${read!.sql}`, read!.args.map((a) => (a instanceof Date ? a.toISOString() : a)));
-      const plan = Object.values(row!)[0];
-      return nodes((typeof plan === "string" ? JSON.parse(plan) : plan)[0].Plan).map((n) => n["Node Type"]);
-    };
-    expect(await plain()).toContain("Sort");
-    await t.gateway.maintain();
-    expect(await plain()).not.toContain("Sort");
-  });
+  it.skipIf(!!process.env.DATABASE_URL)(
+    "the embedded database's planner learns the tables' sizes from the upkeep (it has no autovacuum)",
+    async () => {
+      const prisma = t.gateway.db.prisma;
+      const start = Date.UTC(2025, 0, 1);
+      await prisma.space.createMany({
+        data: Array.from({ length: 5_000 }, (_, k) => ({
+          id: `spc_bulk_${k}`,
+          organizationId: org,
+          title: `Bulk ${k}`,
+          createdAt: new Date(start + k * 1000),
+        })),
+      });
+      const [read] = await orderedReads(async () => expect((await admin.get(`/v1/orgs/${org}/spaces?limit=2`)).status).toBe(200));
+      // Without statistics the planner takes the table for a few rows, and sorts them all.
+      const plain = async () => {
+        const [row] = await t.gateway.db.driverQuery(
+          `EXPLAIN (FORMAT JSON) ${read!.sql}`,
+          read!.args.map((a) => (a instanceof Date ? a.toISOString() : a)),
+        );
+        const plan = Object.values(row!)[0];
+        return nodes((typeof plan === "string" ? JSON.parse(plan) : plan)[0].Plan).map((n) => n["Node Type"]);
+      };
+      expect(await plain()).toContain("Sort");
+      await t.gateway.maintain();
+      expect(await plain()).not.toContain("Sort");
+    },
+  );
 });

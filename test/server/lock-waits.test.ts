@@ -45,7 +45,9 @@ describe("statement bounds are recognized as transient faults", () => {
     expect(unavailableMessage(adapter({ kind: "postgres", code: "57P01", originalCode: "57P01" }))).not.toBe(DATABASE_TIMED_OUT);
     // Prisma's interactive transaction past its time; not another misuse of a transaction (a fault).
     const prisma = (message: string) => Object.assign(new Error(message), { name: "PrismaClientKnownRequestError", code: "P2028" });
-    const expired = prisma("Transaction API error: Transaction already closed: A query cannot be executed on an expired transaction. The timeout for this transaction was 5000 ms, however 5012 ms passed since the start of the transaction.");
+    const expired = prisma(
+      "Transaction API error: Transaction already closed: A query cannot be executed on an expired transaction. The timeout for this transaction was 5000 ms, however 5012 ms passed since the start of the transaction.",
+    );
     expect(isDatabaseUnavailable(expired)).toBe(true);
     expect(unavailableMessage(expired)).toBe(DATABASE_TIMED_OUT);
     expect(isDatabaseUnavailable(prisma("Transaction API error: Transaction not found. Transaction ID is invalid."))).toBe(false);
@@ -72,7 +74,9 @@ describe.skipIf(!postgres)("rows held locked by another session (PostgreSQL)", (
       // Everything else goes on while the row stays locked: a read of it, a write elsewhere, GraphQL.
       expect((await admin.get(`/v1/spaces/${locked.id}`)).body.title).toBe("Locked");
       expect((await admin.patch(`/v1/spaces/${other.id}`, { title: "Other, renamed" })).status).toBe(200);
-      const graph = await admin.graphql(`mutation($id: String!) { spaceUpdate(spaceId: $id, title: "By GraphQL") { id } }`, { id: locked.id });
+      const graph = await admin.graphql(`mutation($id: String!) { spaceUpdate(spaceId: $id, title: "By GraphQL") { id } }`, {
+        id: locked.id,
+      });
       expect(graph.errors?.[0]?.message).toBe(DATABASE_TIMED_OUT);
       expect(graph.errors?.[0]?.extensions?.code).toBe(503);
     } finally {

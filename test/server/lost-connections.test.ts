@@ -40,9 +40,15 @@ describe("transient database faults are recognized", () => {
     const silent = () => {};
     // What it refers to is gone (a reply to a comment deleted meanwhile): 409, nothing stored.
     expect(reportError(known("P2003"), silent).error.code).toBe(409);
-    expect(reportError({ originalError: Object.assign(new Error("x"), { cause: { kind: "ForeignKeyConstraintViolation" } }) }, silent).error.code).toBe(409);
+    expect(
+      reportError({ originalError: Object.assign(new Error("x"), { cause: { kind: "ForeignKeyConstraintViolation" } }) }, silent).error
+        .code,
+    ).toBe(409);
     // Its own row is gone (an update of a comment deleted meanwhile): 404.
-    expect(reportError(known("P2025"), silent).error).toMatchObject({ code: 404, message: expect.stringMatching(/deleted by another request/) });
+    expect(reportError(known("P2025"), silent).error).toMatchObject({
+      code: 404,
+      message: expect.stringMatching(/deleted by another request/),
+    });
     // Anything else stays a masked 500, logged.
     const logged: unknown[] = [];
     expect(reportError(known("P2010"), (e) => logged.push(e)).error.code).toBe(500);
@@ -72,7 +78,11 @@ describe.skipIf(!postgres)("lost PostgreSQL connections (PostgreSQL only: the em
 
   /** Ends every connection of the gateway's database but the killer's own; how many it ended. */
   const terminate = async () =>
-    (await killer.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")).rowCount ?? 0;
+    (
+      await killer.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+      )
+    ).rowCount ?? 0;
 
   function expectUnavailable(answer: Answer) {
     expect(answer.body).toEqual({ error: { code: 503, message: expect.stringContaining("retry") } });
@@ -117,7 +127,11 @@ describe.skipIf(!postgres)("lost PostgreSQL connections (PostgreSQL only: the em
       if (what === "GraphQL space") {
         // Data, or a 503 error in the documented extensions: never a masked fault or a null space.
         const body = answer.body as any;
-        if (body.errors) expect(body.errors.map((e: any) => e.extensions?.code), what).toEqual(body.errors.map(() => 503));
+        if (body.errors)
+          expect(
+            body.errors.map((e: any) => e.extensions?.code),
+            what,
+          ).toEqual(body.errors.map(() => 503));
         else expect(body.data.space.id, what).toBe(space);
         continue;
       }
@@ -125,8 +139,12 @@ describe.skipIf(!postgres)("lost PostgreSQL connections (PostgreSQL only: the em
       if (answer.status === 503) expectUnavailable(answer);
     }
     // Acknowledged change requests exist, numbered without gaps.
-    const acknowledged = answers.filter((a) => a.what === "POST change request" && a.answer.status === 201).map((a) => a.answer.body.number as number);
-    const stored = (await admin.get(`/v1/spaces/${space}/change-requests`, { status: "draft", limit: 1000 })).body.items.map((cr: any) => cr.number as number);
+    const acknowledged = answers
+      .filter((a) => a.what === "POST change request" && a.answer.status === 201)
+      .map((a) => a.answer.body.number as number);
+    const stored = (await admin.get(`/v1/spaces/${space}/change-requests`, { status: "draft", limit: 1000 })).body.items.map(
+      (cr: any) => cr.number as number,
+    );
     for (const n of acknowledged) expect(stored).toContain(n);
     expect([...stored].sort((a, b) => a - b)).toEqual(Array.from({ length: stored.length }, (_, i) => i + 1));
     // The pool kept no broken connection: more requests at once than it has connections all succeed.

@@ -24,7 +24,8 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
-const pathOf = (template: string) => `/v1${template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(ids[name] ?? `p_${name}`))}`;
+const pathOf = (template: string) =>
+  `/v1${template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(ids[name] ?? `p_${name}`))}`;
 
 async function send(method: string, path: string, headers: Record<string, string> = {}) {
   const res = await fetch(t.url + path, { method, headers: { "accept-encoding": "identity", ...headers } });
@@ -44,7 +45,8 @@ describe("HEAD on REST routes", () => {
       for (const head of [before, after]) {
         expect(head.status, `HEAD ${route.path}`).toBe(get.status);
         expect(head.text).toBe("");
-        for (const name of ["content-type", "etag", "content-length"]) expect(head.headers.get(name), `${name} of HEAD ${route.path}`).toBe(get.headers.get(name));
+        for (const name of ["content-type", "etag", "content-length"])
+          expect(head.headers.get(name), `${name} of HEAD ${route.path}`).toBe(get.headers.get(name));
       }
       if (get.status === 200) answered++;
     }
@@ -98,7 +100,8 @@ describe("405 on /v1", () => {
           continue;
         }
         expect(answer.headers.get("allow"), `${method} ${template}`).toBe([...served, "OPTIONS"].join(", "));
-        if (method !== "HEAD") expect(JSON.parse(answer.text)).toEqual({ error: { code: 405, message: `Method ${method} is not allowed on ${path}.` } });
+        if (method !== "HEAD")
+          expect(JSON.parse(answer.text)).toEqual({ error: { code: 405, message: `Method ${method} is not allowed on ${path}.` } });
       }
     }
     expect(templates.length).toBeGreaterThan(80);
@@ -145,7 +148,10 @@ describe("OPTIONS", () => {
     expect((await send("OPTIONS", "/v1/openapi.json")).headers.get("allow")).toBe("GET, HEAD, OPTIONS");
     expect((await send("OPTIONS", "/v1/orgs/")).headers.get("allow")).toBe((await send("OPTIONS", "/v1/orgs")).headers.get("allow"));
     for (const path of ["/v1/no-such-thing", "/no-such-thing", "/v1/spaces/x/no-such-thing", "/v1", "/v1/"]) {
-      for (const headers of [{}, { origin: "https://docs.example.test", "access-control-request-method": "GET" }] as Record<string, string>[]) {
+      for (const headers of [{}, { origin: "https://docs.example.test", "access-control-request-method": "GET" }] as Record<
+        string,
+        string
+      >[]) {
         const answer = await send("OPTIONS", path, headers);
         expect(answer.status, path).toBe(404);
         expect(answer.headers.get("allow"), path).toBeNull();

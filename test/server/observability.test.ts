@@ -84,7 +84,9 @@ describe("request logs", () => {
   });
 
   it("logs a refused request without a viewer, and an unknown path under one route label", async () => {
-    const refused = await fetch(`${t.url}/v1/orgs`, { headers: { authorization: "Bearer dapi_not-a-live-token", "x-request-id": "req-401" } });
+    const refused = await fetch(`${t.url}/v1/orgs`, {
+      headers: { authorization: "Bearer dapi_not-a-live-token", "x-request-id": "req-401" },
+    });
     expect(refused.status).toBe(401);
     const line = await lineOf("req-401");
     expect(line).toMatchObject({ route: "/v1/orgs", status: 401 });
@@ -96,12 +98,16 @@ describe("request logs", () => {
 
   it("keeps the first 512 characters of a long path, and says how long it was", async () => {
     const id = "s".repeat(10_000);
-    const res = await fetch(`${t.url}/v1/spaces/${id}?q=${"x".repeat(100)}`, { headers: { authorization: `Bearer ${admin.token}`, "x-request-id": "req-long" } });
+    const res = await fetch(`${t.url}/v1/spaces/${id}?q=${"x".repeat(100)}`, {
+      headers: { authorization: `Bearer ${admin.token}`, "x-request-id": "req-long" },
+    });
     expect(res.status).toBe(404);
     const line = await lineOf("req-long");
     expect(line).toMatchObject({ route: "/v1/spaces/{spaceId}", status: 404 });
     expect(line.path).toBe(`/v1/spaces/${id.slice(0, 512 - "/v1/spaces/".length)}… (${"/v1/spaces/".length + id.length} characters)`);
-    const short = await fetch(`${t.url}/v1/spaces/short?q=1`, { headers: { authorization: `Bearer ${admin.token}`, "x-request-id": "req-short" } });
+    const short = await fetch(`${t.url}/v1/spaces/short?q=1`, {
+      headers: { authorization: `Bearer ${admin.token}`, "x-request-id": "req-short" },
+    });
     expect(short.status).toBe(404);
     expect((await lineOf("req-short")).path).toBe("/v1/spaces/short");
   });
@@ -115,7 +121,10 @@ describe("request logs", () => {
     try {
       const res = await fetch(`${t.url}/v1/orgs`, { headers: { authorization: `Bearer ${admin.token}`, "x-request-id": "req-500" } });
       expect(res.status).toBe(500);
-      expect(reported).toHaveBeenCalledWith(expect.objectContaining({ err: expect.objectContaining({ message: "database went away" }) }), "unexpected error");
+      expect(reported).toHaveBeenCalledWith(
+        expect.objectContaining({ err: expect.objectContaining({ message: "database went away" }) }),
+        "unexpected error",
+      );
       const line = await lineOf("req-500");
       expect(line).toMatchObject({ level: 50, status: 500, route: "/v1/orgs" });
     } finally {
@@ -138,7 +147,10 @@ describe("request logs", () => {
       const graph = await fetch(`${t.url}/graphql`, {
         method: "POST",
         headers,
-        body: JSON.stringify({ query: `query($o: Order) { organizationMembers(organizationId: "${org}", order: $o) { count } }`, variables: { o: long } }),
+        body: JSON.stringify({
+          query: `query($o: Order) { organizationMembers(organizationId: "${org}", order: $o) { count } }`,
+          variables: { o: long },
+        }),
       });
       expect((await graph.json()).errors[0].message).toContain("…(5000 characters)");
       expect(reported).not.toHaveBeenCalled();
@@ -150,10 +162,15 @@ describe("request logs", () => {
       try {
         expect((await fetch(`${t.url}/v1/orgs`, { headers })).status).toBe(500);
         expect(reported).toHaveBeenCalledTimes(1);
-        const answer = await fetch(`${t.url}/graphql`, { method: "POST", headers, body: JSON.stringify({ query: "{ organizations { items { id } } }" }) });
+        const answer = await fetch(`${t.url}/graphql`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ query: "{ organizations { items { id } } }" }),
+        });
         expect((await answer.json()).errors[0].message).toBe("Unexpected error.");
         expect(reported).toHaveBeenCalledTimes(2);
-        for (const [fields] of reported.mock.calls) expect(fields).toMatchObject({ err: expect.objectContaining({ message: "database went away" }) });
+        for (const [fields] of reported.mock.calls)
+          expect(fields).toMatchObject({ err: expect.objectContaining({ message: "database went away" }) });
       } finally {
         spy.mockRestore();
       }
@@ -254,7 +271,11 @@ describe("GET /metrics", () => {
     const shared = async () => {
       const metrics = (await scrape()).text;
       const read = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(metrics)?.[1]);
-      return { statements: read("shared_reads_statements_total"), joined: read("shared_reads_joined_total"), identical: read("shared_reads_identical_total") };
+      return {
+        statements: read("shared_reads_statements_total"),
+        joined: read("shared_reads_joined_total"),
+        identical: read("shared_reads_identical_total"),
+      };
     };
     const spaces = [];
     for (let i = 0; i < 8; i++) spaces.push((await createSpace(admin, org, { title: `Read together ${i}` })).id);
@@ -263,7 +284,9 @@ describe("GET /metrics", () => {
     // The same list asked together with two tokens of one person (requests written together:
     // test/helpers/together.ts): the GETs of each token share one answer (request coalescing), and
     // the two answers' identical page reads are one.
-    const { token: second } = (await runAdminCommand(t.gateway.db.prisma, { command: "token-create", email: "ada@acme.test" })) as { token: string };
+    const { token: second } = (await runAdminCommand(t.gateway.db.prisma, { command: "token-create", email: "ada@acme.test" })) as {
+      token: string;
+    };
     // Used once first: both tokens' answers then find their caller in the access cache, and reach the page's read in the same turn.
     expect((await t.caller(second).get(`/v1/orgs/${org}`)).status).toBe(200);
     const coalesced = async () => Number(/^coalesced_requests_total (\d+)$/m.exec((await scrape()).text)?.[1]);
@@ -274,7 +297,14 @@ describe("GET /metrics", () => {
     let sharedAfter = sharedBefore;
     for (let round = 0; round < 5 && !(sharedAfter.identical > sharedBefore.identical); round++) {
       await forgetKept(t.gateway);
-      const answers = await writtenTogether(t.url, admin.token, spaces.map((_, i): { path: string; headers?: Record<string, string> } => ({ path: `/v1/orgs/${org}/spaces`, ...(i % 2 ? { headers: { authorization: `Bearer ${second}` } } : {}) })));
+      const answers = await writtenTogether(
+        t.url,
+        admin.token,
+        spaces.map((_, i): { path: string; headers?: Record<string, string> } => ({
+          path: `/v1/orgs/${org}/spaces`,
+          ...(i % 2 ? { headers: { authorization: `Bearer ${second}` } } : {}),
+        })),
+      );
       expect(answers.map((a) => a?.status)).toEqual(spaces.map(() => 200));
       sharedAfter = await shared();
     }
@@ -314,7 +344,9 @@ describe("GET /metrics", () => {
     expect(text).toMatch(/^websocket_connections 0$/m);
     expect(text).toMatch(/^graphql_subscriptions 0$/m);
     // The socket's own log line, when it closed.
-    await expect.poll(() => lines.find((l) => l.status === 101 && l.route === "/graphql")).toMatchObject({ method: "GET", closeCode: expect.any(Number), msg: expect.stringMatching(/^WebSocket \/graphql closed/) });
+    await expect
+      .poll(() => lines.find((l) => l.status === 101 && l.route === "/graphql"))
+      .toMatchObject({ method: "GET", closeCode: expect.any(Number), msg: expect.stringMatching(/^WebSocket \/graphql closed/) });
   });
 
   it("reports the process's open files and handles without listing them on the event loop", async () => {
@@ -323,7 +355,9 @@ describe("GET /metrics", () => {
     // Ten more sockets open: the count follows, read off the event loop (readdirSync of /proc/self/fd
     // and process._getActiveHandles() take milliseconds a scrape with thousands of sockets open).
     const clients = Array.from({ length: 10 }, () => wsClient(t.url, admin.token));
-    const streams = clients.map((c) => collect(c, `subscription { organizationIntegrationEvents(organizationId: "${org}") { id } }`, {}, 1));
+    const streams = clients.map((c) =>
+      collect(c, `subscription { organizationIntegrationEvents(organizationId: "${org}") { id } }`, {}, 1),
+    );
     await Promise.all(streams.map((s) => s.ready));
     const readdirSync = vi.spyOn(fs, "readdirSync");
     const handles = vi.spyOn(process as unknown as { _getActiveHandles: () => unknown[] }, "_getActiveHandles");
@@ -398,7 +432,9 @@ describe("health", () => {
       return original(...args);
     });
     try {
-      const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${t.url}/readyz`).then(async (r) => ({ status: r.status, body: await r.json() }))));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => fetch(`${t.url}/readyz`).then(async (r) => ({ status: r.status, body: await r.json() }))),
+      );
       for (const answer of answers) expect(answer).toMatchObject({ status: 200, body: { status: "ready" } });
       // A round is two statements (SELECT 1, the applied migrations): one round each would be 40.
       expect(calls).toBeLessThanOrEqual(6);
@@ -425,7 +461,9 @@ describe("health", () => {
   it("knows a migration that is not applied", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-migrations-"));
     try {
-      const applied = (await t.gateway.db.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM "_migrations" ORDER BY name`)).map((r) => r.name);
+      const applied = (await t.gateway.db.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM "_migrations" ORDER BY name`)).map(
+        (r) => r.name,
+      );
       for (const name of [...applied, "99990101000000_not_yet"]) {
         fs.mkdirSync(path.join(dir, name));
         fs.writeFileSync(path.join(dir, name, "migration.sql"), "SELECT 1;");

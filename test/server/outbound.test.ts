@@ -40,7 +40,13 @@ afterAll(async () => {
 describe("outbound requests to private addresses", () => {
   it("refuses a private literal address or localhost as a tunnel, import or OpenAPI source URL (400 naming the field)", async () => {
     await admin.post("/v1/integrations/probe", { title: "Probe", organization: admin.organization });
-    for (const tunnelUrl of [`http://127.0.0.1:${port}/hook`, "http://localhost:8080/", "http://[::1]:8080/", "http://169.254.169.254/latest/meta-data", "http://10.1.2.3/"]) {
+    for (const tunnelUrl of [
+      `http://127.0.0.1:${port}/hook`,
+      "http://localhost:8080/",
+      "http://[::1]:8080/",
+      "http://169.254.169.254/latest/meta-data",
+      "http://10.1.2.3/",
+    ]) {
       const res = await admin.put("/v1/integrations/probe/dev", { tunnelUrl });
       expect(res.status, tunnelUrl).toBe(400);
       expect(res.body.error.message).toContain("tunnelUrl");
@@ -50,7 +56,10 @@ describe("outbound requests to private addresses", () => {
     const imported = await admin.post(`/v1/spaces/${space}/content/import`, { url: `http://127.0.0.1:${port}/doc.md`, source: "markdown" });
     expect(imported.status).toBe(400);
     expect(imported.body.error.message).toContain("url:");
-    const spec = await admin.post(`/v1/orgs/${admin.organization}/openapi`, { slug: "internal", source: { url: `http://127.0.0.1:${port}/spec.yaml` } });
+    const spec = await admin.post(`/v1/orgs/${admin.organization}/openapi`, {
+      slug: "internal",
+      source: { url: `http://127.0.0.1:${port}/spec.yaml` },
+    });
     expect(spec.status).toBe(400);
     expect(spec.body.error.message).toContain("source.url");
     expect(hits).toBe(0);
@@ -70,7 +79,9 @@ describe("outbound requests to private addresses", () => {
     // An integration's tunnel named by host name: each delivery attempt is refused and traced.
     expect((await admin.put("/v1/integrations/probe/dev", { tunnelUrl: `http://${own}:${port}/hook` })).status).toBe(204);
     await admin.post("/v1/integrations/probe/installations", { organization: admin.organization });
-    const event = await eventually(async () => (await admin.get("/v1/integrations/probe/events")).body.items.find((e: any) => e.payload.type === "installation_setup"));
+    const event = await eventually(async () =>
+      (await admin.get("/v1/integrations/probe/events")).body.items.find((e: any) => e.payload.type === "installation_setup"),
+    );
     const trace = await eventually(async () => {
       const logs = (await admin.get(`/v1/integrations/probe/events/${event.id}`)).body.trace.logs;
       return logs.some((l: any) => l.message.includes("OUTBOUND_REFUSED")) ? logs : null;

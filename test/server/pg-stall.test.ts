@@ -40,7 +40,8 @@ describe.skipIf(!postgres)("a PostgreSQL that stops answering", () => {
     await drop();
   });
 
-  const get = (id: string) => fetch(`${t.url}/v1/spaces/${id}`, { headers: { authorization: `Bearer ${admin.token}` }, signal: AbortSignal.timeout(LIVENESS_MS) });
+  const get = (id: string) =>
+    fetch(`${t.url}/v1/spaces/${id}`, { headers: { authorization: `Bearer ${admin.token}` }, signal: AbortSignal.timeout(LIVENESS_MS) });
 
   /** GETs until one answers 200 (the gateway serves again), at most for LIVENESS_MS. */
   async function servesAgain(id: string): Promise<number> {
@@ -54,7 +55,9 @@ describe.skipIf(!postgres)("a PostgreSQL that stops answering", () => {
     }
   }
 
-  it("connections dropped without a word (failover): requests answer 503, then the gateway serves again on new connections", { timeout: 120_000 }, async () => {
+  it("connections dropped without a word (failover): requests answer 503, then the gateway serves again on new connections", {
+    timeout: 120_000,
+  }, async () => {
     const space = await createSpace(admin, admin.organization, { title: "Before" });
     expect((await get(space.id)).status).toBe(200);
     proxy.sever();

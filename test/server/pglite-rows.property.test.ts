@@ -68,7 +68,10 @@ afterAll(async () => {
 });
 
 /** Text PostgreSQL stores: anything but NUL (lone surrogates are sent as U+FFFD by the driver, to both readers alike). */
-const text = fc.string({ unit: fc.constantFrom("a", "Z", " ", '"', "'", ",", "{", "}", "\\", "\n", "\t", "\u2028", "é", "😀", "\u0001", "\uFFFF", "NULL", "null") , maxLength: 12 });
+const text = fc.string({
+  unit: fc.constantFrom("a", "Z", " ", '"', "'", ",", "{", "}", "\\", "\n", "\t", "\u2028", "é", "😀", "\u0001", "\uFFFF", "NULL", "null"),
+  maxLength: 12,
+});
 const json: fc.Arbitrary<unknown> = fc.jsonValue({ maxDepth: 3 }).filter((v) => !JSON.stringify(v).includes("\\u0000"));
 const row = fc.record({
   txt: text,
@@ -100,7 +103,24 @@ async function insert(rows: Generated[]) {
   for (const [k, r] of rows.entries()) {
     await pg.query(
       `INSERT INTO "Row" VALUES ($1, $2, $3, $4::"Mood", $5, $6, $7, $8, $9, $10::jsonb, $11, $12::numeric, $13, $14, $15, $16)`,
-      [k, r.txt, r.maybe, r.mood, r.at.toISOString().replace("Z", ""), r.n, r.f, r.b, r.tags, r.doc === null ? null : JSON.stringify(r.doc), r.big?.toString() ?? null, r.dec, r.tz?.toISOString() ?? null, r.day?.toISOString().slice(0, 10) ?? null, r.raw, r.pad],
+      [
+        k,
+        r.txt,
+        r.maybe,
+        r.mood,
+        r.at.toISOString().replace("Z", ""),
+        r.n,
+        r.f,
+        r.b,
+        r.tags,
+        r.doc === null ? null : JSON.stringify(r.doc),
+        r.big?.toString() ?? null,
+        r.dec,
+        r.tz?.toISOString() ?? null,
+        r.day?.toISOString().slice(0, 10) ?? null,
+        r.raw,
+        r.pad,
+      ],
     );
   }
 }
@@ -108,33 +128,40 @@ async function insert(rows: Generated[]) {
 describe("rows carried as JSON", () => {
   it("are the rows of the statement as it is, for every column type, order and filter", async () => {
     const statement = fc.record({
-      columns: fc.tuple(fc.shuffledSubarray(COLUMNS, { minLength: 1 }), fc.option(fc.constantFrom(...LEFT), { freq: 4 })).map(([c, left]) => (left ? [...c, left] : c)),
+      columns: fc
+        .tuple(fc.shuffledSubarray(COLUMNS, { minLength: 1 }), fc.option(fc.constantFrom(...LEFT), { freq: 4 }))
+        .map(([c, left]) => (left ? [...c, left] : c)),
       order: fc.constantFrom("k ASC", "k DESC", "txt DESC, k", "at, k DESC", "f NULLS FIRST, k"),
       where: fc.constantFrom("", "WHERE k >= $1", "WHERE mood IS NOT NULL OR k > $1", "WHERE array_length(tags, 1) > 1 OR k <> $1"),
       limit: fc.option(fc.integer({ min: 0, max: 40 })),
     });
     await fc.assert(
       // As many runs with a few rows (read plain) as with many (carried from the second read).
-      fc.asyncProperty(fc.oneof(fc.array(row, { maxLength: MANY_ROWS - 1 }), fc.array(row, { minLength: MANY_ROWS, maxLength: 30 })), statement, fc.integer({ min: 0, max: 10 }), async (rows, s, param) => {
-        await insert(rows);
-        const sql = `SELECT ${s.columns.map((c) => (c.startsWith("'") ? c : `"Row".${c}`)).join(", ")} FROM "Row" ${s.where} ORDER BY ${s.order}${s.limit === null ? "" : ` LIMIT ${s.limit}`}`;
-        const params = s.where ? [param] : [];
-        const sent: string[] = [];
-        const read = jsonRows(() => pg.parsers)((text, values, options) => {
-          sent.push(text);
-          return pg.query(text, values, options);
-        });
-        const plain = (await pg.query(sql, params, adapterOptions)) as { rows: unknown[][]; fields: unknown[] };
-        // The first run learns the statement's columns; the next are carried when it returned many rows.
-        for (let run = 0; run < 3; run++) {
-          const got = (await read(sql, params, adapterOptions)) as { rows: unknown[][]; fields: unknown[] };
-          expect(got.rows).toStrictEqual(plain.rows);
-          expect(got.fields).toStrictEqual(plain.fields);
-        }
-        const left = s.columns.some((c) => LEFT.includes(c));
-        const carried = sent.filter((t) => t.startsWith("SELECT json_agg")).length;
-        expect(carried).toBe(!left && plain.rows.length >= MANY_ROWS ? 2 : 0);
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.array(row, { maxLength: MANY_ROWS - 1 }), fc.array(row, { minLength: MANY_ROWS, maxLength: 30 })),
+        statement,
+        fc.integer({ min: 0, max: 10 }),
+        async (rows, s, param) => {
+          await insert(rows);
+          const sql = `SELECT ${s.columns.map((c) => (c.startsWith("'") ? c : `"Row".${c}`)).join(", ")} FROM "Row" ${s.where} ORDER BY ${s.order}${s.limit === null ? "" : ` LIMIT ${s.limit}`}`;
+          const params = s.where ? [param] : [];
+          const sent: string[] = [];
+          const read = jsonRows(() => pg.parsers)((text, values, options) => {
+            sent.push(text);
+            return pg.query(text, values, options);
+          });
+          const plain = (await pg.query(sql, params, adapterOptions)) as { rows: unknown[][]; fields: unknown[] };
+          // The first run learns the statement's columns; the next are carried when it returned many rows.
+          for (let run = 0; run < 3; run++) {
+            const got = (await read(sql, params, adapterOptions)) as { rows: unknown[][]; fields: unknown[] };
+            expect(got.rows).toStrictEqual(plain.rows);
+            expect(got.fields).toStrictEqual(plain.fields);
+          }
+          const left = s.columns.some((c) => LEFT.includes(c));
+          const carried = sent.filter((t) => t.startsWith("SELECT json_agg")).length;
+          expect(carried).toBe(!left && plain.rows.length >= MANY_ROWS ? 2 : 0);
+        },
+      ),
       { numRuns: RUNS },
     );
   }, 300_000);
@@ -259,13 +286,20 @@ describe("statements through prepared statements", () => {
 
   it("a changed result type, a refused statement or parameter, more statements than kept: the same answers as `query`", async () => {
     await insert(fc.sample(row, 5));
-    const kept = async () => (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'stmt_%'`)).rows[0]!.n;
+    const kept = async () =>
+      (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'stmt_%'`)).rows[0]!.n;
     const keptBefore = await kept();
     await pg.exec(`CREATE TABLE "Shifting" (k integer PRIMARY KEY, v integer); INSERT INTO "Shifting" VALUES (1, 10), (2, 20);`);
     const prepared = preparedStatements(pg, (t, v, o) => pg.query(t, v, o), { max: 3 });
     const same = async (sql: string, args: unknown[] = []) => {
-      const plain = await pg.query(sql, args, adapterOptions).then((r) => ({ ok: r }), (e: { code?: string; message?: string }) => ({ error: [e.code, e.message] }));
-      const got = await prepared.run(sql, args, arrays).then((r) => ({ ok: r }), (e: { code?: string; message?: string }) => ({ error: [e.code, e.message] }));
+      const plain = await pg.query(sql, args, adapterOptions).then(
+        (r) => ({ ok: r }),
+        (e: { code?: string; message?: string }) => ({ error: [e.code, e.message] }),
+      );
+      const got = await prepared.run(sql, args, arrays).then(
+        (r) => ({ ok: r }),
+        (e: { code?: string; message?: string }) => ({ error: [e.code, e.message] }),
+      );
       expect(got).toStrictEqual(plain);
     };
     for (let run = 0; run < 3; run++) await same(`SELECT * FROM "Shifting" WHERE k >= $1 ORDER BY k`, [1]);
@@ -280,7 +314,8 @@ describe("statements through prepared statements", () => {
       await same(`SELECT k FROM "Row" WHERE txt = $1`, ["a\u0000b"]);
     }
     // Past `max` statements kept, the oldest are closed; every read stays right.
-    for (let run = 0; run < 3; run++) for (let k = 0; k < 8; k++) await same(`SELECT k, txt FROM "Row" WHERE k >= $1 AND ${k} = ${k} ORDER BY k`, [run]);
+    for (let run = 0; run < 3; run++)
+      for (let k = 0; k < 8; k++) await same(`SELECT k, txt FROM "Row" WHERE k >= $1 AND ${k} = ${k} ORDER BY k`, [run]);
     expect(prepared.stats.closed).toBeGreaterThan(0);
     expect((await kept()) - keptBefore).toBeLessThanOrEqual(4);
   });
@@ -291,11 +326,17 @@ describe("statements through prepared statements", () => {
       [`UPDATE "Row" SET txt = $1, n = coalesce(n, 0) + 1 WHERE k >= $2 RETURNING k, txt, n`, (v: Params) => [v.txt, v.k]],
       [`UPDATE "Row" SET tags = $1::text[], b = $2 WHERE k = $3`, (v: Params) => [v.tags, v.b, v.k]],
       [`DELETE FROM "Row" WHERE k < $1 RETURNING k, txt, doc`, (v: Params) => [v.k]],
-      [`INSERT INTO "Row" (k, txt, at) VALUES ($1, $2, $3::timestamp) ON CONFLICT (k) DO UPDATE SET txt = EXCLUDED.txt RETURNING k, txt, at`, (v: Params) => [v.k, v.txt, AT]],
+      [
+        `INSERT INTO "Row" (k, txt, at) VALUES ($1, $2, $3::timestamp) ON CONFLICT (k) DO UPDATE SET txt = EXCLUDED.txt RETURNING k, txt, at`,
+        (v: Params) => [v.k, v.txt, AT],
+      ],
       // Breaks the key when row k exists: the same error.
       [`INSERT INTO "Row" (k, txt, at) VALUES ($1, $2, $3::timestamp)`, (v: Params) => [v.k, v.txt, AT]],
       [`WITH moved AS (UPDATE "Row" SET b = $1 WHERE k <> $2 RETURNING k) SELECT count(*)::int AS n FROM moved`, (v: Params) => [v.b, v.k]],
-      [`WITH gone AS (DELETE FROM "Row" WHERE k <= $1 RETURNING k, txt) INSERT INTO "Row" (k, txt, at) SELECT k + 1000, txt || $2, $3::timestamp FROM gone RETURNING k, txt`, (v: Params) => [v.k, v.txt, AT]],
+      [
+        `WITH gone AS (DELETE FROM "Row" WHERE k <= $1 RETURNING k, txt) INSERT INTO "Row" (k, txt, at) SELECT k + 1000, txt || $2, $3::timestamp FROM gone RETURNING k, txt`,
+        (v: Params) => [v.k, v.txt, AT],
+      ],
     ] as const;
     const rowsNow = async () => (await pg.query(`SELECT ${COLUMNS.join(", ")} FROM "Row" ORDER BY k`, [], adapterOptions)).rows;
     const outcome = (p: Promise<unknown>) =>
@@ -304,7 +345,14 @@ describe("statements through prepared statements", () => {
           const { rows, fields, affectedRows } = r as { rows: unknown[]; fields: unknown[]; affectedRows?: number };
           // In no particular order: a write returns its rows as it met them, wherever the rows of each run were stored.
           const key = (row: unknown) => JSON.stringify(row, (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
-          return { rows: rows.map((row) => [key(row), row] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row), fields, affectedRows };
+          return {
+            rows: rows
+              .map((row) => [key(row), row] as const)
+              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+              .map(([, row]) => row),
+            fields,
+            affectedRows,
+          };
         },
         (e: { code?: string; message?: string }) => ({ error: [e.code, e.message] }),
       );
@@ -339,7 +387,11 @@ describe("statements through prepared statements", () => {
     expect(prepared.stats).toMatchObject({ prepared: 1, runs: 1 });
     // Ten statements run once each (as Prisma's IN lists of every length), the hot one between them.
     for (let k = 0; k < 10; k++) {
-      await prepared.run(`SELECT k FROM "Row" WHERE k IN (${Array.from({ length: k + 1 }, (_, i) => `$${i + 1}`).join(", ")})`, Array.from({ length: k + 1 }, (_, i) => i), arrays);
+      await prepared.run(
+        `SELECT k FROM "Row" WHERE k IN (${Array.from({ length: k + 1 }, (_, i) => `$${i + 1}`).join(", ")})`,
+        Array.from({ length: k + 1 }, (_, i) => i),
+        arrays,
+      );
       await prepared.run(hot, [0], arrays);
     }
     // Never closed nor prepared again: every run of it went through the statement prepared first.

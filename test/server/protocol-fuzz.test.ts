@@ -19,7 +19,16 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, type Admin } from "../helpers/fixtures.js";
-import { MAX_ERROR_MESSAGE, PROTOTYPE_NAMES, deep, errorsLogged, fuzzTargets, hostileString, hostileValue, hugeNumber } from "../helpers/hostile.js";
+import {
+  MAX_ERROR_MESSAGE,
+  PROTOTYPE_NAMES,
+  deep,
+  errorsLogged,
+  fuzzTargets,
+  hostileString,
+  hostileValue,
+  hugeNumber,
+} from "../helpers/hostile.js";
 import { wsClient, collect } from "../helpers/graphql-ws.js";
 
 vi.setConfig({ testTimeout: 600_000, hookTimeout: 120_000 });
@@ -59,7 +68,12 @@ afterAll(() => t?.close());
 /** Mutations that would remove or lock out what the other calls work on. */
 const DESTRUCTIVE = /delete|remove|revoke|leave|transfer|purge|logout|unpublish|archive/i;
 
-const idLike = () => fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...Object.values(ids)) }, { weight: 2, arbitrary: hostileString.filter((s) => s.length < 5_000) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) });
+const idLike = () =>
+  fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(...Object.values(ids)) },
+    { weight: 2, arbitrary: hostileString.filter((s) => s.length < 5_000) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
+  );
 
 /** A variable value for `type`: mostly fitting, sometimes hostile or of the wrong type. */
 function valueOf(type: GraphQLInputType, depth = 0): fc.Arbitrary<unknown> {
@@ -75,9 +89,16 @@ function fittingValue(type: GraphQLInputType, depth: number): fc.Arbitrary<unkno
   if (isInputObjectType(type)) {
     if (depth > 3) return fc.constant({});
     const fields = Object.fromEntries(Object.values(type.getFields()).map((f) => [f.name, valueOf(f.type, depth + 1)]));
-    return fc.tuple(fc.record(fields, { requiredKeys: [] }), fc.option(fc.tuple(fc.constantFrom(...PROTOTYPE_NAMES, "\u0000", ""), hostileValue), { freq: 4 })).map(([obj, extra]) =>
-      extra ? Object.defineProperty({ ...obj }, extra[0], { value: extra[1], enumerable: true, configurable: true, writable: true }) : obj,
-    );
+    return fc
+      .tuple(
+        fc.record(fields, { requiredKeys: [] }),
+        fc.option(fc.tuple(fc.constantFrom(...PROTOTYPE_NAMES, "\u0000", ""), hostileValue), { freq: 4 }),
+      )
+      .map(([obj, extra]) =>
+        extra
+          ? Object.defineProperty({ ...obj }, extra[0], { value: extra[1], enumerable: true, configurable: true, writable: true })
+          : obj,
+      );
   }
   switch (type.name) {
     case "ID":
@@ -133,7 +154,7 @@ const strangeDocument = fc.oneof(
     "query { __typename }",
     "{ __proto__ }",
     "{ constructor { prototype } }",
-    `{ ${"space(spaceId: \"x\") { ".repeat(60)}id${" }".repeat(60)} }`,
+    `{ ${'space(spaceId: "x") { '.repeat(60)}id${" }".repeat(60)} }`,
     `{ viewer { id ${"...F ".repeat(500)} } } fragment F on User { id }`,
     `query($a: String = "\u0000") { space(spaceId: $a) { id } }`,
     `{ space(spaceId: "\\ud800") { id } }`,
@@ -158,7 +179,19 @@ interface HttpCall {
 // ─── Raw HTTP with hostile headers ──────────────────────────────────────────────────────────
 
 const headerValue = fc.oneof(
-  fc.constantFrom("Bearer ", "Bearer", "bearer x", "Basic Zm9vOmJhcg==", "Bearer \u00ff\u00fe", "Bearer " + "a".repeat(20_000), "Bearer __proto__", "Bearer constructor", "Bearer %00", ",,,", "*/*;q=x"),
+  fc.constantFrom(
+    "Bearer ",
+    "Bearer",
+    "bearer x",
+    "Basic Zm9vOmJhcg==",
+    "Bearer \u00ff\u00fe",
+    "Bearer " + "a".repeat(20_000),
+    "Bearer __proto__",
+    "Bearer constructor",
+    "Bearer %00",
+    ",,,",
+    "*/*;q=x",
+  ),
   fc.string({ maxLength: 60, unit: "binary-ascii" }),
   fc.string({ maxLength: 60 }).map((s) => Buffer.from(s, "utf8").toString("latin1")),
 );
@@ -171,16 +204,45 @@ interface RawRequest {
 }
 
 const rawRequest: fc.Arbitrary<RawRequest> = fc.record({
-  target: fc.constantFrom("/v1/orgs", `/v1/spaces/SPACE`, "/graphql", "/graphql/", "/x/graphql", "/graphql?query=%7B__typename%7D", "/openapi.json", "/v1/spaces/SPACE/content", "/health", "/metrics"),
+  target: fc.constantFrom(
+    "/v1/orgs",
+    `/v1/spaces/SPACE`,
+    "/graphql",
+    "/graphql/",
+    "/x/graphql",
+    "/graphql?query=%7B__typename%7D",
+    "/openapi.json",
+    "/v1/spaces/SPACE/content",
+    "/health",
+    "/metrics",
+  ),
   method: fc.constantFrom("GET", "POST", "PATCH", "OPTIONS", "HEAD"),
   headers: fc.array(
     fc.tuple(
-      fc.oneof(fc.constantFrom("authorization", "x-visitor-token", "if-none-match", "accept", "content-type", "x-request-id", "origin", "cookie", "accept-encoding", "x-forwarded-for"), fc.constantFrom(...PROTOTYPE_NAMES)),
+      fc.oneof(
+        fc.constantFrom(
+          "authorization",
+          "x-visitor-token",
+          "if-none-match",
+          "accept",
+          "content-type",
+          "x-request-id",
+          "origin",
+          "cookie",
+          "accept-encoding",
+          "x-forwarded-for",
+        ),
+        fc.constantFrom(...PROTOTYPE_NAMES),
+      ),
       headerValue,
     ),
     { maxLength: 4 },
   ),
-  body: fc.oneof(fc.constant(""), fc.constant('{"query":"{ __typename }"}'), hostileString.filter((s) => s.length < 1_000).map((s) => JSON.stringify({ title: s }))),
+  body: fc.oneof(
+    fc.constant(""),
+    fc.constant('{"query":"{ __typename }"}'),
+    hostileString.filter((s) => s.length < 1_000).map((s) => JSON.stringify({ title: s })),
+  ),
 });
 
 /** Sends a request byte for byte (no client library to refuse or repair it); resolves its status, 0 when the server closed without one. */
@@ -221,10 +283,56 @@ const wsDocument = fc.oneof(
 );
 
 const frame: fc.Arbitrary<string> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ id: fc.oneof(fc.uuid(), fc.constantFrom(...PROTOTYPE_NAMES, "", "\u0000", "x".repeat(10_000))), type: fc.constant("subscribe"), payload: fc.record({ query: wsDocument, variables: fc.oneof(fc.constant({ s: "SPACE", o: "ORG" }), fc.dictionary(fc.constantFrom("s", "o", ...PROTOTYPE_NAMES), hostileValue), hostileValue), operationName: fc.option(hostileString.filter((s) => s.length < 100)) }, { requiredKeys: ["query"] }) }).map((f) => JSON.stringify(f).replace(/"SPACE"/g, JSON.stringify(ids.spaceId)).replace(/"ORG"/g, JSON.stringify(ids.organizationId))) },
-  { weight: 1, arbitrary: fc.record({ id: fc.oneof(fc.uuid(), fc.constantFrom(...PROTOTYPE_NAMES)), type: fc.constant("complete") }).map((f) => JSON.stringify(f)) },
-  { weight: 1, arbitrary: fc.record({ type: fc.oneof(fc.constantFrom("ping", "pong", "connection_init", "next", "error", "complete", "__proto__", "constructor", ""), hostileString.filter((s) => s.length < 100)), payload: fc.option(hostileValue) }).map((f) => JSON.stringify(f)) },
-  { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 100, unit: "binary" }), fc.constantFrom("{", "null", "[]", "1", '"x"', '{"__proto__":{"type":"subscribe"}}', "[".repeat(50_000))) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .record({
+        id: fc.oneof(fc.uuid(), fc.constantFrom(...PROTOTYPE_NAMES, "", "\u0000", "x".repeat(10_000))),
+        type: fc.constant("subscribe"),
+        payload: fc.record(
+          {
+            query: wsDocument,
+            variables: fc.oneof(
+              fc.constant({ s: "SPACE", o: "ORG" }),
+              fc.dictionary(fc.constantFrom("s", "o", ...PROTOTYPE_NAMES), hostileValue),
+              hostileValue,
+            ),
+            operationName: fc.option(hostileString.filter((s) => s.length < 100)),
+          },
+          { requiredKeys: ["query"] },
+        ),
+      })
+      .map((f) =>
+        JSON.stringify(f)
+          .replace(/"SPACE"/g, JSON.stringify(ids.spaceId))
+          .replace(/"ORG"/g, JSON.stringify(ids.organizationId)),
+      ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({ id: fc.oneof(fc.uuid(), fc.constantFrom(...PROTOTYPE_NAMES)), type: fc.constant("complete") })
+      .map((f) => JSON.stringify(f)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({
+        type: fc.oneof(
+          fc.constantFrom("ping", "pong", "connection_init", "next", "error", "complete", "__proto__", "constructor", ""),
+          hostileString.filter((s) => s.length < 100),
+        ),
+        payload: fc.option(hostileValue),
+      })
+      .map((f) => JSON.stringify(f)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      fc.string({ maxLength: 100, unit: "binary" }),
+      fc.constantFrom("{", "null", "[]", "1", '"x"', '{"__proto__":{"type":"subscribe"}}', "[".repeat(50_000)),
+    ),
+  },
 );
 
 /** Bytes of a client frame (RFC 6455 5.2): fin, reserved bits, opcode, masked or not, and its payload masked with a fixed key. */
@@ -251,7 +359,10 @@ const wireBytes = fc.oneof(
       rsv: fc.integer({ min: 0, max: 7 }),
       opcode: fc.integer({ min: 0, max: 15 }).filter((op) => op !== 8),
       masked: fc.integer({ min: 0, max: 3 }).map((n) => n > 0),
-      payload: fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.constantFrom(Uint8Array.of(0xff, 0xfe), Uint8Array.of(0xc0, 0x80), Uint8Array.of(0xed, 0xa0, 0x80))),
+      payload: fc.oneof(
+        fc.uint8Array({ maxLength: 300 }),
+        fc.constantFrom(Uint8Array.of(0xff, 0xfe), Uint8Array.of(0xc0, 0x80), Uint8Array.of(0xed, 0xa0, 0x80)),
+      ),
     })
     .map(frameBytes),
 );
@@ -287,7 +398,8 @@ function runSocket(script: SocketScript): Promise<string | null> {
       if (script.wire) (ws as unknown as { _socket: import("node:net").Socket })._socket.write(script.wire);
     };
     ws.on("open", () => {
-      if (script.init === "token") ws.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}` } }));
+      if (script.init === "token")
+        ws.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}` } }));
       else if (script.init !== "none") ws.send(JSON.stringify({ type: "connection_init", payload: script.init }) ?? "null");
       // Frames after the acknowledgement (a subscribe before it is refused, 4401), or at once.
       if (!script.afterAck || script.init === "none") sendFrames();
@@ -301,9 +413,14 @@ function runSocket(script: SocketScript): Promise<string | null> {
       clearTimeout(timer);
       // 1006: terminated by this test's timer (the socket was still open: fine). 1009: a message
       // past MAX_BODY_BYTES, the client's fault when it sent one.
-      const tooBig = code === 1009 && [JSON.stringify({ type: "connection_init", payload: script.init }) ?? "", ...script.frames].some((m) => Buffer.byteLength(m) > t.config.maxBodyBytes);
+      const tooBig =
+        code === 1009 &&
+        [JSON.stringify({ type: "connection_init", payload: script.init }) ?? "", ...script.frames].some(
+          (m) => Buffer.byteLength(m) > t.config.maxBodyBytes,
+        );
       const brokeProtocol = !!script.wire && PROTOCOL_CLOSES.has(code);
-      if (!CLIENT_FAULT_CLOSES.has(code) && code !== 1006 && !tooBig && !brokeProtocol) problem = `closed ${code} ${reason.toString().slice(0, 200)} after ${script.frames.map((f) => f.slice(0, 200)).join(" | ")}`;
+      if (!CLIENT_FAULT_CLOSES.has(code) && code !== 1006 && !tooBig && !brokeProtocol)
+        problem = `closed ${code} ${reason.toString().slice(0, 200)} after ${script.frames.map((f) => f.slice(0, 200)).join(" | ")}`;
       finish();
     });
     ws.on("error", () => undefined);
@@ -312,38 +429,89 @@ function runSocket(script: SocketScript): Promise<string | null> {
 
 // ─── The property ────────────────────────────────────────────────────────────────────────────
 
-type Probe = { kind: "graphql"; call: HttpCall; what: string } | { kind: "raw"; request: RawRequest } | { kind: "ws"; script: SocketScript };
+type Probe =
+  | { kind: "graphql"; call: HttpCall; what: string }
+  | { kind: "raw"; request: RawRequest }
+  | { kind: "ws"; script: SocketScript };
 
 function graphqlProbes(): fc.Arbitrary<Probe> {
   const fields: fc.Arbitrary<GraphQLCall>[] = [];
   for (const field of Object.values(schema.getQueryType()!.getFields())) fields.push(callsOf("query", field));
-  for (const field of Object.values(schema.getMutationType()!.getFields())) if (!DESTRUCTIVE.test(field.name)) fields.push(callsOf("mutation", field));
-  const call = fc.oneof({ weight: 8, arbitrary: fc.oneof(...fields) }, { weight: 2, arbitrary: fc.record({ query: strangeDocument, variables: fc.constant({}) }) });
+  for (const field of Object.values(schema.getMutationType()!.getFields()))
+    if (!DESTRUCTIVE.test(field.name)) fields.push(callsOf("mutation", field));
+  const call = fc.oneof(
+    { weight: 8, arbitrary: fc.oneof(...fields) },
+    { weight: 2, arbitrary: fc.record({ query: strangeDocument, variables: fc.constant({}) }) },
+  );
   const transport = fc.constantFrom("post", "get", "post-odd", "post-malformed");
-  return fc.tuple(call, transport, fc.option(fc.oneof(hostileString.filter((s) => s.length < 100), fc.constantFrom<unknown>(1, {}, []))), hostileValue).map(([c, how, operationName, extra]): Probe => {
-    const what = `${how} ${c.query.slice(0, 200)} ${JSON.stringify(c.variables)?.slice(0, 200)}`;
-    switch (how) {
-      case "get":
-        return { kind: "graphql", what, call: { method: "GET", search: new URLSearchParams({ query: c.query, variables: JSON.stringify(c.variables) }).toString() } };
-      case "post-odd":
-        // Fields of the wrong type, hostile extensions and operation names.
-        return { kind: "graphql", what, call: { method: "POST", contentType: "application/json", body: JSON.stringify({ query: c.query, variables: extra, operationName, extensions: extra }) } };
-      case "post-malformed":
-        return { kind: "graphql", what, call: { method: "POST", contentType: "application/json", body: JSON.stringify({ query: c.query, variables: c.variables }).slice(0, -1) } };
-      default:
-        return { kind: "graphql", what, call: { method: "POST", contentType: "application/json", body: JSON.stringify({ query: c.query, variables: c.variables, ...(operationName !== null ? { operationName } : {}) }) } };
-    }
-  });
+  return fc
+    .tuple(
+      call,
+      transport,
+      fc.option(
+        fc.oneof(
+          hostileString.filter((s) => s.length < 100),
+          fc.constantFrom<unknown>(1, {}, []),
+        ),
+      ),
+      hostileValue,
+    )
+    .map(([c, how, operationName, extra]): Probe => {
+      const what = `${how} ${c.query.slice(0, 200)} ${JSON.stringify(c.variables)?.slice(0, 200)}`;
+      switch (how) {
+        case "get":
+          return {
+            kind: "graphql",
+            what,
+            call: { method: "GET", search: new URLSearchParams({ query: c.query, variables: JSON.stringify(c.variables) }).toString() },
+          };
+        case "post-odd":
+          // Fields of the wrong type, hostile extensions and operation names.
+          return {
+            kind: "graphql",
+            what,
+            call: {
+              method: "POST",
+              contentType: "application/json",
+              body: JSON.stringify({ query: c.query, variables: extra, operationName, extensions: extra }),
+            },
+          };
+        case "post-malformed":
+          return {
+            kind: "graphql",
+            what,
+            call: {
+              method: "POST",
+              contentType: "application/json",
+              body: JSON.stringify({ query: c.query, variables: c.variables }).slice(0, -1),
+            },
+          };
+        default:
+          return {
+            kind: "graphql",
+            what,
+            call: {
+              method: "POST",
+              contentType: "application/json",
+              body: JSON.stringify({ query: c.query, variables: c.variables, ...(operationName !== null ? { operationName } : {}) }),
+            },
+          };
+      }
+    });
 }
 
 async function runGraphql(call: HttpCall, what: string): Promise<string | null> {
   const res = await fetch(`${t.url}/graphql${call.search ? `?${call.search}` : ""}`, {
     method: call.method,
-    headers: { authorization: `Bearer ${admin.token}`, accept: "application/json", ...(call.contentType ? { "content-type": call.contentType } : {}) },
+    headers: {
+      authorization: `Bearer ${admin.token}`,
+      accept: "application/json",
+      ...(call.contentType ? { "content-type": call.contentType } : {}),
+    },
     body: call.body,
   });
   const text = await res.text();
-  const outcome = `${res.status}${/"data":\{"\w+":[{\["\dtf]/.test(text) ? " data" : ""}${text.includes('"errors"') ? " errors" : ""}`;
+  const outcome = `${res.status}${/"data":\{"\w+":[{["\dtf]/.test(text) ? " data" : ""}${text.includes('"errors"') ? " errors" : ""}`;
   outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
   if (res.status >= 500 || text.includes(UNEXPECTED)) return `${what} → ${res.status} ${text.slice(0, 300)}`;
   let messages: unknown[] = [];
@@ -354,7 +522,8 @@ async function runGraphql(call: HttpCall, what: string): Promise<string | null> 
     /* not JSON */
   }
   if (res.status >= 400 && res.status !== 413 && res.status !== 431 && res.status !== 414) {
-    if (!messages.length || messages.some((m) => typeof m !== "string" || !m)) return `${what} → ${res.status} without error messages: ${text.slice(0, 300)}`;
+    if (!messages.length || messages.some((m) => typeof m !== "string" || !m))
+      return `${what} → ${res.status} without error messages: ${text.slice(0, 300)}`;
   }
   // What the client sent is echoed cut (core/errors.ts, boundEchoes), in a 200 with errors as in a 400.
   const long = messages.find((m) => typeof m === "string" && m.length > MAX_ERROR_MESSAGE) as string | undefined;
@@ -377,13 +546,15 @@ describe("hostile input on the GraphQL, header and graphql-ws faces", () => {
       if (p.kind === "ws") return runSocket(p.script);
       const res = await sendRaw(p.request);
       // 0: the server's HTTP parser dropped a request it could not read (a header it refuses).
-      if (res.status >= 500 || res.text.includes(UNEXPECTED)) return `${p.request.method} ${p.request.target} ${JSON.stringify(p.request.headers).slice(0, 300)} → ${res.status} ${res.text.slice(0, 300)}`;
+      if (res.status >= 500 || res.text.includes(UNEXPECTED))
+        return `${p.request.method} ${p.request.target} ${JSON.stringify(p.request.headers).slice(0, 300)} → ${res.status} ${res.text.slice(0, 300)}`;
       return null;
     };
     // A rejection nobody handles would end a production process: name the probes in flight.
     const inFlight = new Set<string>();
     const unhandled: string[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(`${JSON.stringify(reason)?.slice(0, 300)} while ${[...inFlight].join(" || ").slice(0, 3000)}`);
+    const onUnhandled = (reason: unknown) =>
+      unhandled.push(`${JSON.stringify(reason)?.slice(0, 300)} while ${[...inFlight].join(" || ").slice(0, 3000)}`);
     process.on("unhandledRejection", onUnhandled);
     // No answer is a 5xx, so nothing the server logs as an error is right.
     const logged = errorsLogged();
@@ -418,7 +589,9 @@ describe("hostile input on the GraphQL, header and graphql-ws faces", () => {
     expect(unhandled).toEqual([]);
     if (details.failed) throw new Error(`FUZZ_SEED=${details.seed} reproduces it:\n${[...new Set(found)].slice(0, 20).join("\n")}`);
     expect(logged.lines, "logged as errors while answering generated requests").toEqual([]);
-    console.log(`[protocol-fuzz] ${JSON.stringify(counts)} in ${((Date.now() - started) / 1000).toFixed(1)} s (${t.gateway.db.kind}); GraphQL answers: ${JSON.stringify(outcomes)}`);
+    console.log(
+      `[protocol-fuzz] ${JSON.stringify(counts)} in ${((Date.now() - started) / 1000).toFixed(1)} s (${t.gateway.db.kind}); GraphQL answers: ${JSON.stringify(outcomes)}`,
+    );
 
     // Still serving, on every face, with the fixture's data intact.
     expect((await admin.get(`/v1/spaces/${ids.spaceId}/content/page/${ids.pageId}`)).status).toBe(200);

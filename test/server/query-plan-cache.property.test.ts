@@ -51,7 +51,21 @@ afterAll(async () => {
 
 const text = fc.oneof(
   fc.string({ unit: "binary", maxLength: 40 }),
-  fc.constantFrom("", "__proto__", "constructor", "%", "_", "a%b_c\\", "\u0000", "\ud800", "\udc00x", "\u2063plan", "open", "asc", "x".repeat(3000)),
+  fc.constantFrom(
+    "",
+    "__proto__",
+    "constructor",
+    "%",
+    "_",
+    "a%b_c\\",
+    "\u0000",
+    "\ud800",
+    "\udc00x",
+    "\u2063plan",
+    "open",
+    "asc",
+    "x".repeat(3000),
+  ),
 );
 
 /** The project's kinds of queries, with the generated values in them; failures are expected (ids that do not exist, NUL refused by the database). */
@@ -66,16 +80,30 @@ async function queries(p: Database["prisma"], [a, b, c]: string[], n: number, wh
     }),
     p.space.findMany({ where: { id: { in: [a, b, c] } } }),
     p.space.findMany({ where: { title: { equals: c, mode: "insensitive" }, parentId: null }, cursor: { id: a }, skip: 1, take: n }),
-    p.changeRequest.findMany({ where: { spaceId: a, status: { in: ["open", "draft"] } }, orderBy: { number: "desc" }, take: 10, include: { createdBy: true } }),
+    p.changeRequest.findMany({
+      where: { spaceId: a, status: { in: ["open", "draft"] } },
+      orderBy: { number: "desc" },
+      take: 10,
+      include: { createdBy: true },
+    }),
     p.comment.count({ where: { spaceId: b, changeRequestId: null, parentId: null, status: "open" } }),
-    p.member.findUnique({ where: { organizationId_userId: { organizationId: a, userId: b } }, select: { role: true, user: { select: { id: true, email: true } } } }),
+    p.member.findUnique({
+      where: { organizationId_userId: { organizationId: a, userId: b } },
+      select: { role: true, user: { select: { id: true, email: true } } },
+    }),
     p.revision.findFirst({ where: { spaceId: c, createdAt: { lt: when } }, orderBy: { createdAt: "desc" } }),
     p.space.updateMany({ where: { id: a, organizationId: b }, data: { title: c, updatedAt: when } }),
     p.apiToken.findFirst({ where: { hash: a, revokedAt: null }, include: { user: true } }),
     p.organization.findMany({ where: { OR: [{ title: { startsWith: a } }, { id: b }] }, take: n }),
   ];
   // Finds in one tick are batched by the client (compileBatch).
-  attempts.push(Promise.all([p.space.findUnique({ where: { id: a } }), p.space.findUnique({ where: { id: b } }), p.space.findUnique({ where: { id: c } })]));
+  attempts.push(
+    Promise.all([
+      p.space.findUnique({ where: { id: a } }),
+      p.space.findUnique({ where: { id: b } }),
+      p.space.findUnique({ where: { id: c } }),
+    ]),
+  );
   await Promise.allSettled(attempts);
 }
 
@@ -92,20 +120,32 @@ describe("query plans kept by shape", () => {
     const caches = new Map<object, { one: ReturnType<typeof cachedCompile>; batch: ReturnType<typeof cachedCompile> }>();
     const cacheOf = (compiler: object) => {
       let c = caches.get(compiler);
-      if (!c) caches.set(compiler, (c = { one: cachedCompile((q) => compilerOwn.compile.call(compiler, q)), batch: cachedCompile((q) => compilerOwn.compileBatch.call(compiler, q)) }));
+      if (!c)
+        caches.set(
+          compiler,
+          (c = {
+            one: cachedCompile((q) => compilerOwn.compile.call(compiler, q)),
+            batch: cachedCompile((q) => compilerOwn.compileBatch.call(compiler, q)),
+          }),
+        );
       return c;
     };
     await fc.assert(
-      fc.asyncProperty(fc.tuple(text, text, text), fc.integer({ min: 1, max: 60 }), fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(4e12) }), async (values, n, when) => {
-        compiled.length = 0;
-        await queries(db.prisma, values, n, when);
-        expect(compiled.length).toBeGreaterThanOrEqual(11);
-        for (const { compiler, batch, query } of compiled) {
-          const own = batch ? compilerOwn.compileBatch : compilerOwn.compile;
-          const cache = batch ? cacheOf(compiler).batch : cacheOf(compiler).one;
-          expect(outcome(cache, query), query.slice(0, 500)).toEqual(outcome((q) => own.call(compiler, q), query));
-        }
-      }),
+      fc.asyncProperty(
+        fc.tuple(text, text, text),
+        fc.integer({ min: 1, max: 60 }),
+        fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(4e12) }),
+        async (values, n, when) => {
+          compiled.length = 0;
+          await queries(db.prisma, values, n, when);
+          expect(compiled.length).toBeGreaterThanOrEqual(11);
+          for (const { compiler, batch, query } of compiled) {
+            const own = batch ? compilerOwn.compileBatch : compilerOwn.compile;
+            const cache = batch ? cacheOf(compiler).batch : cacheOf(compiler).one;
+            expect(outcome(cache, query), query.slice(0, 500)).toEqual(outcome((q) => own.call(compiler, q), query));
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
     // The cache answered many of them from plans it kept: a cache that kept nothing would pass the comparison.
@@ -117,11 +157,22 @@ describe("query plans kept by shape", () => {
   }, 300_000);
 
   it("keys a query by everything but its argument values", () => {
-    const q = (id: string, take: number) => ({ modelName: "Space", action: "findMany", query: { arguments: { where: { id, deletedAt: null }, take }, selection: { $scalars: true } } });
+    const q = (id: string, take: number) => ({
+      modelName: "Space",
+      action: "findMany",
+      query: { arguments: { where: { id, deletedAt: null }, take }, selection: { $scalars: true } },
+    });
     expect(shapeOf(q("a", 5)).key).toBe(shapeOf(q("b\u0000", 5)).key);
     expect(shapeOf(q("a", 5)).key).not.toBe(shapeOf(q("a", 6)).key);
     expect(shapeOf(q("a", 5)).values).toEqual(["a"]);
-    const dated = { modelName: "Revision", action: "findFirst", query: { arguments: { where: { createdAt: { lt: { $type: "DateTime", value: "2026-01-01T00:00:00.000Z" } } } }, selection: { $scalars: true } } };
+    const dated = {
+      modelName: "Revision",
+      action: "findFirst",
+      query: {
+        arguments: { where: { createdAt: { lt: { $type: "DateTime", value: "2026-01-01T00:00:00.000Z" } } } },
+        selection: { $scalars: true },
+      },
+    };
     expect(shapeOf(dated).values).toEqual(["DateTime", "2026-01-01T00:00:00.000Z"]);
     expect(shapeOf(dated).fixed).toEqual([true, true]);
   });
@@ -136,7 +187,12 @@ describe("query plans kept by shape", () => {
       return { sql: "SELECT … WHERE id = $1 AND title LIKE $2", args: [where.id, `%${where.title.contains}%`] };
     };
     const cached = cachedCompile(compile);
-    const q = (id: string, contains: string) => JSON.stringify({ modelName: "Space", action: "findMany", query: { arguments: { where: { id, title: { contains } } }, selection: { $scalars: true } } });
+    const q = (id: string, contains: string) =>
+      JSON.stringify({
+        modelName: "Space",
+        action: "findMany",
+        query: { arguments: { where: { id, title: { contains } } }, selection: { $scalars: true } },
+      });
     for (let i = 0; i < 100; i++) expect(cached(q(`spc_${i}`, "same"))).toEqual(compile(q(`spc_${i}`, "same")));
     expect(cached.stats()).toMatchObject({ hits: 99, misses: 1, templates: 1 });
     for (let i = 0; i < 200; i++) expect(cached(q("spc_x", `term ${i}`))).toEqual(compile(q("spc_x", `term ${i}`)));
@@ -159,7 +215,11 @@ describe("query plans kept by shape", () => {
     };
     const cached = cachedCompile(compile);
     const write = (id: string, content: unknown, position?: number) =>
-      JSON.stringify({ modelName: position === undefined ? "Revision" : "Collection", action: "createOne", query: { arguments: { data: { id, content, ...(position === undefined ? {} : { position }) } }, selection: { $scalars: true } } });
+      JSON.stringify({
+        modelName: position === undefined ? "Revision" : "Collection",
+        action: "createOne",
+        query: { arguments: { data: { id, content, ...(position === undefined ? {} : { position }) } }, selection: { $scalars: true } },
+      });
     for (let i = 0; i < 50; i++) {
       const query = write(`rev_${i}`, { pages: { [`page_${i % 7}`]: { title: `Title ${i}`, markdown: `# ${i}` } } });
       compiles = 0;
@@ -178,4 +238,3 @@ describe("query plans kept by shape", () => {
     expect(probed).toBe(16);
   });
 });
-

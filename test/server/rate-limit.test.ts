@@ -95,7 +95,12 @@ describe("rate limits (X-RateLimit-*, 429)", () => {
     for (const target of ["/x/graphql", "/nothing?a=/graphql", "/v2/graphql"]) {
       const res = await post(target);
       expect(res.status, target).toBe(404);
-      expect(await res.json(), target).toEqual({ error: { code: 404, message: `No route POST ${target.split("?")[0]}: see / for what this server serves (the REST API is under /v1).` } });
+      expect(await res.json(), target).toEqual({
+        error: {
+          code: 404,
+          message: `No route POST ${target.split("?")[0]}: see / for what this server serves (the REST API is under /v1).`,
+        },
+      });
     }
     // Nothing of it was drawn from the allowance.
     expect(headersOf(await other.get("/v1/orgs")).remaining).toBe(LIMIT - 3);
@@ -118,15 +123,26 @@ describe("rate limits (X-RateLimit-*, 429)", () => {
       const wait = Number(refused.headers.get("retry-after"));
       expect(wait).toBeGreaterThanOrEqual(1);
       expect(wait).toBeLessThanOrEqual(60);
-      expect(await refused.json()).toEqual({ error: { code: 429, message: `API rate limit exceeded. Please try again in ${wait} seconds` } });
-      const graph = await fetch(`${g.url}/graphql`, { method: "POST", headers: madeUp(), body: JSON.stringify({ query: "{ organizations { count } }" }) });
+      expect(await refused.json()).toEqual({
+        error: { code: 429, message: `API rate limit exceeded. Please try again in ${wait} seconds` },
+      });
+      const graph = await fetch(`${g.url}/graphql`, {
+        method: "POST",
+        headers: madeUp(),
+        body: JSON.stringify({ query: "{ organizations { count } }" }),
+      });
       expect(graph.status).toBe(429);
       expect((await graph.json()).errors[0].message).toMatch(/^API rate limit exceeded\. Please try again in \d+ seconds$/);
       const socket = new WebSocket(`${g.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
-      const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+        socket.once("close", (code, reason) => resolve({ code, reason: reason.toString() })),
+      );
       await new Promise((resolve) => socket.once("open", resolve));
       socket.send(JSON.stringify({ type: "connection_init", payload: madeUp() }));
-      expect(await closed).toEqual({ code: 4429, reason: expect.stringMatching(/^API rate limit exceeded\. Please try again in \d+ seconds$/) });
+      expect(await closed).toEqual({
+        code: 4429,
+        reason: expect.stringMatching(/^API rate limit exceeded\. Please try again in \d+ seconds$/),
+      });
       // None of them made the database look a token up.
       expect(g.gateway.db.stats.statements).toBe(before);
 
@@ -172,12 +188,25 @@ describe("rate limits (X-RateLimit-*, 429)", () => {
       }
       expect(statuses).toEqual(Array(LIMIT).fill(404));
       // The client address's allowance is spent, on these routes as on /v1.
-      for (const target of ["/integrations/nothing/assets/preview-0", "/sso/saml/nothing/metadata", "/sso/saml/nothing/start", "/v1/orgs"]) {
+      for (const target of [
+        "/integrations/nothing/assets/preview-0",
+        "/sso/saml/nothing/metadata",
+        "/sso/saml/nothing/start",
+        "/v1/orgs",
+      ]) {
         const res = await fetch(g.url + target);
         expect(res.status, target).toBe(429);
         expect((await res.json()).error.code, target).toBe(429);
       }
-      expect((await fetch(`${g.url}/sso/saml/nothing/acs`, { method: "POST", body: "SAMLResponse=x", headers: { "content-type": "application/x-www-form-urlencoded" } })).status).toBe(429);
+      expect(
+        (
+          await fetch(`${g.url}/sso/saml/nothing/acs`, {
+            method: "POST",
+            body: "SAMLResponse=x",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+          })
+        ).status,
+      ).toBe(429);
       // Third parties call an integration's public endpoints (webhooks): they are the integration's to limit.
       expect((await fetch(`${g.url}/integrations/nothing/public/hook`, { method: "POST" })).status).not.toBe(429);
       expect((await fetch(`${g.url}/`)).status).toBe(200);
@@ -190,7 +219,8 @@ describe("rate limits (X-RateLimit-*, 429)", () => {
     const g = await startGateway({ rateLimitPerMinute: LIMIT, trustProxy: 1 });
     try {
       // What a proxy that appends (nginx's $proxy_add_x_forwarded_for) passes on from a client that sent its own header.
-      const from = (client: string, madeUp: string) => fetch(`${g.url}/v1/orgs`, { headers: { "x-forwarded-for": `${madeUp}, ${client}` } });
+      const from = (client: string, madeUp: string) =>
+        fetch(`${g.url}/v1/orgs`, { headers: { "x-forwarded-for": `${madeUp}, ${client}` } });
       for (let i = 0; i < LIMIT; i++) expect((await from("203.0.113.9", `10.0.0.${i}`)).status).toBe(401);
       expect((await from("203.0.113.9", "10.9.9.9")).status).toBe(429);
       // Another client behind the same proxy keeps its own allowance.
@@ -213,21 +243,31 @@ describe("rate limits (X-RateLimit-*, 429)", () => {
     expect(clientAddressOf("127.0.0.1", "[2001:db8::1]:443", 1)).toBe("2001:db8::1");
     expect(clientAddressOf("127.0.0.1", "2001:db8::2", 1)).toBe("2001:db8::2");
     // Anything else the connection's address.
-    for (const header of ["", " , ", "unknown", "__proto__", "1.1.1.1, not-an-address", "a".repeat(5000)]) expect(clientAddressOf("127.0.0.1", header, 1), header.slice(0, 20)).toBe("127.0.0.1");
+    for (const header of ["", " , ", "unknown", "__proto__", "1.1.1.1, not-an-address", "a".repeat(5000)])
+      expect(clientAddressOf("127.0.0.1", header, 1), header.slice(0, 20)).toBe("127.0.0.1");
     expect(clientAddressOf(undefined, undefined, 1)).toBe("unknown");
     // Whatever the header holds (made-up entries, prototype names, lone surrogates, commas), an address that is one, or the connection's.
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: "binary" }), fc.array(fc.oneof(fc.ipV4(), fc.ipV6(), fc.string()), { maxLength: 6 }).map((a) => a.join(","))), fc.nat(4), (header, hops) => {
-        const address = clientAddressOf("127.0.0.1", header, hops);
-        expect(address === "127.0.0.1" || net.isIP(address) !== 0).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: "binary" }),
+          fc.array(fc.oneof(fc.ipV4(), fc.ipV6(), fc.string()), { maxLength: 6 }).map((a) => a.join(",")),
+        ),
+        fc.nat(4),
+        (header, hops) => {
+          const address = clientAddressOf("127.0.0.1", header, hops);
+          expect(address === "127.0.0.1" || net.isIP(address) !== 0).toBe(true);
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
 
   it("reads TRUST_PROXY as a number of hops, and names it when it is not one", () => {
     const hops = (value: string) => loadConfig({ TRUST_PROXY: value }).trustProxy;
-    expect([hops(""), hops("0"), hops("off"), hops("false"), hops("1"), hops("true"), hops("yes"), hops("2")]).toEqual([0, 0, 0, 0, 1, 1, 1, 2]);
+    expect([hops(""), hops("0"), hops("off"), hops("false"), hops("1"), hops("true"), hops("yes"), hops("2")]).toEqual([
+      0, 0, 0, 0, 1, 1, 1, 2,
+    ]);
     for (const bad of ["-1", "1.5", "lots", "__proto__"]) expect(() => hops(bad), bad).toThrow(/TRUST_PROXY/);
   });
 
@@ -259,7 +299,14 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)("rate limit
       let output = "";
       child = spawn(process.execPath, ["scripts/run.mjs", "src/main.ts"], {
         cwd: root,
-        env: { ...process.env, DATABASE_URL: first.config.databaseUrl, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_PER_MINUTE: String(limit), LOG_FORMAT: "json" },
+        env: {
+          ...process.env,
+          DATABASE_URL: first.config.databaseUrl,
+          PORT: "0",
+          HOST: "127.0.0.1",
+          RATE_LIMIT_PER_MINUTE: String(limit),
+          LOG_FORMAT: "json",
+        },
       });
       child.stdout!.on("data", (d) => (output += d));
       child.stderr!.on("data", (d) => (output += d));

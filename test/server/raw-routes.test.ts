@@ -22,8 +22,14 @@ beforeAll(async () => {
   stranger = await t.bootstrap("sam@other.test", "Other");
   spaceId = (await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Handbook" })).body.id;
   fileId = (await admin.post(`/v1/spaces/${spaceId}/content/files`, { name: "a.png", contentType: "image/png", data: PNG })).body.id;
-  expect((await admin.post("/v1/integrations/shown", { title: "Shown", organization: admin.organization, visibility: "public", icon: PNG })).status).toBe(201);
-  expect((await admin.post("/v1/integrations/hidden", { title: "Hidden", organization: admin.organization, icon: PNG, previewImages: [PNG] })).status).toBe(201);
+  expect(
+    (await admin.post("/v1/integrations/shown", { title: "Shown", organization: admin.organization, visibility: "public", icon: PNG }))
+      .status,
+  ).toBe(201);
+  expect(
+    (await admin.post("/v1/integrations/hidden", { title: "Hidden", organization: admin.organization, icon: PNG, previewImages: [PNG] }))
+      .status,
+  ).toBe(201);
 }, 180_000);
 afterAll(() => t?.close());
 
@@ -148,7 +154,14 @@ describe("path parameters", () => {
   });
 
   it("decodes well-formed segments once", async () => {
-    await expectError(await get(`/v1/spaces/${encodeURIComponent(spaceId)}/content/files/${encodeURIComponent("file nope/x")}/download`, bearer(admin.token)), 404, /"file nope\/x"/);
+    await expectError(
+      await get(
+        `/v1/spaces/${encodeURIComponent(spaceId)}/content/files/${encodeURIComponent("file nope/x")}/download`,
+        bearer(admin.token),
+      ),
+      404,
+      /"file nope\/x"/,
+    );
     await expectError(await get("/sso/saml/saml%20gone/start", { redirect: "manual" }), 404, /"saml gone"/);
   });
 
@@ -219,7 +232,10 @@ describe("errors and unknown paths", () => {
       const res = await get("/sso/saml/saml_any/metadata");
       await expectError(res.clone(), 500);
       expect(await res.json()).toEqual({ error: { code: 500, message: "Unexpected error." } });
-      expect(quiet).toHaveBeenCalledWith(expect.objectContaining({ err: expect.objectContaining({ message: expect.stringContaining("10.0.0.7") }) }), "unexpected error");
+      expect(quiet).toHaveBeenCalledWith(
+        expect.objectContaining({ err: expect.objectContaining({ message: expect.stringContaining("10.0.0.7") }) }),
+        "unexpected error",
+      );
     } finally {
       spy.mockRestore();
       quiet.mockRestore();
@@ -227,7 +243,14 @@ describe("errors and unknown paths", () => {
   });
 
   it("lets a path no raw route matches fall through to /v1, GraphQL and the 404", async () => {
-    for (const path of ["/dashboard/nope.js", "/sso/saml/p/elsewhere", "/integrations/shown/assets", "/integrations/shown/assets/banner", "/docs/assets/x/y", "/nothing"]) {
+    for (const path of [
+      "/dashboard/nope.js",
+      "/sso/saml/p/elsewhere",
+      "/integrations/shown/assets",
+      "/integrations/shown/assets/banner",
+      "/docs/assets/x/y",
+      "/nothing",
+    ]) {
       expect((await get(path)).status, path).toBe(404);
     }
     await expectError(await get("/v1/nothing-here", bearer(admin.token)), 404);

@@ -15,7 +15,6 @@ import { eventually } from "../helpers/eventually.js";
  * A private Redis server on a free port is started and killed here.
  */
 
-
 let redis: ChildProcess | undefined;
 let t: TestGateway | undefined;
 afterAll(async () => {
@@ -65,12 +64,16 @@ describe("a Redis outage", () => {
       }
       const refused = await new Promise<number>((resolve) => {
         const socket = new WebSocket(`${t!.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
-        socket.once("open", () => socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: "Bearer dapi_made_up" } })));
+        socket.once("open", () =>
+          socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: "Bearer dapi_made_up" } })),
+        );
         socket.once("close", (code) => resolve(code));
       });
       expect(refused).toBe(4403);
       // GraphQL writes too.
-      const gql = await admin.graphql(`mutation($id: String!) { spaceUpdate(spaceId: $id, title: "Offline GraphQL") { title } }`, { id: space.id });
+      const gql = await admin.graphql(`mutation($id: String!) { spaceUpdate(spaceId: $id, title: "Offline GraphQL") { title } }`, {
+        id: space.id,
+      });
       expect(gql.errors).toBeUndefined();
 
       // Redis back on the same port: the subscription follows again without reconnecting.

@@ -36,10 +36,16 @@ afterAll(async () => {
 const LIVENESS_MS = 20_000;
 
 describe("a stalled Redis", () => {
-  it("does not hold requests: REST and GraphQL reads and writes answer, and see the writes, until Redis answers again", { timeout: 180_000 }, async () => {
+  it("does not hold requests: REST and GraphQL reads and writes answer, and see the writes, until Redis answers again", {
+    timeout: 180_000,
+  }, async () => {
     const { admin } = await acmeDocs(t!);
     const space = created(await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Before" }));
-    const get = () => fetch(`${t!.url}/v1/spaces/${space.id}`, { headers: { authorization: `Bearer ${admin.token}` }, signal: AbortSignal.timeout(LIVENESS_MS) });
+    const get = () =>
+      fetch(`${t!.url}/v1/spaces/${space.id}`, {
+        headers: { authorization: `Bearer ${admin.token}` },
+        signal: AbortSignal.timeout(LIVENESS_MS),
+      });
     // Answered, and kept by the response cache (in Redis).
     for (let i = 0; i < 2; i++) expect((await (await get()).json()).title).toBe("Before");
 
@@ -73,7 +79,9 @@ describe("a stalled Redis", () => {
     expect((await (await get()).json()).title).toBe("After");
   });
 
-  it("connections dropped without a word (a firewall that forgot them) are found and made again: live updates resume", { timeout: 120_000 }, async () => {
+  it("connections dropped without a word (a firewall that forgot them) are found and made again: live updates resume", {
+    timeout: 120_000,
+  }, async () => {
     const { admin } = await acmeDocs(t!);
     const space = created(await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "Watched" }));
     const received: string[] = [];

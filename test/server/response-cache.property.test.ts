@@ -100,7 +100,10 @@ const command = fc.oneof(
   often(onSpace("crOpen" as const)),
   often(onSpace("crPage" as const)),
   often(onSpace("crMerge" as const)),
-  { arbitrary: fc.record({ kind: fc.constant("role" as const), actor: person, target: person, role: fc.constantFrom(...ROLES) }), weight: 1 },
+  {
+    arbitrary: fc.record({ kind: fc.constant("role" as const), actor: person, target: person, role: fc.constantFrom(...ROLES) }),
+    weight: 1,
+  },
   { arbitrary: fc.record({ kind: fc.constant("revoke" as const), target: person }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant("newToken" as const), target: person }), weight: 1 },
   often(fc.record({ kind: fc.constant("spec" as const), actor: person, source: fc.constantFrom(...SPEC_SOURCES) })),
@@ -133,7 +136,12 @@ async function world(): Promise<World> {
   const tokens = [[admin.token as string]];
   for (let i = 1; i < PEOPLE; i++) {
     const email = `rc${i}.${n}@acme.test`;
-    const added = (await runAdminCommand(prisma, { command: "member-add", org: admin.organization, email, role: ROLES[i] === null ? "guest" : ROLES[i] })) as any;
+    const added = (await runAdminCommand(prisma, {
+      command: "member-add",
+      org: admin.organization,
+      email,
+      role: ROLES[i] === null ? "guest" : ROLES[i],
+    })) as any;
     const token = (await runAdminCommand(prisma, { command: "token-create", email })) as any;
     users.push(added.user);
     emails.push(email);
@@ -146,7 +154,17 @@ async function world(): Promise<World> {
     expect(created.status).toBe(201);
     spaces.push(created.body.id);
   }
-  return { org: admin.organization, spaces, changeRequests: new Map(), comments: new Map(), replies: new Map(), users, emails, tokens, spec: false };
+  return {
+    org: admin.organization,
+    spaces,
+    changeRequests: new Map(),
+    comments: new Map(),
+    replies: new Map(),
+    users,
+    emails,
+    tokens,
+    spec: false,
+  };
 }
 
 async function send(url: string, token: string, method: string, path: string, body?: unknown) {
@@ -196,7 +214,9 @@ async function apply(w: World, c: Command): Promise<void> {
     case "reply": {
       const comment = w.comments.get(spaceId);
       if (!comment) return;
-      const res = await send(t.url, as(c.actor), "POST", `/v1/spaces/${spaceId}/comments/${comment}/replies`, { body: { markdown: "A reply" } });
+      const res = await send(t.url, as(c.actor), "POST", `/v1/spaces/${spaceId}/comments/${comment}/replies`, {
+        body: { markdown: "A reply" },
+      });
       if (res.status === 201) w.replies.set(comment, res.body.id);
       return;
     }
@@ -219,7 +239,8 @@ async function apply(w: World, c: Command): Promise<void> {
       if (cr) await send(t.url, as(c.actor), "PATCH", `/v1/spaces/${spaceId}/change-requests/${cr}`, { status: "open" });
       return;
     case "crPage":
-      if (cr) await send(t.url, as(c.actor), "POST", `/v1/spaces/${spaceId}/change-requests/${cr}/content/pages`, { title: `Page ${renames++}` });
+      if (cr)
+        await send(t.url, as(c.actor), "POST", `/v1/spaces/${spaceId}/change-requests/${cr}/content/pages`, { title: `Page ${renames++}` });
       return;
     case "crMerge":
       if (cr) await send(t.url, as(c.actor), "POST", `/v1/spaces/${spaceId}/change-requests/${cr}/merge`);
@@ -253,7 +274,8 @@ function restPaths(w: World): [string | undefined, string][] {
   ];
   if (w.spec) paths.push([undefined, `/v1/orgs/${w.org}/openapi/api`], [undefined, `/v1/orgs/${w.org}/openapi/api/versions`]);
   for (const spaceId of w.spaces) {
-    for (const path of [`/v1/spaces/${spaceId}`, `/v1/spaces/${spaceId}/comments`, `/v1/spaces/${spaceId}/change-requests?status=draft`]) paths.push([spaceId, path]);
+    for (const path of [`/v1/spaces/${spaceId}`, `/v1/spaces/${spaceId}/comments`, `/v1/spaces/${spaceId}/change-requests?status=draft`])
+      paths.push([spaceId, path]);
     const cr = w.changeRequests.get(spaceId);
     if (cr) paths.push([spaceId, `/v1/spaces/${spaceId}/change-requests/${cr}`]);
     const comment = w.comments.get(spaceId);
@@ -291,7 +313,9 @@ async function applyRacing(w: World, c: Command): Promise<void> {
   };
   // On both gateways: entries live in Redis, shared (on the writing one, stores interleave with the write's own invalidation).
   // Two pollers a token: identical GETs under way together share an answer (rest/request-coalescing.ts), which the write must not leave stale either.
-  const pollers = [reader.url, ...(TWO_PROCESSES ? [t.url] : [])].flatMap((url) => w.tokens.flatMap((tokens) => [poll(url, tokens.at(-1)!), poll(url, tokens.at(-1)!)]));
+  const pollers = [reader.url, ...(TWO_PROCESSES ? [t.url] : [])].flatMap((url) =>
+    w.tokens.flatMap((tokens) => [poll(url, tokens.at(-1)!), poll(url, tokens.at(-1)!)]),
+  );
   try {
     await apply(w, c);
     await processorFor(t.gateway.services).idle();
@@ -336,11 +360,21 @@ async function compareReads(w: World, step: string, written?: string): Promise<v
       return answer;
     };
     for (const token of w.tokens.flat()) {
-      for (const [spaceId, path] of restPaths(w)) reads.push(async () => ({ token, path, ...(await count(spaceId, () => send(url, token, "GET", path))) }));
+      for (const [spaceId, path] of restPaths(w))
+        reads.push(async () => ({ token, path, ...(await count(spaceId, () => send(url, token, "GET", path))) }));
       for (const spaceId of w.spaces) {
-        reads.push(async () => ({ token, space: spaceId, ...(await count(spaceId, () => graphql(url, token, SPACE_QUERY, { id: spaceId }))) }));
+        reads.push(async () => ({
+          token,
+          space: spaceId,
+          ...(await count(spaceId, () => graphql(url, token, SPACE_QUERY, { id: spaceId }))),
+        }));
         const comment = w.comments.get(spaceId);
-        if (comment) reads.push(async () => ({ token, comment, ...(await count(spaceId, () => graphql(url, token, COMMENT_QUERY, { space: spaceId, id: comment }))) }));
+        if (comment)
+          reads.push(async () => ({
+            token,
+            comment,
+            ...(await count(spaceId, () => graphql(url, token, COMMENT_QUERY, { space: spaceId, id: comment }))),
+          }));
       }
       reads.push(async () => ({ token, org: w.org, ...(await graphql(url, token, ORG_QUERY, { id: w.org })) }));
     }
@@ -363,8 +397,14 @@ async function compareReads(w: World, step: string, written?: string): Promise<v
   await forget();
   const fresh = await readAll(uncached ? uncachedUrl : reader.url, false);
   expect(cached, step).toEqual(fresh);
-  expect(together.map((pair) => (pair as unknown[])[0]), `${step}, read all at once`).toEqual(fresh);
-  expect(together.map((pair) => (pair as unknown[])[1]), `${step}, read all at once (the second of each)`).toEqual(fresh);
+  expect(
+    together.map((pair) => (pair as unknown[])[0]),
+    `${step}, read all at once`,
+  ).toEqual(fresh);
+  expect(
+    together.map((pair) => (pair as unknown[])[1]),
+    `${step}, read all at once (the second of each)`,
+  ).toEqual(fresh);
 }
 
 describe(`the response cache answers what the database answers (${TWO_PROCESSES ? "two gateway processes, PostgreSQL and Redis" : "one gateway"})`, () => {

@@ -40,7 +40,9 @@ describe("the response cache", () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers.get("etag")).toBe(first.headers.get("etag"));
     // If-None-Match is honored on a cached answer too.
-    const res = await fetch(`${t.url}/v1/spaces/${spaceId}`, { headers: { authorization: `Bearer ${admin.token}`, "if-none-match": first.headers.get("etag")! } });
+    const res = await fetch(`${t.url}/v1/spaces/${spaceId}`, {
+      headers: { authorization: `Bearer ${admin.token}`, "if-none-match": first.headers.get("etag")! },
+    });
     expect(res.status).toBe(304);
     // A kept answer goes out as the answer it was kept from: the same bytes, headers and status line.
     const raw = async () => {
@@ -49,7 +51,12 @@ describe("the response cache", () => {
       return { status: answer.status, statusText: answer.statusText, headers, text: await answer.text() };
     };
     const kept = await raw();
-    expect(kept).toEqual({ status: 200, statusText: "OK", headers: expect.objectContaining({ "content-type": "application/json; charset=utf-8" }), text: JSON.stringify(first.body) });
+    expect(kept).toEqual({
+      status: 200,
+      statusText: "OK",
+      headers: expect.objectContaining({ "content-type": "application/json; charset=utf-8" }),
+      text: JSON.stringify(first.body),
+    });
     expect(await raw()).toEqual(kept);
 
     const graph = await admin.graphql(SPACE, { id: spaceId });
@@ -86,11 +93,14 @@ describe("the response cache", () => {
   });
 
   it("shows an integration's new event and its trace at the next read: a space write records them in one statement", async () => {
-    expect((await admin.post("/v1/integrations/cached", { title: "Cached", organization: org, scopes: ["space:content:read"] })).status).toBe(201);
+    expect(
+      (await admin.post("/v1/integrations/cached", { title: "Cached", organization: org, scopes: ["space:content:read"] })).status,
+    ).toBe(201);
     const installation = (await admin.post("/v1/integrations/cached/installations", { organization: org })).body;
     expect((await admin.patch(`/v1/integrations/cached/installations/${installation.id}`, { space_selection: "all" })).status).toBe(200);
     const page = (await admin.post(`/v1/spaces/${spaceId}/content/pages`, { title: "Traced" })).body;
-    const events = async () => (await admin.get("/v1/integrations/cached/events")).body.items as { id: string; payload: { type: string } }[];
+    const events = async () =>
+      (await admin.get("/v1/integrations/cached/events")).body.items as { id: string; payload: { type: string } }[];
     const before = await events();
     expect(await statements(events)).toBe(0); // kept
     expect((await admin.patch(`/v1/spaces/${spaceId}/content/page/${page.id}`, { title: "Traced again" })).status).toBe(200);

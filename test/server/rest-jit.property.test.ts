@@ -36,7 +36,8 @@ beforeAll(async () => {
   const otherSpace = await other.post(`/v1/orgs/${other.organization}/spaces`, { title: "Elsewhere" });
   const otherCollection = await other.post(`/v1/orgs/${other.organization}/collections`, { title: "Elsewhere" });
   otherIds = { organizationId: other.organization, userId: other.user, spaceId: otherSpace.body.id, collectionId: otherCollection.body.id };
-  for (const role of ["edit", "read", null] as const) callers[role ?? "guest"] = (await t.member(org, `${role ?? "guest"}@acme.test`, role)).token;
+  for (const role of ["edit", "read", null] as const)
+    callers[role ?? "guest"] = (await t.member(org, `${role ?? "guest"}@acme.test`, role)).token;
   callers.admin = admin.token;
   callers.outsider = other.token;
   callers.anonymous = undefined;
@@ -77,17 +78,19 @@ function getRequest(): fc.Arbitrary<{ path: string; caller: string }> {
     const params: any[] = operation.parameters ?? [];
     const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
     const query = params.filter((p) => p.in === "query");
-    return fc.record({
-      segments: fc.tuple(...pathParams.map((name) => valueFor(name, params.find((p) => p.name === name)?.schema))),
-      query: fc.tuple(...query.map((p) => fc.option(valueFor(p.name, p.schema), { nil: undefined }))),
-      caller: fc.constantFrom(...Object.keys(callers)),
-    }).map(({ segments, query: values, caller }) => {
-      let i = 0;
-      const path = route.path.replace(/\{(\w+)\}/g, () => encodeURIComponent(segments[i++] ?? ""));
-      const search = new URLSearchParams();
-      query.forEach((p, j) => values[j] !== undefined && search.set(p.name, values[j]!));
-      return { path: search.size ? `${path}?${search}` : path, caller };
-    });
+    return fc
+      .record({
+        segments: fc.tuple(...pathParams.map((name) => valueFor(name, params.find((p) => p.name === name)?.schema))),
+        query: fc.tuple(...query.map((p) => fc.option(valueFor(p.name, p.schema), { nil: undefined }))),
+        caller: fc.constantFrom(...Object.keys(callers)),
+      })
+      .map(({ segments, query: values, caller }) => {
+        let i = 0;
+        const path = route.path.replace(/\{(\w+)\}/g, () => encodeURIComponent(segments[i++] ?? ""));
+        const search = new URLSearchParams();
+        query.forEach((p, j) => values[j] !== undefined && search.set(p.name, values[j]!));
+        return { path: search.size ? `${path}?${search}` : path, caller };
+      });
   });
 }
 
@@ -110,7 +113,9 @@ async function twin(label: string): Promise<Twin> {
   ids.siteId = (await admin.post(`/v1/orgs/${org}/sites`, { title: "Twin site" })).body.id;
   ids.pageId = (await admin.post(`/v1/spaces/${ids.spaceId}/content/pages`, { title: "Page", markdown: "Hello" })).body.id;
   ids.changeRequestId = (await admin.post(`/v1/spaces/${ids.spaceId}/change-requests`, { subject: "Twin" })).body.id;
-  ids.commentId = (await admin.post(`/v1/spaces/${ids.spaceId}/change-requests/${ids.changeRequestId}/comments`, { body: { markdown: "Hm" } })).body.id;
+  ids.commentId = (
+    await admin.post(`/v1/spaces/${ids.spaceId}/change-requests/${ids.changeRequestId}/comments`, { body: { markdown: "Hm" } })
+  ).body.id;
   ids.teamId = (await admin.put(`/v1/orgs/${org}/teams`, { title: "Twins" })).body.id;
   const reader = await t.member(org, `rex@${slug}.test`, "read");
   return { label, admin: admin.token, reader: reader.token, ids };
@@ -121,7 +126,12 @@ type Symbolic = { id: string } | { plain: unknown };
 const resolveIn = (twin: Twin, value: Symbolic): unknown => ("id" in value ? twin.ids[value.id] : value.plain);
 
 function bodyValue(schema: any, depth = 0): fc.Arbitrary<Symbolic> {
-  schema = schema?.$ref ? schema.$ref.split("/").slice(1).reduce((o: any, k: string) => o?.[k], doc) : schema;
+  schema = schema?.$ref
+    ? schema.$ref
+        .split("/")
+        .slice(1)
+        .reduce((o: any, k: string) => o?.[k], doc)
+    : schema;
   const variants = schema?.oneOf ?? schema?.anyOf;
   if (variants?.length) return fc.oneof(...variants.map((v: any) => bodyValue(v, depth))) as fc.Arbitrary<Symbolic>;
   const plain = (a: fc.Arbitrary<unknown>): fc.Arbitrary<Symbolic> => a.map((v) => ({ plain: v }));
@@ -129,18 +139,25 @@ function bodyValue(schema: any, depth = 0): fc.Arbitrary<Symbolic> {
   const type = Array.isArray(schema?.type) ? schema.type.find((x: string) => x !== "null") : schema?.type;
   switch (type) {
     case "string":
-      return fc.oneof(plain(fc.constantFrom("Renamed", "", "x".repeat(300), "📚")), fc.constantFrom(...["spaceId", "collectionId", "pageId", "teamId", "userId"].map((id) => ({ id }))));
+      return fc.oneof(
+        plain(fc.constantFrom("Renamed", "", "x".repeat(300), "📚")),
+        fc.constantFrom(...["spaceId", "collectionId", "pageId", "teamId", "userId"].map((id) => ({ id }))),
+      );
     case "integer":
     case "number":
       return plain(fc.constantFrom(0, 1, 2, -1, 1.5));
     case "boolean":
       return plain(fc.boolean());
     case "array":
-      return depth > 3 ? plain(fc.constant([])) : fc.array(bodyValue(schema.items, depth + 1), { maxLength: 2 }).map((items) => ({ plain: items, items }) as any);
+      return depth > 3
+        ? plain(fc.constant([]))
+        : fc.array(bodyValue(schema.items, depth + 1), { maxLength: 2 }).map((items) => ({ plain: items, items }) as any);
     case "object": {
       if (depth > 3 || !schema.properties) return plain(fc.constantFrom({}, { markdown: "Hi" }));
       const keys = Object.keys(schema.properties);
-      return fc.record(Object.fromEntries(keys.map((k) => [k, bodyValue(schema.properties[k], depth + 1)])), { requiredKeys: [] }).map((fields) => ({ plain: fields, fields }) as any);
+      return fc
+        .record(Object.fromEntries(keys.map((k) => [k, bodyValue(schema.properties[k], depth + 1)])), { requiredKeys: [] })
+        .map((fields) => ({ plain: fields, fields }) as any);
     }
     default:
       return plain(fc.constantFrom(null, "x", 1));
@@ -178,10 +195,15 @@ function normalized(twin: Twin, answer: Sent): Sent {
   text = text
     .replace(/eyJ[\w-]+\.[\w-]+\.[\w-]+/g, "<signed token>")
     // Ids of new objects, and secrets (share keys), by order of appearance.
-    .replace(/\b(?:[a-z]{2,8}_[A-Za-z0-9_-]{12,}|[A-Za-z0-9]{24,})\b/g, (id) => seen.get(id) ?? (seen.set(id, `<new ${seen.size}>`), seen.get(id)!))
+    .replace(
+      /\b(?:[a-z]{2,8}_[A-Za-z0-9_-]{12,}|[A-Za-z0-9]{24,})\b/g,
+      (id) => seen.get(id) ?? (seen.set(id, `<new ${seen.size}>`), seen.get(id)!),
+    )
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>")
-    .split(twin.label).join("<twin>")
-    .split(twin.label.toLowerCase().replace(/\s+/g, "-")).join("<twin>");
+    .split(twin.label)
+    .join("<twin>")
+    .split(twin.label.toLowerCase().replace(/\s+/g, "-"))
+    .join("<twin>");
   return { ...answer, body: text, etag: answer.etag ? "<etag>" : null };
 }
 
@@ -209,19 +231,43 @@ describe("REST answers: graphql-jit and graphql's execution", () => {
       fc.asyncProperty(fc.array(writeRequest(), { minLength: 1, maxLength: 4 }), async (writes) => {
         for (const { route, segments, body, asReader } of writes) {
           const answers = [] as Sent[];
-          for (const [jit, twin] of [[true, compiledTwin], [false, referenceTwin]] as const) {
+          for (const [jit, twin] of [
+            [true, compiledTwin],
+            [false, referenceTwin],
+          ] as const) {
             let i = 0;
             const path = route.path.replace(/\{(\w+)\}/g, () => encodeURIComponent(String(resolveIn(twin, segments[i++]!))));
-            const sent = await send(jit, route.method, path, asReader ? twin.reader : twin.admin, body === undefined ? undefined : materialize(twin, body));
+            const sent = await send(
+              jit,
+              route.method,
+              path,
+              asReader ? twin.reader : twin.admin,
+              body === undefined ? undefined : materialize(twin, body),
+            );
             answers.push(normalized(twin, sent));
           }
           statuses.add(answers[1]!.status);
           expect(answers[0], `${route.method} ${route.path}`).toEqual(answers[1]);
         }
         // Both organizations read alike afterwards.
-        for (const path of ["/orgs/{organizationId}/spaces", "/spaces/{spaceId}", "/spaces/{spaceId}/content", "/orgs/{organizationId}/collections"]) {
+        for (const path of [
+          "/orgs/{organizationId}/spaces",
+          "/spaces/{spaceId}",
+          "/spaces/{spaceId}/content",
+          "/orgs/{organizationId}/collections",
+        ]) {
           const [a, b] = await Promise.all(
-            [compiledTwin, referenceTwin].map(async (twin) => normalized(twin, await send(false, "GET", path.replace(/\{(\w+)\}/g, (_, n: string) => twin.ids[n]!), twin.admin))),
+            [compiledTwin, referenceTwin].map(async (twin) =>
+              normalized(
+                twin,
+                await send(
+                  false,
+                  "GET",
+                  path.replace(/\{(\w+)\}/g, (_, n: string) => twin.ids[n]!),
+                  twin.admin,
+                ),
+              ),
+            ),
           );
           expect(a, `GET ${path} after the writes`).toEqual(b);
         }

@@ -20,7 +20,13 @@ const spaces: string[] = [];
 
 beforeAll(async () => {
   t = await startGateway();
-  ({ admin, org, reader, other: outsider, secondAdmin } = await acmeDocs(t, { reader: ["rita@acme.test", "read"], secondAdmin: ["sam@acme.test", "admin"] }));
+  ({
+    admin,
+    org,
+    reader,
+    other: outsider,
+    secondAdmin,
+  } = await acmeDocs(t, { reader: ["rita@acme.test", "read"], secondAdmin: ["sam@acme.test", "admin"] }));
   for (let i = 0; i < 12; i++) spaces.push((await createSpace(admin, org, { title: `Shared ${i}` })).id);
 }, 180_000);
 afterAll(() => t?.close());
@@ -34,7 +40,11 @@ describe("rows read together by the requests under way", () => {
     const a = contextOf(admin.user);
     const b = contextOf(reader.user);
     const before = t.gateway.db.stats.statements;
-    const [first, second, third] = await Promise.all([spaceById(a).load(spaces[0]!), spaceById(b).load(spaces[0]!), spaceById(b).load(spaces[1]!)]);
+    const [first, second, third] = await Promise.all([
+      spaceById(a).load(spaces[0]!),
+      spaceById(b).load(spaces[0]!),
+      spaceById(b).load(spaces[1]!),
+    ]);
     expect(t.gateway.db.stats.statements - before).toBe(1);
     expect(first).toEqual(second);
     expect(first).not.toBe(second);
@@ -57,14 +67,19 @@ describe("rows read together by the requests under way", () => {
   it("a transaction reads alone: it sees its own uncommitted write", async () => {
     const id = spaces[3]!;
     const base = contextOf(admin.user);
-    await t.gateway.db.prisma.$transaction(async (tx) => {
-      await tx.space.update({ where: { id }, data: { title: "Inside the transaction" } });
-      const inside = { ...contextOf(admin.user), prisma: tx as typeof base.prisma };
-      const [seen, outside] = await Promise.all([spaceById(inside).load(id), t.gateway.db.kind === "pglite" ? null : spaceById(base).load(id)]);
-      expect(seen!.title).toBe("Inside the transaction");
-      if (outside) expect(outside.title).toBe("Shared 3");
-      throw new Error("rolled back");
-    }).catch((err: Error) => expect(err.message).toBe("rolled back"));
+    await t.gateway.db.prisma
+      .$transaction(async (tx) => {
+        await tx.space.update({ where: { id }, data: { title: "Inside the transaction" } });
+        const inside = { ...contextOf(admin.user), prisma: tx as typeof base.prisma };
+        const [seen, outside] = await Promise.all([
+          spaceById(inside).load(id),
+          t.gateway.db.kind === "pglite" ? null : spaceById(base).load(id),
+        ]);
+        expect(seen!.title).toBe("Inside the transaction");
+        if (outside) expect(outside.title).toBe("Shared 3");
+        throw new Error("rolled back");
+      })
+      .catch((err: Error) => expect(err.message).toBe("rolled back"));
     expect((await spaceById(contextOf(admin.user)).load(id))!.title).toBe("Shared 3");
   });
 
@@ -96,7 +111,9 @@ describe("rows read together by the requests under way", () => {
     const identical = sharedReads.identical;
     // The list's own statements (its page and its count), not the grants read for each item's permissions.
     let listReads = 0;
-    t.gateway.db.observeStatements((_s, _ok, sql) => void (/FROM "public"\."Space"|FROM \(SELECT "public"\."Space"/.test(sql) && listReads++));
+    t.gateway.db.observeStatements(
+      (_s, _ok, sql) => void (/FROM "public"\."Space"|FROM \(SELECT "public"\."Space"/.test(sql) && listReads++),
+    );
     let fewest = Infinity;
     let together: unknown[] = [];
     for (let run = 0; run < 3; run++) {
@@ -177,9 +194,13 @@ describe("rows read together by the requests under way", () => {
     for (let round = 0; round < 3; round++) {
       const calls = hostile.flatMap((bad, i) => [
         reader.get(`/v1/spaces/${id}`).then((r) => ({ valid: true, status: r.status, id: r.body?.id, errors: undefined })),
-        reader.graphql(`query ($id: String!) { space(spaceId: $id) { id title } }`, { id }).then((r) => ({ valid: true, status: r.status, id: r.data?.space?.id, errors: r.errors })),
+        reader
+          .graphql(`query ($id: String!) { space(spaceId: $id) { id title } }`, { id })
+          .then((r) => ({ valid: true, status: r.status, id: r.data?.space?.id, errors: r.errors })),
         reader.get(`/v1/spaces/${paths[i]}`).then((r) => ({ valid: false, status: r.status, id: undefined, errors: undefined })),
-        reader.graphql(`query ($id: String!) { space(spaceId: $id) { id title } }`, { id: bad }).then((r) => ({ valid: false, status: r.status, id: undefined, errors: r.errors })),
+        reader
+          .graphql(`query ($id: String!) { space(spaceId: $id) { id title } }`, { id: bad })
+          .then((r) => ({ valid: false, status: r.status, id: undefined, errors: r.errors })),
       ]);
       for (const answer of await Promise.all(calls)) {
         if (answer.valid) expect(answer).toMatchObject({ status: 200, id, errors: undefined });

@@ -29,7 +29,9 @@ async function spaceWithIntegration(title: string, integration: string) {
   const page = created(await admin.post(`/v1/spaces/${space.id}/content/pages`, { title: "Draft" }));
   created(await admin.post(`/v1/integrations/${integration}`, { title: integration, organization: org, scopes: ["space:content:read"] }));
   const installation = created(await admin.post(`/v1/integrations/${integration}/installations`, { organization: org }));
-  expect((await admin.patch(`/v1/integrations/${integration}/installations/${installation.id}`, { space_selection: "all" })).status).toBe(200);
+  expect((await admin.patch(`/v1/integrations/${integration}/installations/${installation.id}`, { space_selection: "all" })).status).toBe(
+    200,
+  );
   return { space, page, installation };
 }
 
@@ -63,7 +65,11 @@ describe("statements per request", () => {
     const query = `query Space($id: String!) { space(spaceId: $id) { id title commentsCount organization { id __typename } parent { id } } }`;
     const ids = await fewestStatements(t, () => admin.graphql(query, { id: space.id }));
     expect(ids.result.errors).toBeUndefined();
-    expect(ids.result.data.space).toMatchObject({ id: space.id, organization: { id: org, __typename: "Organization" }, parent: { id: collection.id } });
+    expect(ids.result.data.space).toMatchObject({
+      id: space.id,
+      organization: { id: org, __typename: "Organization" },
+      parent: { id: collection.id },
+    });
     // The space and its collection (whose visibility decides whether `parent` is shown).
     expect(ids.count).toBeLessThanOrEqual(2);
     const top = await createSpace(admin, org, { title: "Top" });
@@ -71,7 +77,9 @@ describe("statements per request", () => {
     expect(topIds.result.data.space).toMatchObject({ organization: { id: org }, parent: null });
     expect(topIds.count).toBe(1);
     // Any other field of the related object loads it.
-    const titled = await fewestStatements(t, () => admin.graphql(`query Space($id: String!) { space(spaceId: $id) { organization { id title } } }`, { id: top.id }));
+    const titled = await fewestStatements(t, () =>
+      admin.graphql(`query Space($id: String!) { space(spaceId: $id) { organization { id title } } }`, { id: top.id }),
+    );
     expect(titled.result.data.space.organization).toEqual({ id: org, title: expect.any(String) });
     expect(titled.count).toBeGreaterThan(1);
     // A collection's own relations (parent, organization) follow the same rule.
@@ -116,7 +124,9 @@ describe("statements per request", () => {
     expect(full.result.body).toMatchObject({ count: 50, next: { page: expect.any(String) } });
     expect(full.result.body.items).toHaveLength(10);
     expect(full.count).toBe(2);
-    const second = await fewestStatements(t, () => lou.get(`/v1/orgs/${organization}/spaces`, { limit: 45, page: full.result.body.next.page }));
+    const second = await fewestStatements(t, () =>
+      lou.get(`/v1/orgs/${organization}/spaces`, { limit: 45, page: full.result.body.next.page }),
+    );
     expect(second.result.body).toMatchObject({ count: 50 });
     expect(second.result.body.items).toHaveLength(40);
     expect(second.result.body.next).toBeUndefined();
@@ -152,7 +162,8 @@ describe("statements per request", () => {
 
   it("PATCH of a page with an integration installed: the space, then one statement (the head's compare-and-set, the revision, the search index, the events with their traces)", async () => {
     const { space, page, installation } = await spaceWithIntegration("Edited", "counted");
-    const events = () => t.gateway.db.prisma.integrationEvent.count({ where: { installationId: installation.id, type: "space_content_updated" } });
+    const events = () =>
+      t.gateway.db.prisma.integrationEvent.count({ where: { installationId: installation.id, type: "space_content_updated" } });
     const before = await events();
     let n = 0;
     const edit = await fewestStatements(t, () => admin.patch(`/v1/spaces/${space.id}/content/page/${page.id}`, { title: `Edited ${++n}` }));
@@ -163,7 +174,9 @@ describe("statements per request", () => {
     // The first edit of a space after its integrations changed reads them again (installations,
     // their integrations and spaces: three statements), but not the space's organization: the
     // access check read it with the space.
-    expect((await admin.patch(`/v1/integrations/counted/installations/${installation.id}`, { configuration: { changed: true } })).status).toBe(200);
+    expect(
+      (await admin.patch(`/v1/integrations/counted/installations/${installation.id}`, { configuration: { changed: true } })).status,
+    ).toBe(200);
     const first = await fewestStatements(t, () => admin.patch(`/v1/spaces/${space.id}/content/page/${page.id}`, { title: "Changed" }), 1);
     expect(first.count).toBe(edit.count + 3);
   });
@@ -191,18 +204,24 @@ describe("statements per request", () => {
     expect(posted.count).toBe(3 + commit);
     // A reply: the comment it answers is read too. The comment's answer then counts it.
     const comment = posted.result.body.id;
-    const reply = await fewestStatements(t, () => admin.post(`/v1/spaces/${space.id}/comments/${comment}/replies`, { body: { markdown: "Noted" } }));
+    const reply = await fewestStatements(t, () =>
+      admin.post(`/v1/spaces/${space.id}/comments/${comment}/replies`, { body: { markdown: "Noted" } }),
+    );
     expect(reply.result.status).toBe(201);
     expect(reply.result.body).toMatchObject({ reactions: [], postedBy: { id: admin.user } });
     expect(reply.count).toBe(4 + commit);
-    expect((await admin.get(`/v1/spaces/${space.id}/comments/${comment}`)).body).toMatchObject({ replies: 3, repliers: [{ user: { id: admin.user }, count: 3 }] });
+    expect((await admin.get(`/v1/spaces/${space.id}/comments/${comment}`)).body).toMatchObject({
+      replies: 3,
+      repliers: [{ user: { id: admin.user }, count: 3 }],
+    });
   });
 
   it("PATCH of a page in a change request with an integration installed: the space, the change request, then one statement (its compare-and-set, the revision, the contributor, the events)", async () => {
     const { space, page, installation } = await spaceWithIntegration("Proposed", "proposals");
     const cr = created(await admin.post(`/v1/spaces/${space.id}/change-requests`, {}));
     const route = `/v1/spaces/${space.id}/change-requests/${cr.number}/content/page/${page.id}`;
-    const events = () => t.gateway.db.prisma.integrationEvent.count({ where: { installationId: installation.id, type: "space_content_updated" } });
+    const events = () =>
+      t.gateway.db.prisma.integrationEvent.count({ where: { installationId: installation.id, type: "space_content_updated" } });
     const before = await events();
     const revision = (await admin.get(`/v1/spaces/${space.id}/change-requests/${cr.number}`)).body.revision;
     let n = 0;
@@ -217,7 +236,8 @@ describe("statements per request", () => {
     expect(history.map((r) => r.parents[0])).toEqual([revision, history[0]!.id, history[1]!.id]);
     expect((await t.gateway.db.prisma.changeRequest.findUniqueOrThrow({ where: { id: cr.id } })).revisionId).toBe(history[2]!.id);
     // Another editor becomes a contributor; their next edit moves their time of last edit.
-    const contributors = () => t.gateway.db.prisma.changeRequestContributor.findMany({ where: { changeRequestId: cr.id }, orderBy: { userId: "asc" } });
+    const contributors = () =>
+      t.gateway.db.prisma.changeRequestContributor.findMany({ where: { changeRequestId: cr.id }, orderBy: { userId: "asc" } });
     expect((await editor.patch(route, { title: "Edited by Eve" })).status).toBe(200);
     const eve = (await contributors()).find((c) => c.userId === editor.user)!;
     expect((await contributors()).map((c) => c.userId).sort()).toEqual([admin.user, editor.user].sort());

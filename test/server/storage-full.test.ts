@@ -29,9 +29,34 @@ describe("the storage guard", () => {
   it("refuses statements that may write below the reserve, never plain reads; reads the disk at most every 250 ms", () => {
     let free = 10 * 1024 * 1024;
     let reads = 0;
-    const guard = new StorageGuard("/data", 64 * 1024 * 1024, () => undefined, () => (reads++, free));
-    for (const sql of ["SELECT 1", "  select * from \"Space\"", "BEGIN", "COMMIT", "SHOW server_version", "EXPLAIN SELECT 1", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", "RESET enable_sort"]) expect(() => guard.before(sql), sql).not.toThrow();
-    for (const sql of ['INSERT INTO "Space" VALUES (1)', 'UPDATE "Space" SET title = $1', "DELETE FROM x", 'WITH locked AS (SELECT 1) UPDATE "Space" SET x = 1', 'SELECT 1 FROM "Space" FOR UPDATE', 'SELECT 1 FROM "Space" FOR NO KEY UPDATE', "SELECT nextval('s')", "VACUUM", "CREATE TABLE t (x int)"]) {
+    const guard = new StorageGuard(
+      "/data",
+      64 * 1024 * 1024,
+      () => undefined,
+      () => (reads++, free),
+    );
+    for (const sql of [
+      "SELECT 1",
+      '  select * from "Space"',
+      "BEGIN",
+      "COMMIT",
+      "SHOW server_version",
+      "EXPLAIN SELECT 1",
+      "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+      "RESET enable_sort",
+    ])
+      expect(() => guard.before(sql), sql).not.toThrow();
+    for (const sql of [
+      'INSERT INTO "Space" VALUES (1)',
+      'UPDATE "Space" SET title = $1',
+      "DELETE FROM x",
+      'WITH locked AS (SELECT 1) UPDATE "Space" SET x = 1',
+      'SELECT 1 FROM "Space" FOR UPDATE',
+      'SELECT 1 FROM "Space" FOR NO KEY UPDATE',
+      "SELECT nextval('s')",
+      "VACUUM",
+      "CREATE TABLE t (x int)",
+    ]) {
       let error: unknown;
       try {
         guard.before(sql);
@@ -39,7 +64,9 @@ describe("the storage guard", () => {
         error = err;
       }
       expect((error as { code?: string })?.code, sql).toBe("53100");
-      expect(storageFullMessage(error), sql).toMatch(/^The server's storage is almost full \(10\.0 MiB free .* at least 64\.0 MiB kept free\)/);
+      expect(storageFullMessage(error), sql).toMatch(
+        /^The server's storage is almost full \(10\.0 MiB free .* at least 64\.0 MiB kept free\)/,
+      );
     }
     expect(reads).toBe(1);
     free = 100 * 1024 * 1024;
@@ -51,7 +78,12 @@ describe("the storage guard", () => {
 
   it("a disk_full under the write-ahead log stops every statement and tells the server once; one on a table file does not", () => {
     const wedged: Error[] = [];
-    const guard = new StorageGuard("/data", 0, (err) => wedged.push(err), () => 1e12);
+    const guard = new StorageGuard(
+      "/data",
+      0,
+      (err) => wedged.push(err),
+      () => 1e12,
+    );
     guard.after(table);
     guard.after(new Error("something else"));
     expect(() => guard.before("INSERT INTO x VALUES (1)")).not.toThrow();
@@ -59,7 +91,8 @@ describe("the storage guard", () => {
     guard.after(wal);
     guard.after(wal);
     expect(wedged).toHaveLength(1);
-    for (const sql of ["SELECT 1", "INSERT INTO x VALUES (1)"]) expect(() => guard.before(sql)).toThrow(/disk filled up while it wrote its log/);
+    for (const sql of ["SELECT 1", "INSERT INTO x VALUES (1)"])
+      expect(() => guard.before(sql)).toThrow(/disk filled up while it wrote its log/);
     // PostgreSQL's own disk_full (a server's) is shown without its file names.
     expect(storageFullMessage(table)).toBe(STORAGE_FULL);
   });
@@ -81,14 +114,20 @@ describe.skipIf(!embedded)("an embedded database short of space", () => {
         await admin.post(`/v1/orgs/${admin.organization}/spaces`, { title: "New" }),
       ]) {
         expect(res.status, JSON.stringify(res.body)).toBe(507);
-        expect(res.body.error.message).toMatch(/^The server's storage is almost full .*: nothing is written until space is freed; reads go on\.$/);
+        expect(res.body.error.message).toMatch(
+          /^The server's storage is almost full .*: nothing is written until space is freed; reads go on\.$/,
+        );
       }
-      const graph = await admin.graphql(`mutation($id: String!) { spaceUpdate(spaceId: $id, title: "By GraphQL") { title } }`, { id: space.id });
+      const graph = await admin.graphql(`mutation($id: String!) { spaceUpdate(spaceId: $id, title: "By GraphQL") { title } }`, {
+        id: space.id,
+      });
       expect(graph.errors?.[0]?.extensions?.code).toBe(507);
       // Reads go on, and nothing was written.
       expect((await admin.get(`/v1/spaces/${space.id}`)).body.title).toBe("Kept");
       expect((await admin.get(`/v1/spaces/${space.id}/content`)).status).toBe(200);
-      expect((await admin.graphql(`query($id: String!) { space(spaceId: $id) { title } }`, { id: space.id })).data.space.title).toBe("Kept");
+      expect((await admin.graphql(`query($id: String!) { space(spaceId: $id) { title } }`, { id: space.id })).data.space.title).toBe(
+        "Kept",
+      );
       // The upkeep's writes (purges, VACUUM) wait for the next round: nothing logged as a fault.
       const errors = errorsLogged();
       try {
@@ -163,50 +202,63 @@ describe.skipIf(!embedded)("npm start when the disk fills up under the database'
   const disk = embedded ? smallDisk() : null;
   afterAll(() => disk?.unmount());
 
-  it.skipIf(!disk)("exits (70) naming it instead of hanging, will not start while space is short (naming it), and keeps every acknowledged write once there is room", { timeout: 300_000 }, async () => {
-    const dataDir = path.join(disk!.dir, "data");
-    const db = await openDatabase({ dataDir });
-    const { token, organization } = (await runAdminCommand(db.prisma, { command: "bootstrap", email: "ada@acme.test", org: "Acme" })) as { token: string; organization: string };
-    await db.close();
-    const env = { DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", STORAGE_RESERVE_BYTES: "0", RATE_LIMIT_PER_MINUTE: "0" };
-    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-    let server = await startServerProcess(env);
-    const exited = new Promise<number | null>((resolve) => server.child.once("exit", (code) => resolve(code)));
-    const space = await (await fetch(`${server.url}/v1/orgs/${organization}/spaces`, { method: "POST", headers, body: JSON.stringify({ title: "Filling" }) })).json();
-    // Room for table pages, not for the log's next 16 MiB segment.
-    const filler = fill(disk!.dir, 12);
-    const acknowledged: string[] = [];
-    for (let i = 0; i < 500 && server.child.exitCode === null; i++) {
-      const title = `Page ${i}`;
-      const res = await fetch(`${server.url}/v1/spaces/${space.id}/content/pages`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ title, markdown: `word ${i} `.repeat(30_000) }),
-        signal: AbortSignal.timeout(30_000),
-      }).catch(() => null);
-      if (!res) break;
-      if (res.status === 201) acknowledged.push(title);
-      else expect(res.status, await res.text()).toBe(507);
-    }
-    expect(await exited).toBe(70);
-    expect(server.output()).toContain("filled up while it wrote its log");
-    expect(acknowledged.length).toBeGreaterThan(0);
+  it.skipIf(!disk)(
+    "exits (70) naming it instead of hanging, will not start while space is short (naming it), and keeps every acknowledged write once there is room",
+    { timeout: 300_000 },
+    async () => {
+      const dataDir = path.join(disk!.dir, "data");
+      const db = await openDatabase({ dataDir });
+      const { token, organization } = (await runAdminCommand(db.prisma, { command: "bootstrap", email: "ada@acme.test", org: "Acme" })) as {
+        token: string;
+        organization: string;
+      };
+      await db.close();
+      const env = { DATA_DIR: dataDir, DATABASE_URL: "", REDIS_URL: "", STORAGE_RESERVE_BYTES: "0", RATE_LIMIT_PER_MINUTE: "0" };
+      const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+      let server = await startServerProcess(env);
+      const exited = new Promise<number | null>((resolve) => server.child.once("exit", (code) => resolve(code)));
+      const space = await (
+        await fetch(`${server.url}/v1/orgs/${organization}/spaces`, { method: "POST", headers, body: JSON.stringify({ title: "Filling" }) })
+      ).json();
+      // Room for table pages, not for the log's next 16 MiB segment.
+      const filler = fill(disk!.dir, 12);
+      const acknowledged: string[] = [];
+      for (let i = 0; i < 500 && server.child.exitCode === null; i++) {
+        const title = `Page ${i}`;
+        const res = await fetch(`${server.url}/v1/spaces/${space.id}/content/pages`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ title, markdown: `word ${i} `.repeat(30_000) }),
+          signal: AbortSignal.timeout(30_000),
+        }).catch(() => null);
+        if (!res) break;
+        if (res.status === 201) acknowledged.push(title);
+        else expect(res.status, await res.text()).toBe(507);
+      }
+      expect(await exited).toBe(70);
+      expect(server.output()).toContain("filled up while it wrote its log");
+      expect(acknowledged.length).toBeGreaterThan(0);
 
-    // Still short of space: the start names it.
-    await expect(startServerProcess(env)).rejects.toThrow(/MiB free: it needs room to replay its log/);
+      // Still short of space: the start names it.
+      await expect(startServerProcess(env)).rejects.toThrow(/MiB free: it needs room to replay its log/);
 
-    // Room again: every acknowledged page is there, and writes are taken.
-    fs.unlinkSync(filler);
-    disk!.grow();
-    server = await startServerProcess(env);
-    try {
-      const content = await (await fetch(`${server.url}/v1/spaces/${space.id}/content`, { headers })).json();
-      const titles = new Set(content.pages.map((p: { title: string }) => p.title));
-      for (const title of acknowledged) expect(titles.has(title), title).toBe(true);
-      const again = await fetch(`${server.url}/v1/spaces/${space.id}/content/pages`, { method: "POST", headers, body: JSON.stringify({ title: "After" }) });
-      expect(again.status).toBe(201);
-    } finally {
-      await server.stop();
-    }
-  });
+      // Room again: every acknowledged page is there, and writes are taken.
+      fs.unlinkSync(filler);
+      disk!.grow();
+      server = await startServerProcess(env);
+      try {
+        const content = await (await fetch(`${server.url}/v1/spaces/${space.id}/content`, { headers })).json();
+        const titles = new Set(content.pages.map((p: { title: string }) => p.title));
+        for (const title of acknowledged) expect(titles.has(title), title).toBe(true);
+        const again = await fetch(`${server.url}/v1/spaces/${space.id}/content/pages`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ title: "After" }),
+        });
+        expect(again.status).toBe(201);
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 });

@@ -70,7 +70,11 @@ function fakeSocket(costMs = 0) {
   };
   const raw = new Writable({
     write: (chunk: Buffer, _enc, cb) => take([chunk], cb),
-    writev: (written, cb) => take(written.map((w) => w.chunk as Buffer), cb),
+    writev: (written, cb) =>
+      take(
+        written.map((w) => w.chunk as Buffer),
+        cb,
+      ),
   });
   const socket = {
     OPEN: 1,
@@ -122,7 +126,12 @@ interface Extra extends Pick<StreamOptions, "pacing" | "coreWaitMs"> {
   liveToken?: (tokenId: string) => Promise<boolean>;
 }
 
-function setup(maxBufferedBytes: number, quiet?: (maxMs: number) => Promise<boolean> | null, field: "events" | "state" = "events", { tokenId = "", liveToken, ...pacing }: Extra = {}) {
+function setup(
+  maxBufferedBytes: number,
+  quiet?: (maxMs: number) => Promise<boolean> | null,
+  field: "events" | "state" = "events",
+  { tokenId = "", liveToken, ...pacing }: Extra = {},
+) {
   const streams = new LiveStreams({
     accessCache: { version: () => 0 } as any,
     maxBufferedBytes,
@@ -139,7 +148,12 @@ function setup(maxBufferedBytes: number, quiet?: (maxMs: number) => Promise<bool
       key: "group",
       socket: socket.socket as any,
       id,
-      args: { schema, document: parse(`subscription { ${field} }`), contextValue: ctx, rootValue: { subscribe: () => events.iterator } } as any,
+      args: {
+        schema,
+        document: parse(`subscription { ${field} }`),
+        contextValue: ctx,
+        rootValue: { subscribe: () => events.iterator },
+      } as any,
     };
     const joined = await streams.join(op);
     expect(Symbol.asyncIterator in (joined as object)).toBe(true);
@@ -168,7 +182,11 @@ async function oneThenThree(count: number, costMs: number) {
 }
 
 /** A stream with two subscribers: `fast`, whose socket takes every write, and `slow`, whose socket holds them. */
-async function fastAndBlocked(maxBufferedBytes: number, quiet?: (maxMs: number) => Promise<boolean> | null, field: "events" | "state" = "events") {
+async function fastAndBlocked(
+  maxBufferedBytes: number,
+  quiet?: (maxMs: number) => Promise<boolean> | null,
+  field: "events" | "state" = "events",
+) {
   const { streams, events, join } = setup(maxBufferedBytes, quiet, field);
   const fast = fakeSocket();
   const slow = fakeSocket();
@@ -357,7 +375,10 @@ describe("shared streams and sockets that cannot take more", () => {
     // The thread's run-queue delay as the kernel would report it: each reading adds 1 ms while another process holds the core.
     let contended = false;
     let waitedMs = 0;
-    const { streams, events, join } = setup(1024 * 1024, undefined, "events", { pacing: "contended", coreWaitMs: () => (waitedMs += contended ? 1 : 0) });
+    const { streams, events, join } = setup(1024 * 1024, undefined, "events", {
+      pacing: "contended",
+      coreWaitMs: () => (waitedMs += contended ? 1 : 0),
+    });
     const sockets = Array.from({ length: 200 }, () => fakeSocket(0.1));
     for (const [i, socket] of sockets.entries()) await join(socket, `s${i}`);
     // Nobody else wants the cores: the pass runs through, yielding to the process's other work only.
@@ -522,7 +543,9 @@ describe("a fault in a delivery", () => {
     await join(socket, "s");
     events.push({ data: { n: 0 } });
     await until(() => streams.size().groups === 0);
-    expect(socket.chunks.map((c) => c.toString())).toEqual([expect.stringMatching(/^\{"id":"s","type":"next","payload":\{"errors":\[\{"message":"Error: delivery fault"\}\]\}\}$/)]);
+    expect(socket.chunks.map((c) => c.toString())).toEqual([
+      expect.stringMatching(/^\{"id":"s","type":"next","payload":\{"errors":\[\{"message":"Error: delivery fault"\}\]\}\}$/),
+    ]);
     streams.close();
   });
 });
@@ -555,7 +578,9 @@ describe("LIVE_STREAM_PACING", () => {
     expect(loadConfig({ DATABASE_URL: "postgresql://db/docs", LIVE_STREAM_PACING: "contended" }).liveStreamPacing).toBe("contended");
     expect(loadConfig({ LIVE_STREAM_PACING: " Always " }).liveStreamPacing).toBe("always");
     expect(loadConfig({ LIVE_STREAM_PACING: "auto" }).liveStreamPacing).toBe("contended");
-    expect(() => loadConfig({ LIVE_STREAM_PACING: "sometimes" })).toThrow(/LIVE_STREAM_PACING must be always, contended or auto, got "sometimes"/);
+    expect(() => loadConfig({ LIVE_STREAM_PACING: "sometimes" })).toThrow(
+      /LIVE_STREAM_PACING must be always, contended or auto, got "sometimes"/,
+    );
     expect(() => loadConfig({ LIVE_STREAM_PACING: "on" })).toThrow(/LIVE_STREAM_PACING must be always, contended or auto, got "on"/);
   });
 });

@@ -52,7 +52,10 @@ function follow(client: Client, query: string, variables: Record<string, unknown
   const results: any[] = [];
   let ended: "complete" | "error" | undefined;
   const done = new Promise<void>((resolve) =>
-    client.subscribe({ query, variables }, { next: (r) => results.push(r), error: () => ((ended = "error"), resolve()), complete: () => ((ended = "complete"), resolve()) }),
+    client.subscribe(
+      { query, variables },
+      { next: (r) => results.push(r), error: () => ((ended = "error"), resolve()), complete: () => ((ended = "complete"), resolve()) },
+    ),
   );
   return { results, done, ended: () => ended };
 }
@@ -65,7 +68,12 @@ async function recordBurst(count: number, fields: (i: number) => Record<string, 
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const [m] = await recordIntegrationEvents(t.gateway.services, [
-      { integration, installation: { id: installation.id, organizationId: admin.organization }, type: "space_content_updated", fields: { spaceId, revisionId: `r${i}`, ...fields(i) } },
+      {
+        integration,
+        installation: { id: installation.id, organizationId: admin.organization },
+        type: "space_content_updated",
+        fields: { spaceId, revisionId: `r${i}`, ...fields(i) },
+      },
     ]);
     ids.push(m!.id);
   }
@@ -131,7 +139,10 @@ describe("groups per access grade", () => {
 
   it("shares one execution between viewers with the same role when nothing selected depends on the viewer", async () => {
     const other = await t.member(admin.organization, "rolf@acme.test", "read");
-    const { executions } = await executionsOfOneChange([wsClient(t.url, reader.token), wsClient(t.url, other.token), wsClient(t.url, other.token)], SPACE_DATA);
+    const { executions } = await executionsOfOneChange(
+      [wsClient(t.url, reader.token), wsClient(t.url, other.token), wsClient(t.url, other.token)],
+      SPACE_DATA,
+    );
     expect(executions).toBe(1);
   });
 
@@ -157,7 +168,8 @@ describe("groups per access grade", () => {
         socket.on("message", (data) => {
           const message = JSON.parse(String(data));
           if (message.type === "connection_ack") resolve(undefined);
-          if (message.type === "next") titles.set(message.id, message.payload.data?.spaceUpdated?.title ?? JSON.stringify(message.payload.errors));
+          if (message.type === "next")
+            titles.set(message.id, message.payload.data?.spaceUpdated?.title ?? JSON.stringify(message.payload.errors));
         }),
       );
       await new Promise((resolve) => socket.on("open", resolve));
@@ -169,7 +181,8 @@ describe("groups per access grade", () => {
     const grades = await t.metric("live_stream_access_grades_total");
     const subscriptions = await t.metric("live_stream_subscriptions");
     for (const { socket } of sockets) {
-      for (let i = 0; i < 20; i++) socket.send(JSON.stringify({ id: `s${i}`, type: "subscribe", payload: { query: SPACE_DATA, variables: { id: spaceId } } }));
+      for (let i = 0; i < 20; i++)
+        socket.send(JSON.stringify({ id: `s${i}`, type: "subscribe", payload: { query: SPACE_DATA, variables: { id: spaceId } } }));
     }
     await until(async () => (await t.metric("live_stream_subscriptions")) >= subscriptions + 40);
     expect(await t.metric("live_stream_subscriptions")).toBe(subscriptions + 40);
@@ -180,7 +193,9 @@ describe("groups per access grade", () => {
     // The two viewers, of different roles, stay in two groups: one execution each, every subscription answered.
     const executions = await t.metric("live_stream_executions_total");
     await admin.patch(`/v1/spaces/${spaceId}`, { title: "Graded together" });
-    await until(() => sockets.every(({ titles }) => titles.size === 20 && [...titles.values()].every((title) => title === "Graded together")));
+    await until(() =>
+      sockets.every(({ titles }) => titles.size === 20 && [...titles.values()].every((title) => title === "Graded together")),
+    );
     for (const { titles } of sockets) expect([...titles.values()]).toEqual(new Array(20).fill("Graded together"));
     expect((await t.metric("live_stream_executions_total")) - executions).toBe(2);
     for (const { socket } of sockets) socket.close();
@@ -199,7 +214,11 @@ describe("groups per access grade", () => {
     await untilLive([keptSub, goneSub], () => recordBurst(1));
     const executions = await t.metric("live_stream_executions_total");
     const [shared] = await recordBurst(1);
-    await until(() => keptSub.results.at(-1)?.data.organizationIntegrationEvents.id === shared && goneSub.results.at(-1)?.data.organizationIntegrationEvents.id === shared);
+    await until(
+      () =>
+        keptSub.results.at(-1)?.data.organizationIntegrationEvents.id === shared &&
+        goneSub.results.at(-1)?.data.organizationIntegrationEvents.id === shared,
+    );
     expect((await t.metric("live_stream_executions_total")) - executions).toBe(1); // one group for both admins
     expect((await admin.patch(`/v1/orgs/${admin.organization}/members/${gone.user}`, { role: "read" })).status).toBe(200);
     const [after] = await recordBurst(1);
@@ -240,7 +259,9 @@ describe("groups per access grade", () => {
     expect(openerSub.results.some((r) => r.data?.spaceUpdated.title === "After removal")).toBe(false);
     // The state of that write reaches the viewer who kept access: executed with its access, not dropped.
     await until(() => titled(keptSub, "After removal"));
-    expect(keptSub.results.at(-1)).toEqual({ data: { spaceUpdated: { id: space, title: "After removal", updatedAt: expect.any(String) } } });
+    expect(keptSub.results.at(-1)).toEqual({
+      data: { spaceUpdated: { id: space, title: "After removal", updatedAt: expect.any(String) } },
+    });
     expect(keptSub.ended()).toBeUndefined();
     await openerClient.dispose();
     await keptClient.dispose();
@@ -250,7 +271,10 @@ describe("groups per access grade", () => {
 describe("access of each subscriber", () => {
   it("checks the tokens of a group's subscribers in one statement once the access cache dropped them", async () => {
     const tokens = await Promise.all(
-      Array.from({ length: 6 }, () => runAdminCommand(t.gateway.db.prisma, { command: "token-create", email: "ada@acme.test" }) as Promise<{ token: string }>),
+      Array.from(
+        { length: 6 },
+        () => runAdminCommand(t.gateway.db.prisma, { command: "token-create", email: "ada@acme.test" }) as Promise<{ token: string }>,
+      ),
     );
     const clients = tokens.map(({ token }) => wsClient(t.url, token));
     const subs = clients.map((c) => follow(c, ORG_EVENTS, { org: admin.organization }));
@@ -265,10 +289,11 @@ describe("access of each subscriber", () => {
     await Promise.all(clients.map((c) => c.dispose()));
   });
 
-
   it("revokes one of two tokens sharing a stream: its subscription ends with a 401, the other goes on", async () => {
     const prisma = t.gateway.db.prisma;
-    const tokens = await Promise.all([1, 2].map(() => runAdminCommand(prisma, { command: "token-create", email: "rita@acme.test", label: "streams" }) as Promise<any>));
+    const tokens = await Promise.all(
+      [1, 2].map(() => runAdminCommand(prisma, { command: "token-create", email: "rita@acme.test", label: "streams" }) as Promise<any>),
+    );
     const [keptClient, revokedClient] = tokens.map((tk) => wsClient(t.url, tk.token));
     const kept = follow(keptClient!, EVENTS);
     const revoked = follow(revokedClient!, EVENTS);
@@ -288,7 +313,6 @@ describe("access of each subscriber", () => {
     await keptClient!.dispose();
     await revokedClient!.dispose();
   });
-
 
   it("ends a subscription whose role was removed mid-stream, with the refusal, and only that one", async () => {
     const demoted = await t.member(admin.organization, "dora@acme.test", "admin");
@@ -343,7 +367,9 @@ describe("slow consumers", () => {
     // The slow consumer speaks the protocol by hand, so that it can stop reading its socket.
     const slow = new WebSocket(t.url.replace(/^http/, "ws") + "/graphql", "graphql-transport-ws");
     const received: string[] = [];
-    const closed = new Promise<{ code: number; reason: string }>((resolve) => slow.on("close", (code, reason) => resolve({ code, reason: String(reason) })));
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      slow.on("close", (code, reason) => resolve({ code, reason: String(reason) })),
+    );
     slow.on("message", (data) => {
       const message = JSON.parse(String(data));
       if (message.type === "connection_ack") slow.send(JSON.stringify({ id: "slow", type: "subscribe", payload: { query: EVENTS_FULL } }));
@@ -446,7 +472,8 @@ describe("state streams", () => {
     slow.on("close", (code) => (closed = code));
     slow.on("message", (data) => {
       const message = JSON.parse(String(data));
-      if (message.type === "connection_ack") slow.send(JSON.stringify({ id: "slow", type: "subscribe", payload: { query: wide, variables: { id: spaceId } } }));
+      if (message.type === "connection_ack")
+        slow.send(JSON.stringify({ id: "slow", type: "subscribe", payload: { query: wide, variables: { id: spaceId } } }));
       else if (message.type === "next") titles.push(message.payload.data.spaceUpdated.title);
     });
     await new Promise((resolve) => slow.on("open", resolve));
@@ -513,7 +540,12 @@ describe("many sockets in one group", () => {
     const recorded = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
         recordIntegrationEvents(t.gateway.services, [
-          { integration, installation: { id: installation.id, organizationId: admin.organization }, type: "space_content_updated", fields: { spaceId, revisionId: `c${i}` } },
+          {
+            integration,
+            installation: { id: installation.id, organizationId: admin.organization },
+            type: "space_content_updated",
+            fields: { spaceId, revisionId: `c${i}` },
+          },
         ]),
       ),
     );
@@ -543,10 +575,16 @@ describe("operation ids", () => {
         if (message.type === "connection_ack") socket.send(JSON.stringify({ id, type: "subscribe", payload: { query: EVENTS_FULL } }));
         else if (message.type === "next") {
           const event = message.payload.data.integrationEvents;
-          received.push({ id: message.id, eventId: event.payload.eventId, size: String(event.payload.previous?.configuration?.text ?? "").length });
+          received.push({
+            id: message.id,
+            eventId: event.payload.eventId,
+            size: String(event.payload.previous?.configuration?.text ?? "").length,
+          });
         } else if (message.type !== "ping") foreign.push(String(data).slice(0, 200));
       });
-      socket.on("open", () => socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}` } })));
+      socket.on("open", () =>
+        socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}` } })),
+      );
       return { id, socket, received, foreign };
     });
     for (let i = 0; sockets.some((s) => s.received.length === 0) && i < 100; i++) {
@@ -613,7 +651,10 @@ describe("live subscriptions per token (LIVE_SUBSCRIPTIONS_PER_TOKEN)", () => {
     await Promise.all([fourth.done, fifth.done]);
     for (const refused of [fourth, fifth]) {
       expect(refused.results).toHaveLength(1);
-      expect(refused.results[0].errors[0]).toMatchObject({ message: expect.stringMatching(/LIVE_SUBSCRIPTIONS_PER_TOKEN/), extensions: { code: 429 } });
+      expect(refused.results[0].errors[0]).toMatchObject({
+        message: expect.stringMatching(/LIVE_SUBSCRIPTIONS_PER_TOKEN/),
+        extensions: { code: 429 },
+      });
       expect(refused.results[0].errors[0].extensions.http).toBeUndefined();
     }
     // Over SSE too: the cap is the token's.
@@ -645,10 +686,15 @@ describe("live subscriptions per token (LIVE_SUBSCRIPTIONS_PER_TOKEN)", () => {
     const other = await capped.bootstrap("others@acme.test", "Others");
     const open = async (token: string) => {
       const socket = new WebSocket(`${capped.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
-      const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+        socket.once("close", (code, reason) => resolve({ code, reason: reason.toString() })),
+      );
       await new Promise((resolve) => socket.once("open", resolve));
       socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${token}` } }));
-      const first = await Promise.race([new Promise<string>((resolve) => socket.once("message", (data) => resolve(JSON.parse(String(data)).type))), closed.then(() => "closed")]);
+      const first = await Promise.race([
+        new Promise<string>((resolve) => socket.once("message", (data) => resolve(JSON.parse(String(data)).type))),
+        closed.then(() => "closed"),
+      ]);
       return { socket, closed, acked: first === "connection_ack" };
     };
     const held = [await open(owner.token), await open(owner.token), await open(owner.token)];

@@ -57,7 +57,10 @@ describe("a revoked token's live subscriptions", () => {
     const client = wsClient(url, member.token);
     const results: any[] = [];
     const completed = new Promise<void>((resolve, reject) =>
-      client.subscribe({ query: SUBSCRIPTION, variables: { id: spaceId } }, { next: (r) => results.push(r), error: reject, complete: resolve }),
+      client.subscribe(
+        { query: SUBSCRIPTION, variables: { id: spaceId } },
+        { next: (r) => results.push(r), error: reject, complete: resolve },
+      ),
     );
     completed.catch(() => undefined); // awaited by the test; a socket closed after a failure is not a second failure
     return { member, client, results, completed };
@@ -106,22 +109,25 @@ describe("a revoked token's live subscriptions", () => {
     await again.dispose();
   });
 
-  it.runIf(process.env.REDIS_URL && process.env.DATABASE_URL)("stop on another gateway too (revoked through one, subscribed on the other)", async () => {
-    const { createGateway } = await import("../../src/server.js");
-    const second = await createGateway({ ...t.config, port: 0 });
-    const port = await second.listen(0);
-    try {
-      const sub = await subscriber(`http://127.0.0.1:${port}`, "una@acme.test");
-      await untilLive(sub);
-      await runAdminCommand(t.gateway.db.prisma, { command: "token-revoke", token: sub.member.token });
-      await admin.patch(`/v1/spaces/${spaceId}`, { title: "Not seen" });
-      await sub.completed;
-      expect(outcomes(sub.results)).toEqual([401]);
-      await sub.client.dispose();
-    } finally {
-      await second.close();
-    }
-  });
+  it.runIf(process.env.REDIS_URL && process.env.DATABASE_URL)(
+    "stop on another gateway too (revoked through one, subscribed on the other)",
+    async () => {
+      const { createGateway } = await import("../../src/server.js");
+      const second = await createGateway({ ...t.config, port: 0 });
+      const port = await second.listen(0);
+      try {
+        const sub = await subscriber(`http://127.0.0.1:${port}`, "una@acme.test");
+        await untilLive(sub);
+        await runAdminCommand(t.gateway.db.prisma, { command: "token-revoke", token: sub.member.token });
+        await admin.patch(`/v1/spaces/${spaceId}`, { title: "Not seen" });
+        await sub.completed;
+        expect(outcomes(sub.results)).toEqual([401]);
+        await sub.client.dispose();
+      } finally {
+        await second.close();
+      }
+    },
+  );
 });
 
 describe("server-sent events on /graphql", () => {

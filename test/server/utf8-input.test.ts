@@ -40,7 +40,9 @@ describe("request bodies that are not UTF-8", () => {
     const before = await collections();
     const latin1 = await sendBytes(`/v1/orgs/${org}/collections`, '{"title":"caf', Buffer.from([0xe9]), '"}');
     expect(latin1.status).toBe(400);
-    expect(latin1.json.error.message).toBe("The request body is not valid UTF-8, which JSON requires: byte 13 (0xE9) does not start a well-formed UTF-8 character.");
+    expect(latin1.json.error.message).toBe(
+      "The request body is not valid UTF-8, which JSON requires: byte 13 (0xE9) does not start a well-formed UTF-8 character.",
+    );
     // Declared as text, or with another charset: the REST handler decodes strictly all the same.
     for (const type of ["text/plain", "application/json; charset=latin1"]) {
       const res = await sendBytes(`/v1/orgs/${org}/collections`, '{"title":"caf', Buffer.from([0xe9]), '"}', type);
@@ -78,7 +80,20 @@ describe("request bodies that are not UTF-8", () => {
     // bytes, leads without their continuations, overlong forms, encoded surrogates, past U+10FFFF.
     const piece = fc.oneof(
       fc.constantFrom("a", "Z", "é", "€", "😀", "中").map((s) => Buffer.from(s)),
-      fc.constantFrom([0x80], [0xbf], [0xc0, 0xaf], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf8], [0xff], [0xe9]).map((b) => Buffer.from(b)),
+      fc
+        .constantFrom(
+          [0x80],
+          [0xbf],
+          [0xc0, 0xaf],
+          [0xc3],
+          [0xe2, 0x82],
+          [0xed, 0xa0, 0x80],
+          [0xf4, 0x90, 0x80, 0x80],
+          [0xf8],
+          [0xff],
+          [0xe9],
+        )
+        .map((b) => Buffer.from(b)),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 6 }), async (pieces) => {
@@ -118,7 +133,9 @@ describe("query strings whose percent-encoding is not UTF-8", () => {
       body: { error: { code: 400, message: 'query: "caf%E9" is not valid percent-encoded UTF-8.' } },
     });
     expect((await get(`/v1/orgs/${org}/spaces?page=%ZZ`)).body.error.message).toBe('page: "%ZZ" is not valid percent-encoded UTF-8.');
-    expect((await get(`/v1/orgs/${org}/spaces?%E9=1`)).body.error.message).toBe('A query parameter name: "%E9" is not valid percent-encoded UTF-8.');
+    expect((await get(`/v1/orgs/${org}/spaces?%E9=1`)).body.error.message).toBe(
+      'A query parameter name: "%E9" is not valid percent-encoded UTF-8.',
+    );
     expect((await get(`/v1/orgs/${org}/spaces?limit=5&x=%F0%9F%98`)).status).toBe(400);
     // A raw route (bytes, not generated from the graph) reads its query the same way, before its handler.
     const raw = await get(`/integrations/none/assets/icon?v=%E9`);

@@ -23,11 +23,17 @@ describe("close reasons", () => {
   it("a subscription id sent twice, however long, closes the socket with 4409 and a reason cut to fit", async () => {
     for (const id of ["x".repeat(300), "é".repeat(200), "📚".repeat(100), "short"]) {
       const socket = new WebSocket(`${t.url.replace("http", "ws")}/graphql`, "graphql-transport-ws");
-      const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+        socket.once("close", (code, reason) => resolve({ code, reason: reason.toString() })),
+      );
       await new Promise((resolve) => socket.once("open", resolve));
       socket.send(JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}` } }));
       await new Promise<void>((resolve) => socket.once("message", () => resolve()));
-      const subscribe = JSON.stringify({ id, type: "subscribe", payload: { query: "subscription($s: String!) { spaceUpdated(spaceId: $s) { id } }", variables: { s: spaceId } } });
+      const subscribe = JSON.stringify({
+        id,
+        type: "subscribe",
+        payload: { query: "subscription($s: String!) { spaceUpdated(spaceId: $s) { id } }", variables: { s: spaceId } },
+      });
       socket.send(subscribe);
       socket.send(subscribe);
       const { code, reason } = await closed;
@@ -49,7 +55,8 @@ describe("close reasons", () => {
       await new Promise((resolve) => socket.once("open", resolve));
       return { socket, closed };
     };
-    const init = (padding: number) => JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}`, padding: "x".repeat(padding) } });
+    const init = (padding: number) =>
+      JSON.stringify({ type: "connection_init", payload: { authorization: `Bearer ${admin.token}`, padding: "x".repeat(padding) } });
     // Not the server's fault: nothing says "Internal error" on standard error (graphql-ws did, for each).
     const errors = vi.spyOn(console, "error");
     const big = await open();

@@ -40,7 +40,12 @@ function importsOf(file: string): Import[] {
         const named = clause?.namedBindings;
         typeOnly =
           !!clause?.isTypeOnly ||
-          (!!clause && !clause.name && !!named && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly));
+          (!!clause &&
+            !clause.name &&
+            !!named &&
+            ts.isNamedImports(named) &&
+            named.elements.length > 0 &&
+            named.elements.every((e) => e.isTypeOnly));
       } else typeOnly = node.isTypeOnly;
       add((node.moduleSpecifier as ts.StringLiteral).text, typeOnly);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
@@ -140,8 +145,15 @@ describe("module structure", () => {
   });
 
   it("keeps src/core to its layers: each folder has its one job, and at most 12 files at the root", () => {
-    const folders = fs.readdirSync(path.join(SRC, "core"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
-    expect(folders.sort()).toEqual(Object.keys(CORE_LAYERS).filter((l) => l !== ".").sort());
+    const folders = fs
+      .readdirSync(path.join(SRC, "core"), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+    expect(folders.sort()).toEqual(
+      Object.keys(CORE_LAYERS)
+        .filter((l) => l !== ".")
+        .sort(),
+    );
     const rootFiles = fs.readdirSync(path.join(SRC, "core"), { withFileTypes: true }).filter((e) => e.isFile());
     expect(rootFiles.length).toBeLessThanOrEqual(12);
   });
@@ -177,7 +189,9 @@ describe("module structure", () => {
   it("keeps the membership loader behind the door: only core/access/access.ts reads the caller's Member rows", () => {
     const offenders = sourceFiles(SRC)
       .filter((f) => !f.endsWith(path.join("core", "access", "access.ts")))
-      .filter((f) => /viewerMembership\(ctx\)\.load|member\.find\w*\(\{\s*where:\s*\{\s*userId:\s*ctx\.viewer\.userId/.test(fs.readFileSync(f, "utf8")))
+      .filter((f) =>
+        /viewerMembership\(ctx\)\.load|member\.find\w*\(\{\s*where:\s*\{\s*userId:\s*ctx\.viewer\.userId/.test(fs.readFileSync(f, "utf8")),
+      )
       .map((f) => path.relative(SRC, f));
     expect(offenders).toEqual([]);
   });

@@ -87,9 +87,11 @@ const INSTALLATION_CHANGES: Record<string, (verb: string, columns: string[] | nu
   IntegrationInstallation: () => true,
   IntegrationSpaceInstallation: () => true,
   Integration: (verb, columns) =>
-    verb === "DELETE" || (verb === "UPDATE" && (!columns || columns.some((c) => ["scopes", "ownerId", "devTunnelUrl", "devAll", "id"].includes(c)))),
+    verb === "DELETE" ||
+    (verb === "UPDATE" && (!columns || columns.some((c) => ["scopes", "ownerId", "devTunnelUrl", "devAll", "id"].includes(c)))),
   Organization: (verb, columns) => verb === "DELETE" || (verb === "UPDATE" && (!columns || columns.includes("id"))),
-  Space: (verb, columns) => verb === "DELETE" || (verb === "UPDATE" && (!columns || columns.some((c) => c === "organizationId" || c === "id"))),
+  Space: (verb, columns) =>
+    verb === "DELETE" || (verb === "UPDATE" && (!columns || columns.some((c) => c === "organizationId" || c === "id"))),
 };
 
 /**
@@ -189,7 +191,9 @@ export class AccessCache {
    */
   connect(pubsub: PubSub, database: string, publish?: (topic: "access:changed", payload: AccessChange) => Promise<void>): void {
     this.database = database;
-    this.announce = publish ? (payload) => publish("access:changed", payload) : async (payload) => pubsub.publish("access:changed", payload);
+    this.announce = publish
+      ? (payload) => publish("access:changed", payload)
+      : async (payload) => pubsub.publish("access:changed", payload);
     const stream = pubsub.subscribe("access:changed");
     this.listening = stream as { return?: () => unknown };
     void (async () => {
@@ -234,7 +238,8 @@ export class AccessCache {
     if (this.fresh(this.liveTokens, tokenId)) return true;
     const generation = this.generation;
     const live = await read();
-    if (live && this.enabled && generation === this.generation) this.store(this.liveTokens, tokenId, { value: true, expires: Date.now() + this.ttlMs });
+    if (live && this.enabled && generation === this.generation)
+      this.store(this.liveTokens, tokenId, { value: true, expires: Date.now() + this.ttlMs });
     return live;
   }
 

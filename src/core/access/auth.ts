@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type { PrismaClient } from "../../generated/prisma/client.js";
 import { newId, randomString } from "../ids.js";
 import { makeContext, type Context, type Services } from "../context.js";
-import { AppError, invalidToken, unauthorized } from "../errors.js";
+import { type AppError, invalidToken, unauthorized } from "../errors.js";
 import { ssoProviderOfLabel } from "./sso-enforce.js";
 import { ANONYMOUS, type Viewer } from "./viewer.js";
 

@@ -111,7 +111,11 @@ function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
  * ends. `return` goes straight to the source, so a client that unsubscribes between events frees
  * it at once (an async generator would wait for the next event).
  */
-function untilRefused(source: AsyncIterable<ExecutionResult>, refusal: () => Promise<ExecutionResult | null>, onEnd: () => void): AsyncIterableIterator<ExecutionResult> {
+function untilRefused(
+  source: AsyncIterable<ExecutionResult>,
+  refusal: () => Promise<ExecutionResult | null>,
+  onEnd: () => void,
+): AsyncIterableIterator<ExecutionResult> {
   const iterator = source[Symbol.asyncIterator]();
   let ended = false;
   const done = (): IteratorResult<ExecutionResult> => ({ done: true, value: undefined });

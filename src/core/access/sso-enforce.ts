@@ -20,9 +20,11 @@ export function ssoProviderOfLabel(label: string | null | undefined): string | n
 }
 
 const organizationRequiresSso = defineSharedLoader<string, boolean>(async (orgIds, prisma) =>
-  byKeys(orgIds, await prisma.organization.findMany({ where: { id: { in: [...orgIds] } }, select: { id: true, sso: true } }), (o) => o.id).map(
-    (o) => o?.sso ?? false,
-  ),
+  byKeys(
+    orgIds,
+    await prisma.organization.findMany({ where: { id: { in: [...orgIds] } }, select: { id: true, sso: true } }),
+    (o) => o.id,
+  ).map((o) => o?.sso ?? false),
 );
 
 /** The organization of each SAML provider (null when it is gone). */

@@ -114,7 +114,13 @@ export class KeptLists {
   }
 
   /** The value of a read: kept or read, and whether it is the kept one (then the caller must not hand it out as it is). */
-  private async kept(kind: Kind, model: string, args: object, tables: () => string[] | null, read: () => Promise<unknown>): Promise<{ value: unknown; shared: boolean }> {
+  private async kept(
+    kind: Kind,
+    model: string,
+    args: object,
+    tables: () => string[] | null,
+    read: () => Promise<unknown>,
+  ): Promise<{ value: unknown; shared: boolean }> {
     const alone = async () => ({ value: await read(), shared: false });
     let key: string;
     try {
@@ -205,11 +211,15 @@ let shapes: Map<string, ModelShape> | undefined;
 
 function modelShapes(): Map<string, ModelShape> {
   if (shapes) return shapes;
-  const models = getDatamodel().datamodel.models as Record<string, { fields: readonly { name: string; kind: string; type: string; isList: boolean; relationName?: string | null }[] }>;
+  const models = getDatamodel().datamodel.models as Record<
+    string,
+    { fields: readonly { name: string; kind: string; type: string; isList: boolean; relationName?: string | null }[] }
+  >;
   // An implicit many-to-many relation (lists on both sides) reads a join table of its own.
   const listSides = new Map<string, number>();
   for (const model of Object.values(models)) {
-    for (const f of model.fields) if (f.kind === "object" && f.isList && f.relationName) listSides.set(f.relationName, (listSides.get(f.relationName) ?? 0) + 1);
+    for (const f of model.fields)
+      if (f.kind === "object" && f.isList && f.relationName) listSides.set(f.relationName, (listSides.get(f.relationName) ?? 0) + 1);
   }
   shapes = new Map();
   for (const [name, model] of Object.entries(models)) {

@@ -14,7 +14,7 @@ import { Prisma } from "../../generated/prisma/client.js";
 /** The key columns of each table (the model's scalar fields named `id` or `…Id`). */
 export const KEY_COLUMNS: ReadonlyMap<string, readonly string[]> = new Map(
   Object.values(Prisma.ModelName).map((model) => {
-    const fields = Object.values(((Prisma as unknown as Record<string, Record<string, string>>)[`${model}ScalarFieldEnum`]) ?? {});
+    const fields = Object.values((Prisma as unknown as Record<string, Record<string, string>>)[`${model}ScalarFieldEnum`] ?? {});
     return [model, fields.filter((f) => f === "id" || /Id$/.test(f))] as const;
   }),
 );
@@ -264,7 +264,7 @@ function insertedRows(sql: string, table: string, args: readonly unknown[]): Row
     return true;
   };
   let rest = sql.slice(m[0].length);
-  const selected = /^SELECT\s([^]*)\sFROM\s+"\w+"\s*$/i.exec(rest);
+  const selected = /^SELECT\s([\s\S]*)\sFROM\s+"\w+"\s*$/i.exec(rest);
   if (selected) return !/\b(?:SELECT|FROM)\b/i.test(selected[1]!) && note(splitTop(selected[1]!)) ? change : null;
   const values = /^VALUES\s*/i.exec(rest);
   if (!values) return null;
@@ -332,7 +332,12 @@ export function mergeChange(into: Map<string, RowChange>, table: string, change:
   const before = into.get(table);
   if (before === "table") return;
   if (change === "table" || !before) {
-    into.set(table, change === "table" ? "table" : { values: new Map([...change.values].map(([k, v]) => [k, new Set(v)])), unknown: new Set(change.unknown) });
+    into.set(
+      table,
+      change === "table"
+        ? "table"
+        : { values: new Map([...change.values].map(([k, v]) => [k, new Set(v)])), unknown: new Set(change.unknown) },
+    );
     return;
   }
   for (const [k, vs] of change.values) for (const v of vs) addValue(before.values, k, v);

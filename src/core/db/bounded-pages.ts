@@ -61,7 +61,9 @@ const COLUMN = new RegExp(String.raw`^(${TABLE})\."([^"]+)"(::[a-z_]+(?:\[\])?)?
 const ORDER_TERM = new RegExp(String.raw`^(${TABLE})\."([^"]+)" (ASC|DESC)( NULLS (?:FIRST|LAST))?$`);
 
 function bound(expr: unknown, operations: unknown): boolean {
-  const ops = operations as { pagination?: { cursor: unknown; take: unknown; skip: unknown } | null; distinct?: unknown; linkingFields?: unknown } | undefined;
+  const ops = operations as
+    | { pagination?: { cursor: unknown; take: unknown; skip: unknown } | null; distinct?: unknown; linkingFields?: unknown }
+    | undefined;
   const page = ops?.pagination;
   if (!page || page.cursor !== null || (ops.distinct !== null && ops.distinct !== undefined)) return false;
   const take = page.take;

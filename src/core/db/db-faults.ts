@@ -36,8 +36,12 @@ const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT"
 /** Messages of the pg driver and Prisma for the same faults, where they carry no code. */
 /** node-postgres's error for a statement not answered within `query_timeout` (core/db/pg-pool.ts discards its connection). */
 export const READ_TIMEOUT = "Query read timeout";
-const LOST_MESSAGE = new RegExp(`Connection terminated|not queryable|terminating connection due to|server closed the connection|Can't reach database server|Server has closed the connection|${READ_TIMEOUT}`, "i");
-const BUSY_MESSAGE = /timeout exceeded when trying to connect|Timed out fetching a new connection|Unable to start a transaction in the given time/i;
+const LOST_MESSAGE = new RegExp(
+  `Connection terminated|not queryable|terminating connection due to|server closed the connection|Can't reach database server|Server has closed the connection|${READ_TIMEOUT}`,
+  "i",
+);
+const BUSY_MESSAGE =
+  /timeout exceeded when trying to connect|Timed out fetching a new connection|Unable to start a transaction in the given time/i;
 
 /** Whether `error` or an error it wraps (cause, originalError, Prisma's driver error) satisfies `test`. */
 function somewhereIn(error: unknown, test: (e: any) => boolean | undefined): boolean {
@@ -132,11 +136,16 @@ export function isReferenceGone(error: unknown): boolean {
   return somewhereIn(error, referenceGone);
 }
 
-export const REFERENCE_GONE = "Something this request refers to was deleted while it was being written; nothing was stored. Check that it still exists.";
+export const REFERENCE_GONE =
+  "Something this request refers to was deleted while it was being written; nothing was stored. Check that it still exists.";
 
 /** True when a statement asked for a row lock without waiting (NOWAIT) and another transaction held it (SQLSTATE 55P03). */
 export function isLockBusy(error: unknown): boolean {
-  return somewhereIn(error, (e) => e.code === "55P03" || e.originalCode === "55P03" || (typeof e.message === "string" && /could not obtain lock on row/.test(e.message)));
+  return somewhereIn(
+    error,
+    (e) =>
+      e.code === "55P03" || e.originalCode === "55P03" || (typeof e.message === "string" && /could not obtain lock on row/.test(e.message)),
+  );
 }
 
 /** True when a write or a read that must find its row found none: another request deleted it after this one looked it up. */

@@ -63,7 +63,10 @@ export interface OpenOptions {
 
 /** The options of the gateway's database as its configuration sets them. */
 export function databaseOptions(
-  config: Pick<Config, "dataDir" | "databaseUrl" | "logSql" | "queryPlanCache" | "dbLockTimeoutMs" | "dbStatementTimeoutMs" | "storageReserveBytes">,
+  config: Pick<
+    Config,
+    "dataDir" | "databaseUrl" | "logSql" | "queryPlanCache" | "dbLockTimeoutMs" | "dbStatementTimeoutMs" | "storageReserveBytes"
+  >,
 ): OpenOptions {
   return {
     dataDir: config.dataDir,
@@ -122,7 +125,9 @@ export function writtenTables(sql: string): { verb: StatementPart["verb"]; table
 const TRIGGER_WRITES: Record<string, { columns: RegExp; statements: readonly string[] }> = {
   ChangeRequest: {
     columns: /"(?:spaceId|status)"\s*=/,
-    statements: ['UPDATE "Space" SET "changeRequestsCount" = …, "openChangeRequestsCount" = …, "draftChangeRequestsCount" = … WHERE "id" = … (trigger)'],
+    statements: [
+      'UPDATE "Space" SET "changeRequestsCount" = …, "openChangeRequestsCount" = …, "draftChangeRequestsCount" = … WHERE "id" = … (trigger)',
+    ],
   },
   Comment: {
     columns: /"(?:spaceId|changeRequestId|parentId|status)"\s*=/,
@@ -158,7 +163,12 @@ const TRIGGER_ROWS: Record<string, Record<string, string>> = {
  * counts the triggers changed with them (the parents the written rows name; their tables when a
  * parent is not known), and for a DELETE (or a new id) every table a foreign key cascades to.
  */
-export function statementChanges(sql: string, args: readonly unknown[] | undefined, result: unknown, cascades: Cascades): Map<string, RowChange> {
+export function statementChanges(
+  sql: string,
+  args: readonly unknown[] | undefined,
+  result: unknown,
+  cascades: Cascades,
+): Map<string, RowChange> {
   if (/^\s*WITH\b/i.test(sql)) return partsChanges(sql, args, cascades);
   const table = writtenTable(sql)!;
   const out = new Map<string, RowChange>();
@@ -282,7 +292,8 @@ function instrumented<F extends object>(
               const into = pending ?? { writes: new Map<string, string[]>(), rows: new Map<string, RowChange>() };
               for (const { table } of tables) into.writes.set(table, [...(into.writes.get(table) ?? []), sql]);
               // A statement run by executeRaw answers no rows: only its text and parameters tell.
-              for (const [t, change] of statementChanges(sql, query?.args, prop === "queryRaw" ? result : undefined, cascades())) mergeChange(into.rows, t, change);
+              for (const [t, change] of statementChanges(sql, query?.args, prop === "queryRaw" ? result : undefined, cascades()))
+                mergeChange(into.rows, t, change);
               if (!pending) await written(into.writes, into.rows);
             }
             return result;
@@ -384,7 +395,14 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     );
     // Lost connections are survived, and each statement is bounded: see core/db/pg-pool.ts.
     const pool = createPool(opts.databaseUrl, { lockTimeoutMs: opts.lockTimeoutMs, statementTimeoutMs: opts.statementTimeoutMs });
-    const prisma = createPrisma(retryingReads(new PrismaPg(pool), () => pool.discardIdle()), stats, observers, writeListeners, opts, cascades);
+    const prisma = createPrisma(
+      retryingReads(new PrismaPg(pool), () => pool.discardIdle()),
+      stats,
+      observers,
+      writeListeners,
+      opts,
+      cascades,
+    );
     return {
       kind: "postgres",
       prisma,
@@ -508,7 +526,8 @@ function adoptingParsers(pglite: PGlite, guarded: Guarded): PGlite {
     const read = carried((client as unknown) === pglite ? prepared.run : (sql, params, given) => client.query(sql, params, given));
     const query = (sql: string, params?: unknown[], given?: QueryOptions) => guarded(sql, () => read(sql, params, options(given)));
     const exec = (sql: string, given?: QueryOptions) => guarded(sql, () => (client as unknown as PGlite).exec(sql, given));
-    const transaction = (callback: (tx: Queryable) => Promise<unknown>) => (client as unknown as PGlite).transaction((tx) => callback(adopting(tx as Queryable)));
+    const transaction = (callback: (tx: Queryable) => Promise<unknown>) =>
+      (client as unknown as PGlite).transaction((tx) => callback(adopting(tx as Queryable)));
     return new Proxy(client, {
       get(target, prop) {
         if (prop === "query") return query;

@@ -32,7 +32,9 @@ export function createPool(connectionString: string, bounds: { lockTimeoutMs?: n
     connectionTimeoutMillis: 10_000,
     // node-postgres sends these with each connection's start-up (unset when 0).
     ...(bounds.lockTimeoutMs ? { lock_timeout: bounds.lockTimeoutMs } : {}),
-    ...(bounds.statementTimeoutMs ? { statement_timeout: bounds.statementTimeoutMs, query_timeout: bounds.statementTimeoutMs + READ_MARGIN_MS } : {}),
+    ...(bounds.statementTimeoutMs
+      ? { statement_timeout: bounds.statementTimeoutMs, query_timeout: bounds.statementTimeoutMs + READ_MARGIN_MS }
+      : {}),
   });
   // An idle connection the server closes is replaced on the next query.
   pool.on("error", (err) => log.warn(`PostgreSQL connection lost: ${err.message}`));
@@ -153,7 +155,8 @@ function releaseWhenEnded(client: pg.PoolClient): pg.PoolClient {
  * and statements inside transactions are not: their request answers 503 and the client decides.
  */
 export function retryingReads<F extends object>(factory: F, onLost: () => void): F {
-  const retryOnce = <A extends unknown[], R>(what: string, run: (...args: A) => Promise<R>, when: (...args: A) => boolean) =>
+  const retryOnce =
+    <A extends unknown[], R>(what: string, run: (...args: A) => Promise<R>, when: (...args: A) => boolean) =>
     async (...args: A): Promise<R> => {
       try {
         return await run(...args);
@@ -171,7 +174,12 @@ export function retryingReads<F extends object>(factory: F, onLost: () => void):
       get(obj, prop) {
         const value = Reflect.get(obj, prop, obj);
         if (typeof value !== "function") return value;
-        if (prop === "queryRaw" || prop === "executeRaw") return retryOnce("a transaction", (...args: unknown[]) => value.apply(obj, args), () => false);
+        if (prop === "queryRaw" || prop === "executeRaw")
+          return retryOnce(
+            "a transaction",
+            (...args: unknown[]) => value.apply(obj, args),
+            () => false,
+          );
         return value.bind(obj);
       },
     });
@@ -181,11 +189,16 @@ export function retryingReads<F extends object>(factory: F, onLost: () => void):
         const value = Reflect.get(obj, prop, obj);
         if (typeof value !== "function") return value;
         if (prop === "queryRaw") {
-          const isRead = (query: { sql: string }) => /^\s*SELECT\b/i.test(query.sql) && !/\bFOR\s+(NO\s+KEY\s+)?(UPDATE|SHARE)\b/i.test(query.sql);
+          const isRead = (query: { sql: string }) =>
+            /^\s*SELECT\b/i.test(query.sql) && !/\bFOR\s+(NO\s+KEY\s+)?(UPDATE|SHARE)\b/i.test(query.sql);
           return retryOnce("a read", (query: { sql: string }) => value.call(obj, query), isRead);
         }
         if (prop === "startTransaction") {
-          return retryOnce("the start of a transaction", async (...args: unknown[]) => transaction(await value.apply(obj, args)), () => true);
+          return retryOnce(
+            "the start of a transaction",
+            async (...args: unknown[]) => transaction(await value.apply(obj, args)),
+            () => true,
+          );
         }
         return value.bind(obj);
       },

@@ -44,7 +44,11 @@ interface Prepared {
 /** Statement names, unique in the process (each database has its own reader, tests several on one). */
 let named = 0;
 
-type Entry = { state: "seen" } | { state: "refused" } | { state: "preparing"; ready: Promise<Prepared | null> } | { state: "ready"; prepared: Prepared };
+type Entry =
+  | { state: "seen" }
+  | { state: "refused" }
+  | { state: "preparing"; ready: Promise<Prepared | null> }
+  | { state: "ready"; prepared: Prepared };
 
 export function preparedStatements(pglite: PGlite, query: Query, { max = MAX_PREPARED }: { max?: number } = {}) {
   /** By statement text: seen once (its first run goes to `query`), being prepared, prepared, or refused. */
@@ -64,7 +68,9 @@ export function preparedStatements(pglite: PGlite, query: Query, { max = MAX_PRE
       if (entry.state === "ready") closing.push(entry.prepared.name);
     }
     if (!closing.length) return;
-    await exclusive(() => pglite.execProtocol(concat([...closing.map((name) => protocol.serialize.close({ type: "S", name })), protocol.serialize.sync()])));
+    await exclusive(() =>
+      pglite.execProtocol(concat([...closing.map((name) => protocol.serialize.close({ type: "S", name })), protocol.serialize.sync()])),
+    );
     stats.closed += closing.length;
   };
 
@@ -72,7 +78,11 @@ export function preparedStatements(pglite: PGlite, query: Query, { max = MAX_PRE
     exclusive(async () => {
       const name = `stmt_${++named}`;
       const { messages } = await pglite.execProtocol(
-        concat([protocol.serialize.parse({ name, text: sql }), protocol.serialize.describe({ type: "S", name }), protocol.serialize.sync()]),
+        concat([
+          protocol.serialize.parse({ name, text: sql }),
+          protocol.serialize.describe({ type: "S", name }),
+          protocol.serialize.sync(),
+        ]),
         { throwOnError: false },
       );
       if (messages.some((m) => m.name === "error")) return null;
@@ -94,12 +104,17 @@ export function preparedStatements(pglite: PGlite, query: Query, { max = MAX_PRE
         concat([protocol.serialize.bind({ statement: prepared.name, values }), protocol.serialize.execute({}), protocol.serialize.sync()]),
       );
       stats.runs++;
-      return protocolResults.parseResults(prepared.rowDescription ? [prepared.rowDescription, ...messages] : messages, pglite.parsers, options)[0];
+      return protocolResults.parseResults(
+        prepared.rowDescription ? [prepared.rowDescription, ...messages] : messages,
+        pglite.parsers,
+        options,
+      )[0];
     });
 
   const run: Query = async (sql, params = [], options) => {
     const eligible =
-      preparable(sql) && (!options || Object.keys(options).every((k) => k === "rowMode" || (k === "parsers" && options.parsers === undefined)));
+      preparable(sql) &&
+      (!options || Object.keys(options).every((k) => k === "rowMode" || (k === "parsers" && options.parsers === undefined)));
     if (!eligible) return query(sql, params, options);
     let entry = statements.get(sql);
     if (!entry) {

@@ -99,7 +99,9 @@ export function jsonRows(parsers: () => ParserOptions, { large = LARGE }: { larg
       if (options?.rowMode !== "array" || !plainRead(sql)) return query(sql, params, options);
       const known = learned.get(sql);
       if (!known?.carry) return plain(query, sql, params, options);
-      const { rows: [[json]] } = (await query(known.wrapped!, params, options)) as { rows: [[string | null]] };
+      const {
+        rows: [[json]],
+      } = (await query(known.wrapped!, params, options)) as { rows: [[string | null]] };
       let rows: unknown[][];
       try {
         const table = options.parsers ? { ...parsers(), ...options.parsers } : parsers();
@@ -133,6 +135,8 @@ function textLength(rows: unknown[], large: number): number {
 function wrap(sql: string, fields: Field[]): string | null {
   if (fields.length === 0 || fields.some((f) => NOT_CARRIED.has(f.dataTypeID) || f.dataTypeID >= FIRST_USER_TYPE)) return null;
   const names = fields.map((_, i) => `c${i}`);
-  const texts = fields.map((f, i) => (f.dataTypeID === BOOLEAN ? `CASE t.c${i} WHEN true THEN 't' WHEN false THEN 'f' END` : `t.c${i}::text`));
+  const texts = fields.map((f, i) =>
+    f.dataTypeID === BOOLEAN ? `CASE t.c${i} WHEN true THEN 't' WHEN false THEN 'f' END` : `t.c${i}::text`,
+  );
   return `SELECT json_agg(ARRAY[${texts.join(", ")}])::text FROM (${sql}) AS t(${names.join(", ")})`;
 }

@@ -89,22 +89,34 @@ export function cachedCompile(compile: Compile): Compile & { stats(): PlanCacheS
   const probe = (parsed: unknown, values: string[], as: boolean[]): { template: Template | null; embedded: number } => {
     let plan: unknown;
     try {
-      plan = compile(JSON.stringify(withValues(parsed, values.map((v, i) => (as[i] ? standIn(i) : v)))));
+      plan = compile(
+        JSON.stringify(
+          withValues(
+            parsed,
+            values.map((v, i) => (as[i] ? standIn(i) : v)),
+          ),
+        ),
+      );
     } catch {
       return { template: null, embedded: 0 };
     }
     const holes: Template["holes"] = [];
     let clean = true;
     let embedded = 0;
-    visit(plan, [], (value, path) => {
-      if (!value.includes(marker)) return;
-      const i = value.startsWith(marker) ? Number(value.slice(marker.length, -1)) : NaN;
-      if (Number.isInteger(i) && standIn(i) === value && as[i]) holes.push({ path, value: i });
-      else {
-        clean = false;
-        embedded += value.split(marker).length - 1;
-      }
-    }, () => (clean = false));
+    visit(
+      plan,
+      [],
+      (value, path) => {
+        if (!value.includes(marker)) return;
+        const i = value.startsWith(marker) ? Number(value.slice(marker.length, -1)) : NaN;
+        if (Number.isInteger(i) && standIn(i) === value && as[i]) holes.push({ path, value: i });
+        else {
+          clean = false;
+          embedded += value.split(marker).length - 1;
+        }
+      },
+      () => (clean = false),
+    );
     if (!clean) return { template: null, embedded };
     for (let i = 0; i < as.length; i++) if (as[i] && !holes.some((h) => h.value === i)) return { template: null, embedded };
     return { template: { plan: deepFreeze(plan), holes }, embedded };
@@ -118,7 +130,15 @@ export function cachedCompile(compile: Compile): Compile & { stats(): PlanCacheS
     // Several values inside one string: a JSON document (page contents) whose every edit is another key.
     if (first.embedded > 1) return null;
     if (all.filter(Boolean).length > MAX_PROBES) return null;
-    const holes = all.map((candidate, i) => candidate && probe(parsed, values, all.map((_, j) => j === i)).template !== null);
+    const holes = all.map(
+      (candidate, i) =>
+        candidate &&
+        probe(
+          parsed,
+          values,
+          all.map((_, j) => j === i),
+        ).template !== null,
+    );
     const template = probe(parsed, values, holes).template;
     return template ? { holes, template } : null;
   };
@@ -172,10 +192,10 @@ export function cachedCompile(compile: Compile): Compile & { stats(): PlanCacheS
       if (!stats) operations.set(operation, (stats = { learnt: 0, off: 0, hits: 0 }));
       if (stats.off >= MAX_OFF_SHAPES || (stats.learnt >= MAX_UNUSED_SHAPES && stats.hits < stats.learnt)) return plan;
       stats.learnt++;
-      if (shapes.size >= MAX_TEMPLATES) (shapes.clear(), (templates = 0));
+      if (shapes.size >= MAX_TEMPLATES) shapes.clear(), (templates = 0);
       shapes.set(key, (shape = { holes: null, templates: new Map(), failures: 0, off: false, stats }));
       const learnt = learn(parsed, values, fixed);
-      if (!learnt) return turnOff(shape), plan;
+      if (!learnt) return (turnOff(shape), plan);
       shape.holes = learnt.holes;
       const literal = literalOf(learnt.holes);
       if (literal.length <= MAX_KEY) keep(shape, literal, learnt.template, values, plan);
@@ -183,7 +203,7 @@ export function cachedCompile(compile: Compile): Compile & { stats(): PlanCacheS
     }
     const literal = literalOf(shape.holes!);
     if (literal.length > MAX_KEY) return plan;
-    if (shape.templates.size >= MAX_PER_SHAPE) return turnOff(shape), plan;
+    if (shape.templates.size >= MAX_PER_SHAPE) return (turnOff(shape), plan);
     keep(shape, literal, probe(parsed, values, shape.holes!).template, values, plan);
     return plan;
   }) as Compile & { stats(): PlanCacheStats };
@@ -262,7 +282,10 @@ function withValues(query: unknown, values: string[]): unknown {
 
 /** Calls `onString` for every string value of `plan` with its path, `onKey` for every object key containing a stand-in. */
 function visit(plan: unknown, path: Path, onString: (value: string, path: Path) => void, onBadKey: () => void): void {
-  if (typeof plan === "string") return onString(plan, path.slice());
+  if (typeof plan === "string") {
+    onString(plan, path.slice());
+    return;
+  }
   if (plan === null || typeof plan !== "object") return;
   if (Array.isArray(plan)) {
     for (let i = 0; i < plan.length; i++) {
@@ -341,7 +364,11 @@ export function installCompilerHooks(opts: { planCache: boolean }): void {
   const caches = new WeakMap<object, { one: Compile; batch: Compile }>();
   const cachesOf = (compiler: object) => {
     let c = caches.get(compiler);
-    if (!c) caches.set(compiler, (c = { one: cachedCompile((q) => compile.call(compiler, q)), batch: cachedCompile((q) => compileBatch.call(compiler, q)) }));
+    if (!c)
+      caches.set(
+        compiler,
+        (c = { one: cachedCompile((q) => compile.call(compiler, q)), batch: cachedCompile((q) => compileBatch.call(compiler, q)) }),
+      );
     return c;
   };
   proto.compile = function (this: object, query: string) {

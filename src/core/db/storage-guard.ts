@@ -70,7 +70,10 @@ export class StorageGuard {
       this.refusing = false;
       return;
     }
-    if (!this.refusing) log.warn(`Storage: ${mib(free)} free in ${this.dir}, below the ${mib(this.reserveBytes)} kept free (STORAGE_RESERVE_BYTES): writes are refused (507) until space is freed; reads go on.`);
+    if (!this.refusing)
+      log.warn(
+        `Storage: ${mib(free)} free in ${this.dir}, below the ${mib(this.reserveBytes)} kept free (STORAGE_RESERVE_BYTES): writes are refused (507) until space is freed; reads go on.`,
+      );
     this.refusing = true;
     throw diskFull(
       `The server's storage is almost full (${mib(free)} free where the embedded database keeps its data, at least ${mib(this.reserveBytes)} kept free): ` +
@@ -91,7 +94,10 @@ export class StorageGuard {
 
 /** A plain read or a session setting: writes nothing, not even a row lock (which PostgreSQL logs). */
 function readOnly(sql: string): boolean {
-  return /^\s*(SELECT|SHOW|EXPLAIN|BEGIN|COMMIT|ROLLBACK|SET|RESET)\b/i.test(sql) && !/\bFOR\s+(NO\s+KEY\s+)?UPDATE\b|\bFOR\s+(KEY\s+)?SHARE\b|\bnextval\s*\(/i.test(sql);
+  return (
+    /^\s*(SELECT|SHOW|EXPLAIN|BEGIN|COMMIT|ROLLBACK|SET|RESET)\b/i.test(sql) &&
+    !/\bFOR\s+(NO\s+KEY\s+)?UPDATE\b|\bFOR\s+(KEY\s+)?SHARE\b|\bnextval\s*\(/i.test(sql)
+  );
 }
 
 export function mib(bytes: number): string {

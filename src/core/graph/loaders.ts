@@ -37,7 +37,10 @@ export function defineSharedLoader<K, V>(
   options: { cacheKey?: (key: K) => unknown } = {},
 ) {
   const together = readTogether(batch, options);
-  return defineLoader<K, V>((keys, ctx) => (ctx.writing ? batch(keys, ctx.prisma) : (together(ctx.prisma).loadMany(keys) as Promise<V[]>)), options);
+  return defineLoader<K, V>(
+    (keys, ctx) => (ctx.writing ? batch(keys, ctx.prisma) : (together(ctx.prisma).loadMany(keys) as Promise<V[]>)),
+    options,
+  );
 }
 
 /**
@@ -49,7 +52,8 @@ export function defineSharedLoader<K, V>(
 export function useWritesReadAlone(): Plugin {
   return {
     onExecute({ args }) {
-      if (getOperationAST(args.document, args.operationName)?.operation === "mutation") (args.contextValue as unknown as Context).writing = true;
+      if (getOperationAST(args.document, args.operationName)?.operation === "mutation")
+        (args.contextValue as unknown as Context).writing = true;
     },
   };
 }
@@ -101,11 +105,15 @@ export function readTogether<K, V>(
         return keys.map((key) => {
           const i = at.get(keyOf(key))!;
           const value = values[i]!;
-          if (!given.has(i)) return given.add(i), value;
+          if (!given.has(i)) return (given.add(i), value);
           return copyOf(value);
         });
       },
-      { cache: false, maxBatchSize: MAX_SHARED_BATCH, ...(shared ? { batchScheduleFn: (dispatch: () => void) => void setImmediate(dispatch) } : {}) },
+      {
+        cache: false,
+        maxBatchSize: MAX_SHARED_BATCH,
+        ...(shared ? { batchScheduleFn: (dispatch: () => void) => void setImmediate(dispatch) } : {}),
+      },
     );
     const load = loader.loadMany.bind(loader);
     loader.loadMany = (keys) => (callers++, load(keys));

@@ -127,14 +127,26 @@ export async function paginate<T extends Record<string, any>>(opts: {
 }): Promise<ListPage<T>> {
   const limit = checkLimit(opts.args.limit);
   const where = opts.args.page
-    ? { AND: [opts.where, afterCursor(opts.order, typedCursor(decodeCursor(opts.args.page, opts.order.length), opts.order, opts.from.fields))] }
+    ? {
+        AND: [
+          opts.where,
+          afterCursor(opts.order, typedCursor(decodeCursor(opts.args.page, opts.order.length), opts.order, opts.from.fields)),
+        ],
+      }
     : opts.where;
-  const query = { where, orderBy: opts.order.map(([f, d]) => ({ [f]: d })), take: limit + 1, ...(opts.include ? { include: opts.include } : {}) };
+  const query = {
+    where,
+    orderBy: opts.order.map(([f, d]) => ({ [f]: d })),
+    take: limit + 1,
+    ...(opts.include ? { include: opts.include } : {}),
+  };
   // The page, and the count of the list, kept between the writes that change them (core/cache/list-cache.ts).
   const rows = await keptPage(opts.from, query, () => readOnce(opts.from, "findMany", query));
   // A first page that holds every row counts them; else the count of the list.
   const count =
-    !opts.args.page && rows.length <= limit ? rows.length : await keptCount(opts.from, opts.where, () => readOnce(opts.from, "count", { where: opts.where }));
+    !opts.args.page && rows.length <= limit
+      ? rows.length
+      : await keptCount(opts.from, opts.where, () => readOnce(opts.from, "count", { where: opts.where }));
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   const next = rows.length > limit && last ? { page: encodeCursor(opts.order.map(([f]) => last[f])) } : null;

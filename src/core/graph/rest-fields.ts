@@ -37,8 +37,7 @@ export function listOf<T>(name: string, item: ObjectRef<any, T>) {
 /** An object of booleans saying what the caller may do (`permissions`). */
 export function permissionsOf<K extends string>(name: string, keys: readonly K[]) {
   return builder.objectRef<Record<K, boolean>>(name).implement({
-    fields: (t) =>
-      Object.fromEntries(keys.map((k) => [k, t.boolean({ resolve: (p) => Boolean(p[k]) })])) as any,
+    fields: (t) => Object.fromEntries(keys.map((k) => [k, t.boolean({ resolve: (p) => Boolean(p[k]) })])) as any,
   });
 }
 
@@ -49,9 +48,7 @@ export function urlsOf<K extends string>(name: string, keys: readonly K[], optio
       Object.fromEntries(
         keys.map((k) => [
           k,
-          optional.includes(k)
-            ? t.string({ nullable: true, resolve: (p) => p[k] ?? null })
-            : t.string({ resolve: (p) => p[k] ?? "" }),
+          optional.includes(k) ? t.string({ nullable: true, resolve: (p) => p[k] ?? null }) : t.string({ resolve: (p) => p[k] ?? "" }),
         ]),
       ) as any,
   });

@@ -19,7 +19,13 @@ export const REDIS_REPLY_MS = 1_000;
  *   request of /v1 and /graphql.)
  */
 export function commandClient(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: REDIS_REPLY_MS, socketTimeout: REDIS_REPLY_MS, ...options });
+  return new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: REDIS_REPLY_MS,
+    socketTimeout: REDIS_REPLY_MS,
+    ...options,
+  });
 }
 
 /** How often a subscriber connection is asked whether it still answers, in ms. */

@@ -54,9 +54,13 @@ export const ChangeRequestRef = builder.prismaNode("ChangeRequest", {
     object: t.string({ resolve: () => "change-request" }),
     number: t.exposeInt("number", { description: "Incremental identifier inside the space; usable wherever a change request id is." }),
     status: t.field({ type: ChangeRequestStatusEnum, resolve: (cr) => cr.status }),
-    spaceId: t.string({ extensions: restOnly("space"), description: "Id of the space the change request belongs to.", resolve: (cr) => cr.spaceId }),
+    spaceId: t.string({
+      extensions: restOnly("space"),
+      description: "Id of the space the change request belongs to.",
+      resolve: (cr) => cr.spaceId,
+    }),
     space: t.relation("space", { extensions: GRAPH_ONLY, description: "The space the change request belongs to." }),
-    subject: t.string({ description: "What it changes; \"\" when it has no subject.", resolve: (cr) => cr.subject ?? "" }),
+    subject: t.string({ description: 'What it changes; "" when it has no subject.', resolve: (cr) => cr.subject ?? "" }),
     createdBy: t.field({
       type: UserRef,
       resolve: async (cr, _a, ctx) => (await userById(ctx).load(cr.createdById))!,
@@ -69,7 +73,10 @@ export const ChangeRequestRef = builder.prismaNode("ChangeRequest", {
       nullable: true,
       description: "The space's revision it was last updated from (POST …/update); absent before the first update.",
     }),
-    revisionMerged: t.exposeString("revisionMerged", { nullable: true, description: "The space's revision made by merging it; absent until merged." }),
+    revisionMerged: t.exposeString("revisionMerged", {
+      nullable: true,
+      description: "The space's revision made by merging it; absent until merged.",
+    }),
     commentsCount: t.exposeInt("openCommentsCount", { extensions: restName("comments"), description: "Number of open comments." }),
     outdated: t.boolean({
       description: "True while the space's content changed since the change request's base (draft and open change requests).",
@@ -95,7 +102,9 @@ const MergeResultKind = builder.enumType("ChangeRequestMergeResultKind", {
 });
 const MergeResult = builder.objectRef<service.MergeOutcome>("ChangeRequestMergeResult").implement({
   fields: (t) => ({
-    revision: t.exposeString("revision", { description: "The resulting revision: the space's after a merge, the change request's after an update." }),
+    revision: t.exposeString("revision", {
+      description: "The resulting revision: the space's after a merge, the change request's after an update.",
+    }),
     result: t.field({ type: MergeResultKind, resolve: (r) => r.result }),
   }),
 });
@@ -119,9 +128,18 @@ builder.objectField(RevisionRef, "mergedFrom", (t) =>
 
 builder.prismaObjectFields("Space", (t) => ({
   // Counts kept with the space's row (prisma/schema.prisma): no statement of their own.
-  changeRequestsCount: t.exposeInt("changeRequestsCount", { extensions: restName("changeRequests"), description: "Number of change requests." }),
-  openChangeRequestsCount: t.exposeInt("openChangeRequestsCount", { extensions: restName("changeRequestsOpen"), description: "Number of open change requests." }),
-  draftChangeRequestsCount: t.exposeInt("draftChangeRequestsCount", { extensions: restName("changeRequestsDraft"), description: "Number of draft change requests." }),
+  changeRequestsCount: t.exposeInt("changeRequestsCount", {
+    extensions: restName("changeRequests"),
+    description: "Number of change requests.",
+  }),
+  openChangeRequestsCount: t.exposeInt("openChangeRequestsCount", {
+    extensions: restName("changeRequestsOpen"),
+    description: "Number of open change requests.",
+  }),
+  draftChangeRequestsCount: t.exposeInt("draftChangeRequestsCount", {
+    extensions: restName("changeRequestsDraft"),
+    description: "Number of draft change requests.",
+  }),
   changeRequests: t.relatedConnection("changeRequests", {
     description: "Change requests of the space, newest first; all statuses unless `status` is given.",
     cursor: "id",
@@ -146,7 +164,11 @@ builder.queryFields((t) => ({
     args: {
       spaceId: t.arg.string({ required: true }),
       ...pageArgs,
-      status: t.arg({ type: ChangeRequestStatusEnum, defaultValue: "open", description: "Only change requests in this status (default open)." }),
+      status: t.arg({
+        type: ChangeRequestStatusEnum,
+        defaultValue: "open",
+        description: "Only change requests in this status (default open).",
+      }),
       creator: t.arg.string({ description: "Only change requests created by this user (id)." }),
       contributor: t.arg.string({ description: "Only change requests this user (id) contributed to: created or edited." }),
     },
@@ -231,7 +253,8 @@ builder.mutationFields((t) => ({
   }),
   changeRequestUpdate: t.field({
     type: ChangeRequestRef,
-    description: "Changes the subject (its author, or the edit role) or the status (edit role): draft ↔ open, → archived, archived → draft or open.",
+    description:
+      "Changes the subject (its author, or the edit role) or the status (edit role): draft ↔ open, → archived, archived → draft or open.",
     args: {
       ...crArgs,
       subject: t.arg.string({ description: `At most ${service.SUBJECT_MAX} characters; null or empty removes it.` }),
@@ -244,13 +267,15 @@ builder.mutationFields((t) => ({
   }),
   changeRequestMerge: t.field({
     type: MergeResult,
-    description: "Merges the change request into the space (review role; the space must be live). Conflicts answer 409 naming the pages; nothing is written.",
+    description:
+      "Merges the change request into the space (review role; the space must be live). Conflicts answer 409 naming the pages; nothing is written.",
     args: { ...crArgs },
     resolve: (_r, args, ctx) => service.mergeChangeRequest(ctx, args.spaceId, args.changeRequestId),
   }),
   changeRequestUpdateFromMain: t.field({
     type: MergeResult,
-    description: "Brings the space's changes into the change request (edit role). Conflicts answer 409 naming the pages and lines; nothing is written.",
+    description:
+      "Brings the space's changes into the change request (edit role). Conflicts answer 409 naming the pages and lines; nothing is written.",
     args: { ...crArgs },
     resolve: (_r, args, ctx) => service.updateChangeRequestFromMain(ctx, args.spaceId, args.changeRequestId),
   }),
@@ -263,7 +288,12 @@ builder.mutationFields((t) => ({
   }),
   changeRequestPageCreate: t.field({
     type: PageRef,
-    args: { ...crArgs, ...pageWriteArgs, title: t.arg.string({ required: true, description: "At most 256 characters." }), type: t.arg({ type: PageTypeEnum, description: "document (default), group or link." }) },
+    args: {
+      ...crArgs,
+      ...pageWriteArgs,
+      title: t.arg.string({ required: true, description: "At most 256 characters." }),
+      type: t.arg({ type: PageTypeEnum, description: "document (default), group or link." }),
+    },
     resolve: (_r, args, ctx) => {
       const { spaceId, changeRequestId, ...input } = argsWithNulls(ctx, args);
       return content.createPage(ctx, spaceId, changeRequestId, input);
@@ -280,7 +310,8 @@ builder.mutationFields((t) => ({
   changeRequestPageDelete: t.field({
     type: ChangeRequestPageDeletePayload,
     args: { ...crArgs, pageId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => deleted(content.deletePage(ctx, args.spaceId, args.changeRequestId, args.pageId), args.pageId, args.spaceId),
+    resolve: async (_r, args, ctx) =>
+      deleted(content.deletePage(ctx, args.spaceId, args.changeRequestId, args.pageId), args.pageId, args.spaceId),
   }),
   changeRequestFileUpload: t.field({
     type: FileRef,
@@ -291,7 +322,8 @@ builder.mutationFields((t) => ({
     type: FileDeletePayload,
     description: "Removes a file from the change request's content (the space's content keeps it until the change request is merged).",
     args: { ...crArgs, fileId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => deleted(content.deleteFile(ctx, args.spaceId, args.changeRequestId, args.fileId), args.fileId, args.spaceId),
+    resolve: (_r, args, ctx) =>
+      deleted(content.deleteFile(ctx, args.spaceId, args.changeRequestId, args.fileId), args.fileId, args.spaceId),
   }),
   changeRequestReusableContentCreate: t.field({
     type: ReusableContentRef,
@@ -313,7 +345,11 @@ builder.mutationFields((t) => ({
     type: ReusableContentDeletePayload,
     args: { ...crArgs, reusableContentId: t.arg.string({ required: true }) },
     resolve: (_r, args, ctx) =>
-      deleted(content.deleteReusableContent(ctx, args.spaceId, args.changeRequestId, args.reusableContentId), args.reusableContentId, args.spaceId),
+      deleted(
+        content.deleteReusableContent(ctx, args.spaceId, args.changeRequestId, args.reusableContentId),
+        args.reusableContentId,
+        args.spaceId,
+      ),
   }),
   changeRequestVariablesReplace: t.field({
     type: VariablesScalar,
@@ -330,7 +366,8 @@ builder.mutationFields((t) => ({
   changeRequestVariableDelete: t.field({
     type: VariableDeletePayload,
     args: { ...crArgs, variableName: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => deleted(content.deleteVariable(ctx, args.spaceId, args.changeRequestId, args.variableName), args.variableName, args.spaceId),
+    resolve: (_r, args, ctx) =>
+      deleted(content.deleteVariable(ctx, args.spaceId, args.changeRequestId, args.variableName), args.variableName, args.spaceId),
   }),
 }));
 
@@ -339,7 +376,9 @@ builder.mutationFields((t) => ({
 const ContentOperationEnum = builder.enumType("ChangeRequestContentOperation", {
   values: {
     insert_page: { description: "Insert a page (document required; into, at, ref, page metadata)." },
-    update_page: { description: "Update a page (page required): its document, metadata, or place (into: a page id or null for the top level; at)." },
+    update_page: {
+      description: "Update a page (page required): its document, metadata, or place (into: a page id or null for the top level; at).",
+    },
     delete_page: { description: "Delete a page and its sub-pages (page)." },
     revert_page: { description: "Revert a page to a revision of the space (revision; the change request's base when omitted)." },
     insert_files: { description: "Add files (files: 1 to 20, each from a url or base64 bytes)." },
@@ -372,13 +411,13 @@ const ContentChangeInput = builder.inputType("ChangeRequestContentChangeInput", 
     page: t.string({ description: "Id of the page (update_page, delete_page, revert_page)." }),
     title: t.string({ description: "Title (1 to 256 characters)." }),
     slug: t.string({ description: "Path segment in the parent; derived from the title when omitted." }),
-    emoji: t.string({ description: "Emoji; \"\" removes it." }),
-    icon: t.string({ description: "Icon name; \"\" removes it." }),
-    description: t.string({ description: "Description; \"\" removes it." }),
+    emoji: t.string({ description: 'Emoji; "" removes it.' }),
+    icon: t.string({ description: 'Icon name; "" removes it.' }),
+    description: t.string({ description: 'Description; "" removes it.' }),
     hidden: t.boolean({ description: "Hidden from the navigation." }),
     noIndex: t.boolean({ description: "Left out of search." }),
     noRobotsIndex: t.boolean({ description: "Left out of search engines' indexes." }),
-    condition: t.string({ description: "Adaptive-content condition: only \"\" (pages have no conditions here)." }),
+    condition: t.string({ description: 'Adaptive-content condition: only "" (pages have no conditions here).' }),
     document: t.field({ type: ContentDocumentInput, description: "The page's document (insert_page, update_page)." }),
     into: t.string({ extensions: KEEP_NULL, description: "Parent page id; null (update_page) moves the page to the top level." }),
     at: t.int({ description: "Index among the siblings (0 first); last when omitted." }),
@@ -393,7 +432,12 @@ const ContentPageUrls = urlsOf("ChangeRequestContentPageUrls", ["location"] as c
 const ContentPage = builder.objectRef<content.ContentChangeView["page"]>("ChangeRequestContentPage").implement({
   fields: (t) => ({
     id: t.exposeString("id"),
-    urls: t.field({ type: ContentPageUrls, nullable: true, description: "Where to read the page (absent for a deleted page).", resolve: (p) => p.urls }),
+    urls: t.field({
+      type: ContentPageUrls,
+      nullable: true,
+      description: "Where to read the page (absent for a deleted page).",
+      resolve: (p) => p.urls,
+    }),
   }),
 });
 
@@ -410,15 +454,31 @@ const PAGE_REF_SCHEMA = {
 
 /** The /v1 form of the changes: a deleted page is named by its id alone, the others by a page reference. */
 jsonScalar("ChangeRequestContentChangesJSON", {
-  description: "Pages a batch touched: created_page {ref?, page}, updated_page {page} with page {object, id, urls.location}, deleted_page {page: id}.",
+  description:
+    "Pages a batch touched: created_page {ref?, page}, updated_page {page} with page {object, id, urls.location}, deleted_page {page: id}.",
   extensions: {
     jsonSchema: {
       type: "array",
       items: {
         oneOf: [
-          { type: "object", required: ["object", "page"], additionalProperties: false, properties: { object: { type: "string", enum: ["created_page"] }, ref: { type: "string" }, page: PAGE_REF_SCHEMA } },
-          { type: "object", required: ["object", "page"], additionalProperties: false, properties: { object: { type: "string", enum: ["updated_page"] }, page: PAGE_REF_SCHEMA } },
-          { type: "object", required: ["object", "page"], additionalProperties: false, properties: { object: { type: "string", enum: ["deleted_page"] }, page: { type: "string" } } },
+          {
+            type: "object",
+            required: ["object", "page"],
+            additionalProperties: false,
+            properties: { object: { type: "string", enum: ["created_page"] }, ref: { type: "string" }, page: PAGE_REF_SCHEMA },
+          },
+          {
+            type: "object",
+            required: ["object", "page"],
+            additionalProperties: false,
+            properties: { object: { type: "string", enum: ["updated_page"] }, page: PAGE_REF_SCHEMA },
+          },
+          {
+            type: "object",
+            required: ["object", "page"],
+            additionalProperties: false,
+            properties: { object: { type: "string", enum: ["deleted_page"] }, page: { type: "string" } },
+          },
         ],
       },
     },
@@ -458,7 +518,8 @@ const ContentUpdate = builder.objectRef<content.ContentUpdateView>("ChangeReques
 });
 
 const ContentUpdateResult = builder.unionType("ChangeRequestContentUpdateResult", {
-  description: "The change request (compat true, the default), or the change request with the pages touched and the files added (compat false).",
+  description:
+    "The change request (compat true, the default), or the change request with the pages touched and the files added (compat false).",
   types: [ChangeRequestRef, ContentUpdate],
   resolveType: (value) => ("changes" in value && "changeRequest" in value ? ContentUpdate : ChangeRequestRef),
 });
@@ -474,6 +535,7 @@ builder.mutationFields((t) => ({
       changes: t.arg({ type: [ContentChangeInput], required: true }),
       compat: t.arg.boolean({ defaultValue: true, description: "false answers the pages touched and the files added too." }),
     },
-    resolve: (_r, args, ctx) => content.updateChangeRequestContent(ctx, args.spaceId, args.changeRequestId, args.changes as any, args.compat ?? true),
+    resolve: (_r, args, ctx) =>
+      content.updateChangeRequestContent(ctx, args.spaceId, args.changeRequestId, args.changes as any, args.compat ?? true),
   }),
 }));

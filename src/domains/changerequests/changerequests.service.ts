@@ -1,7 +1,6 @@
 import type { ChangeRequest, Prisma as P } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { badInput, conflict, forbidden, notFound } from "../../core/errors.js";
-import { defineLoader } from "../../core/graph/loaders.js";
 import { paginate, type PageArgs } from "../../core/graph/pagination.js";
 import { checkLength } from "../../core/validate.js";
 import { newId } from "../../core/ids.js";
@@ -142,14 +141,17 @@ export async function updateChangeRequest(
 ) {
   const { space, role } = await requireSpace(ctx, spaceId);
   const cr = await findChangeRequest(ctx, spaceId, changeRequestId);
-  if (patch.subject !== undefined && cr.createdById !== ctx.viewer.userId) requireSpaceAction(space, role, "proposeChanges", "change the subject of change requests");
+  if (patch.subject !== undefined && cr.createdById !== ctx.viewer.userId)
+    requireSpaceAction(space, role, "proposeChanges", "change the subject of change requests");
   if (patch.status !== undefined) requireSpaceAction(space, role, "proposeChanges", "change the status of change requests");
   requireNotDeleted(space);
   const subject = patch.subject === undefined ? undefined : checkSubject(patch.subject);
   if (patch.status !== undefined) {
     if (patch.status === null) throw badInput("status cannot be null: use draft, open or archived.");
-    if (!CHANGE_REQUEST_STATUSES.includes(patch.status)) throw badInput(`status must be one of draft, open, archived (got "${patch.status}").`);
-    if (patch.status === "merged" && cr.status !== "merged") throw badInput("status cannot be set to merged: merge the change request with POST …/merge.");
+    if (!CHANGE_REQUEST_STATUSES.includes(patch.status))
+      throw badInput(`status must be one of draft, open, archived (got "${patch.status}").`);
+    if (patch.status === "merged" && cr.status !== "merged")
+      throw badInput("status cannot be set to merged: merge the change request with POST …/merge.");
   }
   // Decided on the change request as it is under the space's lock: a merge or status change sent
   // at the same time lands first or after this one, never in between; the same PATCH twice is fine.
@@ -161,11 +163,13 @@ export async function updateChangeRequest(
     if (patch.status !== undefined && patch.status !== null && patch.status !== current.status) {
       const from = current.status as ChangeRequestStatus;
       if (patch.status === "merged") throw badInput("status cannot be set to merged: merge the change request with POST …/merge.");
-      if (!TRANSITIONS[from].includes(patch.status)) throw conflict(`Change request #${current.number} is ${from}: its status can no longer change.`);
+      if (!TRANSITIONS[from].includes(patch.status))
+        throw conflict(`Change request #${current.number} is ${from}: its status can no longer change.`);
       data.status = patch.status;
       statusChanged = true;
     }
-    if (current.status === "merged" && subject !== undefined) throw conflict(`Change request #${current.number} is merged: it can no longer change.`);
+    if (current.status === "merged" && subject !== undefined)
+      throw conflict(`Change request #${current.number} is merged: it can no longer change.`);
     if (!Object.keys(data).length) return { updated: current, statusChanged };
     const updated = await tx.changeRequest.update({ where: { id: cr.id }, data });
     if (statusChanged) await record({ type: "change_request_status_updated", spaceId, changeRequestId: cr.id, status: updated.status });
@@ -183,7 +187,12 @@ function quote(lines: string[]): string {
   return `"${text.length > 120 ? `${text.slice(0, 117)}...` : text}"`;
 }
 
-const CONFLICT_KINDS: Record<MergeConflict["kind"], string> = { page: "page", file: "file", variable: "variable", reusableContent: "reusable content" };
+const CONFLICT_KINDS: Record<MergeConflict["kind"], string> = {
+  page: "page",
+  file: "file",
+  variable: "variable",
+  reusableContent: "reusable content",
+};
 
 /** A sentence per conflict, naming the page (title) and, for text, the lines on each side. */
 export function describeConflicts(conflicts: MergeConflict[], labels: { ours: string; theirs: string }): string {
@@ -228,7 +237,7 @@ export async function mergeChangeRequest(ctx: Context, spaceId: string, changeRe
   return retryWhenMoved("The space or the change request changed too often during the merge; retry.", async () => {
     // Under the space's lock: merges, content edits and updates of this space land one after the
     // other, each on the result of the one before; only a true conflict of content answers 409.
-    const { id, cr } = await withSpaceLock(ctx, spaceId, async (tx, fresh, record) => {
+    const { id } = await withSpaceLock(ctx, spaceId, async (tx, fresh, record) => {
       const cr = await tx.changeRequest.findUniqueOrThrow({ where: { id: changeRequestRowId } });
       if (!EDITABLE_STATUSES.includes(cr.status as ChangeRequestStatus)) {
         throw conflict(`Change request #${cr.number} is ${cr.status}: only draft and open change requests can be merged.`);
@@ -247,7 +256,15 @@ export async function mergeChangeRequest(ctx: Context, spaceId: string, changeRe
       }
       const id = newId("Revision");
       await tx.revision.create({
-        data: { id, spaceId, parents: [mainId, cr.revisionId], type: "merge", message: `Merge change request #${cr.number}`, content: merged.content as any, createdById: ctx.viewer.userId },
+        data: {
+          id,
+          spaceId,
+          parents: [mainId, cr.revisionId],
+          type: "merge",
+          message: `Merge change request #${cr.number}`,
+          content: merged.content as any,
+          createdById: ctx.viewer.userId,
+        },
       });
       const movedSpace = await tx.space.updateMany({ where: { id: spaceId, revisionId: mainId }, data: { revisionId: id } });
       if (movedSpace.count === 0) throw new Moved();

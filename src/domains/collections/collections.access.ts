@@ -50,16 +50,26 @@ export function visibleCollectionWhere(ctx: Context): P.CollectionWhereInput {
  * A collection of `organizationId` that the caller may put content into, given as the body
  * field `field`: 400 naming the field when it does not exist there, 403 without `create` on it.
  */
-export async function requireTargetCollection(ctx: Context, organizationId: string, collectionId: string, field: string): Promise<Collection> {
+export async function requireTargetCollection(
+  ctx: Context,
+  organizationId: string,
+  collectionId: string,
+  field: string,
+): Promise<Collection> {
   const collection = await collectionById(ctx).load(collectionId);
   if (!collection || collection.organizationId !== organizationId) {
     throw badInput(`${field}: collection "${collectionId}" does not exist in organization "${organizationId}".`);
   }
   const member = await viewerMembership(ctx, organizationId);
-  const role = effectiveCollectionRole({ member: member && { role: member.role as Role | null }, collectionDefaultLevel: collection.defaultLevel as Role | null });
+  const role = effectiveCollectionRole({
+    member: member && { role: member.role as Role | null },
+    collectionDefaultLevel: collection.defaultLevel as Role | null,
+  });
   if (!role) throw badInput(`${field}: collection "${collectionId}" does not exist in organization "${organizationId}".`);
   if (!collectionPermissions(role).create) {
-    throw forbidden(`Your role on collection "${collectionId}" (${role}) does not allow you to add content to it (${field}); it needs create.`);
+    throw forbidden(
+      `Your role on collection "${collectionId}" (${role}) does not allow you to add content to it (${field}); it needs create.`,
+    );
   }
   return collection;
 }

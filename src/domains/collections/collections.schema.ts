@@ -20,7 +20,11 @@ export const CollectionRef = builder.prismaNode("Collection", {
       nullable: true,
       description: `At most ${service.COLLECTION_DESCRIPTION_MAX} characters; absent when empty.`,
     }),
-    organizationId: t.string({ extensions: restOnly("organization"), description: "Id of the owning organization.", resolve: (c) => c.organizationId }),
+    organizationId: t.string({
+      extensions: restOnly("organization"),
+      description: "Id of the owning organization.",
+      resolve: (c) => c.organizationId,
+    }),
     parentId: t.string({
       nullable: true,
       extensions: restOnly("parent"),
@@ -51,7 +55,11 @@ export const CollectionRef = builder.prismaNode("Collection", {
       totalCount: true,
       query: (_args, ctx) => ({ where: visibleCollectionWhere(ctx), orderBy: [{ position: "asc" }, { id: "asc" }] }),
     }),
-    parent: t.relation("parent", { nullable: true, extensions: GRAPH_ONLY, description: "The parent collection; absent at the top level." }),
+    parent: t.relation("parent", {
+      nullable: true,
+      extensions: GRAPH_ONLY,
+      description: "The parent collection; absent at the top level.",
+    }),
     organization: t.relation("organization", { extensions: GRAPH_ONLY, description: "The organization the collection belongs to." }),
   }),
 });
@@ -60,7 +68,8 @@ const CollectionList = listOf("CollectionList", CollectionRef);
 
 builder.prismaObjectFields("Organization", (t) => ({
   collections: t.relatedConnection("collections", {
-    description: "Collections of the organization: all of them in creation order (nested, the default), or only the top-level ones in their order.",
+    description:
+      "Collections of the organization: all of them in creation order (nested, the default), or only the top-level ones in their order.",
     cursor: "id",
     totalCount: true,
     args: { nested: t.arg.boolean({ defaultValue: true, description: "false: only the top-level collections." }) },
@@ -102,11 +111,15 @@ builder.queryFields((t) => ({
   }),
   organizationCollections: t.field({
     type: CollectionList,
-    description: "Collections of an organization: every one in creation order (nested, the default), or only the top-level ones in their order.",
+    description:
+      "Collections of an organization: every one in creation order (nested, the default), or only the top-level ones in their order.",
     args: {
       organizationId: t.arg.string({ required: true }),
       ...pageArgs,
-      nested: t.arg.boolean({ defaultValue: true, description: "List nested collections too (default true); false lists only top-level ones." }),
+      nested: t.arg.boolean({
+        defaultValue: true,
+        description: "List nested collections too (default true); false lists only top-level ones.",
+      }),
     },
     resolve: (_r, args, ctx) => service.listOrganizationCollections(ctx, args.organizationId, args),
   }),
@@ -153,7 +166,8 @@ builder.mutationFields((t) => ({
     args: {
       collectionId: t.arg.string({ required: true }),
       parent: t.arg.string({
-        description: "Id of the new parent collection (not the collection itself nor one below it); null for the top level; omitted to stay.",
+        description:
+          "Id of the new parent collection (not the collection itself nor one below it); null for the top level; omitted to stay.",
       }),
       position: t.arg({ type: PositionInput }),
     },

@@ -14,7 +14,10 @@ export const COLLECTION_TITLE_MAX = 50;
 export const COLLECTION_DESCRIPTION_MAX = 100;
 
 /** The caller's role on a collection (null: it does not exist for them). */
-export async function viewerCollectionRole(ctx: Context, collection: Pick<Collection, "organizationId" | "defaultLevel">): Promise<Role | null> {
+export async function viewerCollectionRole(
+  ctx: Context,
+  collection: Pick<Collection, "organizationId" | "defaultLevel">,
+): Promise<Role | null> {
   const member = await viewerMembership(ctx, collection.organizationId);
   return effectiveCollectionRole({
     member: member && { role: member.role as Role | null },
@@ -78,7 +81,15 @@ export async function listOrganizationCollections(ctx: Context, organizationId: 
   return paginate({
     args,
     where: { AND: [{ organizationId, ...(nested ? {} : { parentId: null }) }, visibleCollectionWhere(ctx)] },
-    order: nested ? [["createdAt", "asc"], ["id", "asc"]] : [["position", "asc"], ["id", "asc"]],
+    order: nested
+      ? [
+          ["createdAt", "asc"],
+          ["id", "asc"],
+        ]
+      : [
+          ["position", "asc"],
+          ["id", "asc"],
+        ],
     from: ctx.prisma.collection,
   });
 }
@@ -89,7 +100,10 @@ export async function listCollectionSpaces(ctx: Context, collectionId: string, a
   return paginate({
     args,
     where: { AND: [{ parentId: collectionId }, visibleSpaceWhere(ctx)] },
-    order: [["position", "asc"], ["id", "asc"]],
+    order: [
+      ["position", "asc"],
+      ["id", "asc"],
+    ],
     from: ctx.prisma.space,
   });
 }
@@ -165,7 +179,11 @@ export async function deleteCollection(ctx: Context, collectionId: string): Prom
 }
 
 /** Moves a collection under another parent (`parent` null: the top level) and/or among its siblings. */
-export async function moveCollection(ctx: Context, collectionId: string, args: { parent?: string | null; position?: PositionInput | null }) {
+export async function moveCollection(
+  ctx: Context,
+  collectionId: string,
+  args: { parent?: string | null; position?: PositionInput | null },
+) {
   const { collection, role } = await requireCollection(ctx, collectionId);
   requireCollectionRole(role, "admin", "move it");
   const parentId = args.parent === undefined ? collection.parentId : optionalId("parent", args.parent);

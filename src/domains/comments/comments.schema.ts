@@ -77,7 +77,9 @@ const CommentTargetPage = builder.objectRef<service.TargetPage>("CommentTargetPa
     createdAt: t.field({ type: "DateTime", nullable: true, resolve: (p) => p.createdAt ?? null }),
     updatedAt: t.field({ type: "DateTime", nullable: true, resolve: (p) => p.updatedAt ?? null }),
     path: t.exposeString("path", { nullable: true }),
-    outdated: t.exposeBoolean("outdated", { description: "True when the page changed or was removed since the revision the comment was made on." }),
+    outdated: t.exposeBoolean("outdated", {
+      description: "True when the page changed or was removed since the revision the comment was made on.",
+    }),
   }),
 });
 
@@ -85,8 +87,16 @@ const CommentTarget = builder.objectRef<Comment>("CommentTarget").implement({
   description: "What a comment is about; the parts that do not apply are absent.",
   fields: (t) => ({
     node: t.field({ type: CommentTargetNode, nullable: true, resolve: (c) => (c.nodeId ? { id: c.nodeId } : null) }),
-    changeRequest: t.string({ nullable: true, description: "Id of the change request, for its comments.", resolve: (c) => c.changeRequestId }),
-    review: t.string({ nullable: true, description: "Id of a review; absent: reviews are not stored by this server.", resolve: () => null }),
+    changeRequest: t.string({
+      nullable: true,
+      description: "Id of the change request, for its comments.",
+      resolve: (c) => c.changeRequestId,
+    }),
+    review: t.string({
+      nullable: true,
+      description: "Id of a review; absent: reviews are not stored by this server.",
+      resolve: () => null,
+    }),
     page: t.field({ type: CommentTargetPage, nullable: true, resolve: (c, _a, ctx) => service.targetPage(ctx, c) }),
     space: t.string({ description: "Id of the space.", resolve: (c) => c.spaceId }),
     revision: t.string({ nullable: true, description: "Id of the revision the comment was made on.", resolve: (c) => c.revisionId }),
@@ -124,7 +134,11 @@ type CommentFieldBuilder = FieldsOf<Parameters<typeof builder.prismaObjectFields
 const sharedFields = (t: CommentFieldBuilder) => ({
   postedBy: t.field({ type: UserRef, resolve: async (c, _a, ctx) => (await userById(ctx).load(c.postedById))! }),
   postedAt: t.expose("postedAt", { type: "DateTime" }),
-  editedAt: t.expose("editedAt", { type: "DateTime", nullable: true, description: "When the body was last changed; absent when never edited." }),
+  editedAt: t.expose("editedAt", {
+    type: "DateTime",
+    nullable: true,
+    description: "When the body was last changed; absent when never edited.",
+  }),
   reactions: t.field({ type: [CommentReaction], resolve: (c, _a, ctx) => service.reactionsOf(ctx).load(c.id) }),
   body: t.field({
     type: CommentBody,
@@ -199,7 +213,10 @@ const commentConnectionArgs = builder.args((t) => ({
 }));
 
 /** The Prisma query of a comments connection: top-level comments, filtered and ordered by posting date. */
-function commentConnectionQuery(args: { status?: service.CommentStatusFilter | null; order?: "asc" | "desc" | null }, changeRequest: boolean) {
+function commentConnectionQuery(
+  args: { status?: service.CommentStatusFilter | null; order?: "asc" | "desc" | null },
+  changeRequest: boolean,
+) {
   const dir = args.order ?? "desc";
   return {
     where: {
@@ -250,7 +267,9 @@ const listFilterArgs = builder.args((t) => ({
 }));
 const createArgs = builder.args((t) => ({
   node: t.string({ description: `Id of the node of the page's document the comment is on, at most ${service.NODE_MAX} characters.` }),
-  page: t.string({ description: "Id of the page the comment is on: a page of the current revision (of the change request, for its comments)." }),
+  page: t.string({
+    description: "Id of the page the comment is on: a page of the current revision (of the change request, for its comments).",
+  }),
   body: t.field({ type: CommentBodyInput, required: true }),
 }));
 const reactionArgs = builder.args((t) => ({
@@ -264,7 +283,9 @@ const resolvedArgs = builder.args((t) => ({
   resolved: t.boolean({ description: "true resolves the comment (status resolved, resolvedAt, resolvedBy); false reopens it." }),
 }));
 const replyResolvedArgs = builder.args((t) => ({
-  resolved: t.boolean({ description: "true resolves the comment this reply answers (status resolved, resolvedAt, resolvedBy); false reopens it." }),
+  resolved: t.boolean({
+    description: "true resolves the comment this reply answers (status resolved, resolvedAt, resolvedBy); false reopens it.",
+  }),
 }));
 
 builder.queryFields((t) => ({
@@ -362,7 +383,8 @@ builder.mutationFields((t) => ({
     type: SpaceCommentDeletePayload,
     description: "Deletes a comment and its replies (its author or a space admin). Succeeds also when it did not exist.",
     args: { ...spaceIdArgs, commentId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => deleted(service.deleteComment(ctx, await service.spaceScope(ctx, args.spaceId), args.commentId), args.commentId, args.spaceId),
+    resolve: async (_r, args, ctx) =>
+      deleted(service.deleteComment(ctx, await service.spaceScope(ctx, args.spaceId), args.commentId), args.commentId, args.spaceId),
   }),
   spaceCommentReplyCreate: t.field({
     type: CommentReplyRef,
@@ -389,11 +411,17 @@ builder.mutationFields((t) => ({
     type: SpaceCommentReplyDeletePayload,
     description: "Deletes a reply (its author or a space admin). Succeeds also when it did not exist.",
     args: { ...spaceIdArgs, commentId: t.arg.string({ required: true }), commentReplyId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => deleted(service.deleteReply(ctx, await service.spaceScope(ctx, args.spaceId), args.commentId, args.commentReplyId), args.commentReplyId, args.spaceId),
+    resolve: async (_r, args, ctx) =>
+      deleted(
+        service.deleteReply(ctx, await service.spaceScope(ctx, args.spaceId), args.commentId, args.commentReplyId),
+        args.commentReplyId,
+        args.spaceId,
+      ),
   }),
   changeRequestCommentCreate: t.field({
     type: CommentRef,
-    description: "Posts a comment on a change request (needs the comment role), optionally on a page of its head revision and a node of it.",
+    description:
+      "Posts a comment on a change request (needs the comment role), optionally on a page of its head revision and a node of it.",
     args: { ...changeRequestArgs, ...createArgs },
     resolve: async (_r, args, ctx) =>
       service.createComment(ctx, await service.changeRequestScope(ctx, args.spaceId, args.changeRequestId), args),
@@ -411,7 +439,12 @@ builder.mutationFields((t) => ({
     type: ChangeRequestCommentDeletePayload,
     description: "Deletes a comment and its replies (its author or a space admin). Succeeds also when it did not exist.",
     args: { ...changeRequestArgs, commentId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => deleted(service.deleteComment(ctx, await service.changeRequestScope(ctx, args.spaceId, args.changeRequestId), args.commentId), args.commentId, args.spaceId),
+    resolve: async (_r, args, ctx) =>
+      deleted(
+        service.deleteComment(ctx, await service.changeRequestScope(ctx, args.spaceId, args.changeRequestId), args.commentId),
+        args.commentId,
+        args.spaceId,
+      ),
   }),
   changeRequestCommentReplyCreate: t.field({
     type: CommentReplyRef,
@@ -427,7 +460,8 @@ builder.mutationFields((t) => ({
   }),
   changeRequestCommentReplyUpdate: t.field({
     type: CommentReplyRef,
-    description: "Changes a reply's body (author only), adds or withdraws the caller's reactions; `resolved` resolves or reopens the comment it answers.",
+    description:
+      "Changes a reply's body (author only), adds or withdraws the caller's reactions; `resolved` resolves or reopens the comment it answers.",
     args: {
       ...changeRequestArgs,
       commentId: t.arg.string({ required: true }),
@@ -445,11 +479,16 @@ builder.mutationFields((t) => ({
     type: ChangeRequestCommentReplyDeletePayload,
     description: "Deletes a reply (its author or a space admin). Succeeds also when it did not exist.",
     args: { ...changeRequestArgs, commentId: t.arg.string({ required: true }), commentReplyId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => deleted(service.deleteReply(
-        ctx,
-        await service.changeRequestScope(ctx, args.spaceId, args.changeRequestId),
-        args.commentId,
+    resolve: async (_r, args, ctx) =>
+      deleted(
+        service.deleteReply(
+          ctx,
+          await service.changeRequestScope(ctx, args.spaceId, args.changeRequestId),
+          args.commentId,
+          args.commentReplyId,
+        ),
         args.commentReplyId,
-      ), args.commentReplyId, args.spaceId),
+        args.spaceId,
+      ),
   }),
 }));

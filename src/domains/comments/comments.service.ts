@@ -1,6 +1,6 @@
 import type { ChangeRequest, Comment, Prisma as P, Space } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
-import { byKeys, countsByKeys, defineLoader, defineSharedLoader } from "../../core/graph/loaders.js";
+import { byKeys, defineLoader, defineSharedLoader } from "../../core/graph/loaders.js";
 import { paginate, type PageArgs } from "../../core/graph/pagination.js";
 import { badInput, forbidden, notFound } from "../../core/errors.js";
 import { checkLength } from "../../core/validate.js";
@@ -176,8 +176,7 @@ export interface TargetPage {
   outdated: boolean;
 }
 
-const samePage = (a: StoredPage, b: StoredPage) =>
-  a.updatedAt === b.updatedAt && a.title === b.title && a.markdown === b.markdown;
+const samePage = (a: StoredPage, b: StoredPage) => a.updatedAt === b.updatedAt && a.title === b.title && a.markdown === b.markdown;
 
 /**
  * The page a comment targets, as it is now (as it was when the page is gone). `outdated` is
@@ -239,7 +238,14 @@ export function checkReactions(field: string, values: string[] | null | undefine
 /** The `users` filter: ids given repeated or comma separated. */
 function userFilter(users: string[] | null | undefined): string[] | undefined {
   if (!users) return undefined;
-  const ids = [...new Set(users.flatMap((u) => u.split(",")).map((u) => u.trim()).filter(Boolean))];
+  const ids = [
+    ...new Set(
+      users
+        .flatMap((u) => u.split(","))
+        .map((u) => u.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (ids.length > USERS_FILTER_MAX) throw badInput(`users holds at most ${USERS_FILTER_MAX} user ids (got ${ids.length}).`);
   return ids.length ? ids : undefined;
 }
@@ -269,7 +275,10 @@ export async function listComments(ctx: Context, scope: CommentScope, args: Comm
   const page = await paginate({
     args,
     where,
-    order: [["postedAt", dir], ["id", dir]],
+    order: [
+      ["postedAt", dir],
+      ["id", dir],
+    ],
     from: ctx.prisma.comment,
   });
   return { ...page, items: page.items.map((c) => withFormat(c, args.format)) };
@@ -305,12 +314,20 @@ export async function getReply(ctx: Context, scope: CommentScope, commentId: str
 }
 
 /** Replies of a comment, oldest first (the order of the conversation). */
-export async function listReplies(ctx: Context, scope: CommentScope, commentId: string, args: PageArgs & { format?: CommentFormat | null }) {
+export async function listReplies(
+  ctx: Context,
+  scope: CommentScope,
+  commentId: string,
+  args: PageArgs & { format?: CommentFormat | null },
+) {
   await requireComment(ctx, scope, commentId);
   const page = await paginate({
     args,
     where: { parentId: commentId },
-    order: [["postedAt", "asc"], ["id", "asc"]],
+    order: [
+      ["postedAt", "asc"],
+      ["id", "asc"],
+    ],
     from: ctx.prisma.comment,
   });
   return { ...page, items: page.items.map((c) => withFormat(c, args.format)) };
@@ -321,7 +338,10 @@ export async function listCommenters(ctx: Context, scope: CommentScope, args: Pa
   return paginate({
     args,
     where: { organizationId: scope.space.organizationId, user: { comments: { some: scopeWhere(scope) } } },
-    order: [["joinedAt", "asc"], ["userId", "asc"]],
+    order: [
+      ["joinedAt", "asc"],
+      ["userId", "asc"],
+    ],
     from: ctx.prisma.member,
   });
 }
@@ -387,7 +407,12 @@ function asNew<T extends { id: string }>(ctx: Context, comment: T): T {
   return comment;
 }
 
-export async function createReply(ctx: Context, scope: CommentScope, commentId: string, input: { body?: { markdown?: string | null } | null; format?: CommentFormat | null }) {
+export async function createReply(
+  ctx: Context,
+  scope: CommentScope,
+  commentId: string,
+  input: { body?: { markdown?: string | null } | null; format?: CommentFormat | null },
+) {
   const parent = await requireComment(ctx, scope, commentId);
   requireCommenting(scope, "reply to comments");
   const markdown = checkBody(input.body);
@@ -447,14 +472,18 @@ async function applyPatch(ctx: Context, scope: CommentScope, row: Comment, threa
   }
   const resolved = notNull("resolved", patch.resolved);
   if (resolved === true && thread.status !== "resolved") {
-    writes.push(ctx.prisma.comment.update({ where: { id: thread.id }, data: { status: "resolved", resolvedAt: new Date(), resolvedById: userId } }));
+    writes.push(
+      ctx.prisma.comment.update({ where: { id: thread.id }, data: { status: "resolved", resolvedAt: new Date(), resolvedById: userId } }),
+    );
   } else if (resolved === false && thread.status !== "open") {
     writes.push(ctx.prisma.comment.update({ where: { id: thread.id }, data: { status: "open", resolvedAt: null, resolvedById: null } }));
   }
   const added = checkReactions("addedReactions", patch.addedReactions);
   const removed = checkReactions("removedReactions", patch.removedReactions);
   if (added.length) {
-    writes.push(ctx.prisma.commentReaction.createMany({ data: added.map((emoji) => ({ commentId: row.id, userId, emoji })), skipDuplicates: true }));
+    writes.push(
+      ctx.prisma.commentReaction.createMany({ data: added.map((emoji) => ({ commentId: row.id, userId, emoji })), skipDuplicates: true }),
+    );
   }
   if (removed.length) {
     writes.push(ctx.prisma.commentReaction.deleteMany({ where: { commentId: row.id, userId, emoji: { in: removed } } }));

@@ -118,7 +118,17 @@ export interface PlannedFile {
 }
 
 export type PlannedChange =
-  | { op: "insert_page"; label: string; id: string; meta: PageMeta; markdown: string; titleFromDocument: boolean; into?: string; at?: number; ref?: string }
+  | {
+      op: "insert_page";
+      label: string;
+      id: string;
+      meta: PageMeta;
+      markdown: string;
+      titleFromDocument: boolean;
+      into?: string;
+      at?: number;
+      ref?: string;
+    }
   | { op: "update_page"; label: string; page: string; meta: PageMeta; markdown?: string; into?: string | null; at?: number }
   | { op: "delete_page"; label: string; page: string }
   | { op: "revert_page"; label: string; page: string; revision?: string }
@@ -170,17 +180,21 @@ function meta(label: string, input: Record<string, unknown>): PageMeta {
 
 /** A document of a change: markdown, a JSON document (converted to markdown), or empty. */
 function documentText(label: string, document: unknown): string {
-  if (!document || typeof document !== "object" || Array.isArray(document)) throw badInput(`${label} must be an object: {"markdown": "…"}, {"document": {…}} or {}.`);
+  if (!document || typeof document !== "object" || Array.isArray(document))
+    throw badInput(`${label} must be an object: {"markdown": "…"}, {"document": {…}} or {}.`);
   const { markdown, document: json } = document as { markdown?: unknown; document?: unknown };
-  if (markdown !== undefined && markdown !== null && json !== undefined && json !== null) throw badInput(`${label}: give markdown or document, not both.`);
+  if (markdown !== undefined && markdown !== null && json !== undefined && json !== null)
+    throw badInput(`${label}: give markdown or document, not both.`);
   if (markdown !== undefined && markdown !== null) {
     if (typeof markdown !== "string") throw badInput(`${label}.markdown must be a string.`);
-    if (markdown.length > MARKDOWN_MAX) throw badInput(`${label}.markdown must be at most ${MARKDOWN_MAX} characters long (got ${markdown.length}).`);
+    if (markdown.length > MARKDOWN_MAX)
+      throw badInput(`${label}.markdown must be at most ${MARKDOWN_MAX} characters long (got ${markdown.length}).`);
     return markdown;
   }
   if (json !== undefined && json !== null) {
     const markdown = documentToMarkdown(`${label}.document`, json);
-    if (markdown.length > MARKDOWN_MAX) throw badInput(`${label}.document is too large (more than ${MARKDOWN_MAX} characters as markdown).`);
+    if (markdown.length > MARKDOWN_MAX)
+      throw badInput(`${label}.document is too large (more than ${MARKDOWN_MAX} characters as markdown).`);
     return markdown;
   }
   return "";
@@ -220,7 +234,8 @@ export function planChanges(changes: ContentChangeInput[] | null | undefined, op
     const page = () => text(`${label}.page`, input.page, 1, 256);
     const at = () => {
       if (input.at === undefined) return undefined;
-      if (!Number.isInteger(input.at) || (input.at as number) < 0) throw badInput(`${label}.at must be an integer of 0 or more (an index among the siblings).`);
+      if (!Number.isInteger(input.at) || (input.at as number) < 0)
+        throw badInput(`${label}.at must be an integer of 0 or more (an index among the siblings).`);
       return input.at as number;
     };
     switch (op) {
@@ -255,7 +270,8 @@ export function planChanges(changes: ContentChangeInput[] | null | undefined, op
           page: page(),
           meta: { ...meta(label, input), ...docMeta },
           markdown,
-          into: input.into === undefined || input.into === null ? (input.into as null | undefined) : text(`${label}.into`, input.into, 1, 256),
+          into:
+            input.into === undefined || input.into === null ? (input.into as null | undefined) : text(`${label}.into`, input.into, 1, 256),
           at: at(),
         };
       }
@@ -263,12 +279,20 @@ export function planChanges(changes: ContentChangeInput[] | null | undefined, op
         return { op, label, page: page() };
       case "revert_page":
         if (input.block !== undefined) {
-          throw badInput(`${label}.block: reverting single blocks is not supported here (pages are stored as markdown); leave block out to revert the whole page.`);
+          throw badInput(
+            `${label}.block: reverting single blocks is not supported here (pages are stored as markdown); leave block out to revert the whole page.`,
+          );
         }
-        return { op, label, page: page(), revision: input.revision === undefined ? undefined : text(`${label}.revision`, input.revision, 1, 256) };
+        return {
+          op,
+          label,
+          page: page(),
+          revision: input.revision === undefined ? undefined : text(`${label}.revision`, input.revision, 1, 256),
+        };
       case "insert_files": {
         const list = input.files;
-        if (!Array.isArray(list) || list.length === 0 || list.length > 20) throw badInput(`${label}.files must be a list of 1 to 20 files.`);
+        if (!Array.isArray(list) || list.length === 0 || list.length > 20)
+          throw badInput(`${label}.files must be a list of 1 to 20 files.`);
         files += list.length;
         if (files > MAX_BATCH_FILES) throw badInput(`${label}.files: at most ${MAX_BATCH_FILES} files per batch.`);
         return { op, label, files: list.map((file, j) => planFile(`${label}.files[${j}]`, file, refs, opts.maxFileBytes)) };
@@ -282,7 +306,7 @@ function planFile(label: string, file: ContentFileInput, refs: Set<string>, maxF
   for (const [key, value] of Object.entries(file)) if (value === null) throw badInput(`${label}.${key} cannot be null.`);
   const name = text(`${label}.name`, file.name, 1, 256).trim();
   if (!name) throw badInput(`${label}.name cannot be blank.`);
-  if (/[\/\\\u0000-\u001f]/.test(name)) throw badInput(`${label}.name cannot contain slashes or control characters.`);
+  if (/[/\\\u0000-\u001f]/.test(name)) throw badInput(`${label}.name cannot contain slashes or control characters.`);
   const out: PlannedFile = { id: newId("File"), name, label };
   if (file.ref !== undefined) out.ref = refText(`${label}.ref`, file.ref, refs);
   if (file.contentType !== undefined) {
@@ -297,8 +321,10 @@ function planFile(label: string, file: ContentFileInput, refs: Set<string>, maxF
   } else {
     if (!out.contentType) throw badInput(`${label}.contentType is required with base64.`);
     const encoded = text(`${label}.base64`, file.base64, 0, Number.MAX_SAFE_INTEGER).replace(/\s+/g, "");
-    if (!BASE64.test(encoded) || encoded.length % 4 === 1) throw badInput(`${label}.base64 must be base64-encoded (RFC 4648, standard alphabet).`);
-    if (Math.floor((encoded.length * 3) / 4) > maxFileBytes + 3) throw badInput(`${label}.base64 is too large: files are at most ${maxFileBytes} bytes.`);
+    if (!BASE64.test(encoded) || encoded.length % 4 === 1)
+      throw badInput(`${label}.base64 must be base64-encoded (RFC 4648, standard alphabet).`);
+    if (Math.floor((encoded.length * 3) / 4) > maxFileBytes + 3)
+      throw badInput(`${label}.base64 is too large: files are at most ${maxFileBytes} bytes.`);
     out.base64 = encoded;
   }
   return out;
@@ -325,7 +351,8 @@ function readMarkdown(label: string, source: string, headingTitle: boolean): { m
     if (data && typeof data === "object" && !Array.isArray(data)) {
       const values = data as Record<string, unknown>;
       const fields: Record<string, unknown> = {};
-      for (const key of ["title", "description", "icon", "emoji", "hidden", "noIndex", "noRobotsIndex"]) if (values[key] !== undefined && values[key] !== null) fields[key] = values[key];
+      for (const key of ["title", "description", "icon", "emoji", "hidden", "noIndex", "noRobotsIndex"])
+        if (values[key] !== undefined && values[key] !== null) fields[key] = values[key];
       Object.assign(out, meta(`${label} frontmatter`, fields));
       if (out.title) title = out.title;
       delete out.title;
@@ -376,12 +403,14 @@ function checkInto(draft: RevisionContent, label: string, parent: string, moving
   const target = entry(draft.pages, parent);
   if (!target) throw badInput(`${label}.into: page "${parent}" does not exist in this change request.`);
   if (target.type === "link") throw badInput(`${label}.into: page "${parent}" is a link page, which cannot hold pages.`);
-  if (movingId && isSelfOrAncestor(draft, movingId, parent)) throw badInput(`${label}.into: a page cannot move under itself or one of its sub-pages.`);
+  if (movingId && isSelfOrAncestor(draft, movingId, parent))
+    throw badInput(`${label}.into: a page cannot move under itself or one of its sub-pages.`);
   return parent;
 }
 
 function slugFor(draft: RevisionContent, label: string, slug: string, parentId: string | null, pageId?: string): string {
-  if (takenSlugs(draft, parentId, pageId).has(slug)) throw badInput(`${label}.slug: "${slug}" is already used by another page at the same path.`);
+  if (takenSlugs(draft, parentId, pageId).has(slug))
+    throw badInput(`${label}.slug: "${slug}" is already used by another page at the same path.`);
   return slug;
 }
 
@@ -446,14 +475,16 @@ export function applyChanges(draft: RevisionContent, plan: PlannedChange[], inpu
         const page: StoredPage = { ...current };
         setMeta(page, change.meta);
         if (change.markdown !== undefined) {
-          if (page.type !== "document" && change.markdown.trim()) throw badInput(`${label}.document: ${page.type} pages have no content of their own.`);
+          if (page.type !== "document" && change.markdown.trim())
+            throw badInput(`${label}.document: ${page.type} pages have no content of their own.`);
           page.markdown = page.type === "document" ? change.markdown : "";
           written.add(page.id);
         }
         const moving = change.into !== undefined || change.at !== undefined;
         if (change.into !== undefined) page.parentId = change.into === null ? null : checkInto(draft, label, change.into, page.id);
         if (moving) page.position = positionAt(draft, page.parentId, change.at, page.id);
-        if (change.meta.slug && change.meta.slug !== current.slug) page.slug = slugFor(draft, label, change.meta.slug, page.parentId, page.id);
+        if (change.meta.slug && change.meta.slug !== current.slug)
+          page.slug = slugFor(draft, label, change.meta.slug, page.parentId, page.id);
         else if (page.parentId !== current.parentId && page.type !== "group" && takenSlugs(draft, page.parentId, page.id).has(page.slug)) {
           page.slug = uniqueSlug(page.slug, takenSlugs(draft, page.parentId, page.id));
         }
@@ -471,14 +502,17 @@ export function applyChanges(draft: RevisionContent, plan: PlannedChange[], inpu
         const target = inputs.revertTo.get(index)!;
         const then = entry(target.pages, change.page);
         const now = entry(draft.pages, change.page);
-        if (!then && !now) throw badInput(`${label}.page: page "${change.page}" is neither in this change request nor in the revision it reverts to.`);
+        if (!then && !now)
+          throw badInput(`${label}.page: page "${change.page}" is neither in this change request nor in the revision it reverts to.`);
         touch(change.page);
         if (!then) {
           for (const id of subtreeIds(draft, change.page)) delete draft.pages[id];
           return;
         }
         if (then.parentId && !entry(draft.pages, then.parentId)) {
-          throw badInput(`${label}.page: the parent of page "${change.page}" is not in this change request any more; revert the parent first.`);
+          throw badInput(
+            `${label}.page: the parent of page "${change.page}" is not in this change request any more; revert the parent first.`,
+          );
         }
         if (now && then.parentId && isSelfOrAncestor(draft, change.page, then.parentId)) {
           throw badInput(`${label}.page: page "${change.page}" was under a page that is now one of its sub-pages; move that page first.`);
@@ -487,7 +521,8 @@ export function applyChanges(draft: RevisionContent, plan: PlannedChange[], inpu
         const restore = now ? [change.page] : subtreeIds(target, change.page).filter((id) => !entry(draft.pages, id));
         for (const id of restore) {
           const page = { ...entry(target.pages, id)! };
-          if (page.type !== "group" && takenSlugs(draft, page.parentId, page.id).has(page.slug)) page.slug = uniqueSlug(page.slug, takenSlugs(draft, page.parentId, page.id));
+          if (page.type !== "group" && takenSlugs(draft, page.parentId, page.id).has(page.slug))
+            page.slug = uniqueSlug(page.slug, takenSlugs(draft, page.parentId, page.id));
           draft.pages[id] = page;
         }
         return;
@@ -495,7 +530,12 @@ export function applyChanges(draft: RevisionContent, plan: PlannedChange[], inpu
     }
   });
 
-  resolveLinks(draft, [...written].filter((id) => entry(draft.pages, id)), pageRefs, fileRefs);
+  resolveLinks(
+    draft,
+    [...written].filter((id) => entry(draft.pages, id)),
+    pageRefs,
+    fileRefs,
+  );
 
   // A page the batch created and removed again is not reported.
   return [...touched]

@@ -12,9 +12,25 @@ import { organizationById } from "../../core/graph/shared-loaders.js";
 import { DOCUMENT_JSON_SCHEMA } from "./markdown.js";
 import { GITBOOK_DOCUMENT_JSON_SCHEMA } from "./gitbook-document.js";
 import { LINK_STATUSES, type LinkItemView, type LinkReportView, type LinkStatus, type ReferenceView } from "./links.js";
-import { fileViews, pageJson, pageViews, reusableContentViews, type FileView, type PageView, type ReusableContentView, type RevisionView } from "./views.js";
+import {
+  fileViews,
+  pageJson,
+  pageViews,
+  reusableContentViews,
+  type FileView,
+  type PageView,
+  type ReusableContentView,
+  type RevisionView,
+} from "./views.js";
 import { REVISION_TYPES } from "./revisions.js";
-import { SEARCH_QUERY_MAX, searchOrganization, searchSpace, type SearchPageView, type SearchSectionView, type SearchSpaceView } from "./search.js";
+import {
+  SEARCH_QUERY_MAX,
+  searchOrganization,
+  searchSpace,
+  type SearchPageView,
+  type SearchSectionView,
+  type SearchSpaceView,
+} from "./search.js";
 import * as service from "./content.service.js";
 
 // ─── Scalars: JSON values with a documented shape ────────────────────────────────────────────
@@ -52,7 +68,9 @@ const VariablesScalar = jsonScalar("ContentVariables", {
   description:
     "Variables (GitBook's `Variables`): a map of names to values, each a string (at most 256 characters), a number or a boolean. " +
     "Names: letters, digits and underscores, not starting with a digit nor with two underscores, at most 64 characters; at most 100 variables.",
-  extensions: { jsonSchema: { type: "object", additionalProperties: { oneOf: [{ type: "string" }, { type: "number" }, { type: "boolean" }] } } },
+  extensions: {
+    jsonSchema: { type: "object", additionalProperties: { oneOf: [{ type: "string" }, { type: "number" }, { type: "boolean" }] } },
+  },
   serialize: (value) => value,
   parseValue: (value) => value,
 });
@@ -64,7 +82,8 @@ export const LinkStatusScalar = stringScalar("LinkStatus", {
   serialize: (value) => String(value),
   parseValue: (value) => {
     const text = String(value);
-    if (!(LINK_STATUSES as string[]).includes(text)) throw invalidScalarValue("LinkStatus", `status must be one of ${LINK_STATUSES.join(", ")} (got "${text}")`);
+    if (!(LINK_STATUSES as string[]).includes(text))
+      throw invalidScalarValue("LinkStatus", `status must be one of ${LINK_STATUSES.join(", ")} (got "${text}")`);
     return text;
   },
 });
@@ -146,16 +165,21 @@ const PageTag = builder.objectRef<{ tag: string; primary?: boolean }>("PageTag")
 });
 
 const PageCoverRef = builder.objectRef<{ kind: string; file: string }>("PageCoverRef").implement({
-  fields: (t) => ({ kind: t.exposeString("kind", { description: "file." }), file: t.exposeString("file", { description: "Id of the image file." }) }),
-});
-const PageCover = builder.objectRef<{ ref?: { kind: string; file: string }; refDark?: { kind: string; file: string }; yPos: number }>("PageCover").implement({
-  description: "The cover image of a page.",
   fields: (t) => ({
-    ref: t.field({ type: PageCoverRef, nullable: true, resolve: (c) => c.ref ?? null }),
-    refDark: t.field({ type: PageCoverRef, nullable: true, resolve: (c) => c.refDark ?? null }),
-    yPos: t.exposeFloat("yPos"),
+    kind: t.exposeString("kind", { description: "file." }),
+    file: t.exposeString("file", { description: "Id of the image file." }),
   }),
 });
+const PageCover = builder
+  .objectRef<{ ref?: { kind: string; file: string }; refDark?: { kind: string; file: string }; yPos: number }>("PageCover")
+  .implement({
+    description: "The cover image of a page.",
+    fields: (t) => ({
+      ref: t.field({ type: PageCoverRef, nullable: true, resolve: (c) => c.ref ?? null }),
+      refDark: t.field({ type: PageCoverRef, nullable: true, resolve: (c) => c.refDark ?? null }),
+      yPos: t.exposeFloat("yPos"),
+    }),
+  });
 const PageComputed = builder.objectRef<{ type: string; dependencies: unknown; props: unknown }>("PageComputed").implement({
   description: "How a computed page is generated (absent: this server has no computed pages).",
   fields: (t) => ({
@@ -171,20 +195,37 @@ PageRef.implement({
   fields: (t) => ({
     id: t.exposeString("id"),
     title: t.exposeString("title"),
-    emoji: t.string({ nullable: true, description: "A Unicode character or hex codepoint; absent when none.", resolve: (p) => p.emoji ?? null }),
+    emoji: t.string({
+      nullable: true,
+      description: "A Unicode character or hex codepoint; absent when none.",
+      resolve: (p) => p.emoji ?? null,
+    }),
     icon: t.string({ nullable: true, resolve: (p) => p.icon ?? null }),
     createdAt: t.field({ type: "DateTime", resolve: (p) => p.createdAt }),
     updatedAt: t.field({ type: "DateTime", resolve: (p) => p.updatedAt }),
-    markdown: t.string({ nullable: true, description: "The page's content as markdown (absent for groups).", resolve: (p) => p.markdown ?? null }),
+    markdown: t.string({
+      nullable: true,
+      description: "The page's content as markdown (absent for groups).",
+      resolve: (p) => p.markdown ?? null,
+    }),
     type: t.field({ type: PageTypeEnum, resolve: (p) => p.type }),
     kind: t.exposeString("kind", { deprecationReason: "sheet for documents, else the page type." }),
     tags: t.field({ type: [PageTag], description: "Tags of the page: none (pages carry no tags here).", resolve: (p) => p.tags }),
-    target: t.field({ type: PageLinkTarget, nullable: true, description: "Where a link page points (link pages only).", resolve: (p) => p.target ?? null }),
+    target: t.field({
+      type: PageLinkTarget,
+      nullable: true,
+      description: "Where a link page points (link pages only).",
+      resolve: (p) => p.target ?? null,
+    }),
     urls: t.field({ type: PageUrls, resolve: (p) => p.urls }),
     slug: t.exposeString("slug"),
     path: t.exposeString("path", { description: "Slugs of the page and its ancestors joined by / (groups add none)." }),
     description: t.string({ nullable: true, resolve: (p) => p.description ?? null }),
-    documentId: t.string({ nullable: true, description: "Id of the page's document (document pages only).", resolve: (p) => p.documentId ?? null }),
+    documentId: t.string({
+      nullable: true,
+      description: "Id of the page's document (document pages only).",
+      resolve: (p) => p.documentId ?? null,
+    }),
     pages: t.field({
       type: [PageRef],
       description: "Sub-pages, in order (recursive). On /v1 they are JSON Page objects.",
@@ -223,7 +264,12 @@ export const FileRef = builder.objectRef<FileView>("File").implement({
     contentType: t.exposeString("contentType"),
     downloadURL: t.exposeString("downloadURL"),
     size: t.exposeInt("size", { description: "Size in bytes." }),
-    dimensions: t.field({ type: FileDimensions, nullable: true, description: "Width and height of images, in pixels.", resolve: (f) => f.dimensions ?? null }),
+    dimensions: t.field({
+      type: FileDimensions,
+      nullable: true,
+      description: "Width and height of images, in pixels.",
+      resolve: (f) => f.dimensions ?? null,
+    }),
     git: t.field({ type: ContentGitRef, nullable: true, resolve: () => null }),
   }),
 });
@@ -253,7 +299,8 @@ export const ReusableContentRef = builder.objectRef<ReusableContentView>("Reusab
     markdown: t.exposeString("markdown", { description: "The content as markdown." }),
     document: t.string({
       nullable: true,
-      description: "Id of its document (derived from the markdown; read it at …/revisions/{revisionId}/reusable-contents/{id}/document); absent when it is empty.",
+      description:
+        "Id of its document (derived from the markdown; read it at …/revisions/{revisionId}/reusable-contents/{id}/document); absent when it is empty.",
       resolve: (r) => r.document ?? null,
     }),
     git: t.field({ type: ContentGitRef, nullable: true, resolve: () => null }),
@@ -271,18 +318,30 @@ export const RevisionRef = builder.objectRef<RevisionView>("Revision").implement
     object: t.string({ resolve: () => "revision" }),
     id: t.exposeString("id"),
     parents: t.exposeStringList("parents", { description: "Ids of the revisions it was made from." }),
-    pages: t.field({ type: [PageRef], description: "Top-level pages, each with its sub-pages.", resolve: (r, _a, ctx) => pageViews(ctx, r.ref, r.content) }),
+    pages: t.field({
+      type: [PageRef],
+      description: "Top-level pages, each with its sub-pages.",
+      resolve: (r, _a, ctx) => pageViews(ctx, r.ref, r.content),
+    }),
     files: t.field({
       type: [FileRef],
       resolve: (r, _a, ctx) => fileViews(ctx, r.ref.spaceId, r.content),
     }),
-    reusableContents: t.field({ type: [ReusableContentRef], description: "Reusable contents, by title.", resolve: (r) => reusableContentViews(r.content) }),
+    reusableContents: t.field({
+      type: [ReusableContentRef],
+      description: "Reusable contents, by title.",
+      resolve: (r) => reusableContentViews(r.content),
+    }),
     variables: t.field({ type: VariablesScalar, resolve: (r) => r.content.variables }),
     createdAt: t.field({ type: "DateTime", resolve: (r) => r.createdAt }),
     git: t.field({ type: RevisionGit, nullable: true, resolve: () => null }),
     urls: t.field({ type: RevisionUrls, resolve: (r) => r.urls }),
     type: t.field({ type: RevisionTypeEnum, resolve: (r) => r.type as (typeof REVISION_TYPES)[number] }),
-    tags: t.field({ type: [RevisionTag], description: "Tags available in the revision: none (content carries no tags here).", resolve: () => [] }),
+    tags: t.field({
+      type: [RevisionTag],
+      description: "Tags available in the revision: none (content carries no tags here).",
+      resolve: () => [],
+    }),
   }),
 });
 
@@ -290,13 +349,15 @@ const RevisionPages = builder.objectRef<{ pages: PageView[] }>("RevisionPages").
   fields: (t) => ({ pages: t.field({ type: [PageRef], resolve: (p) => p.pages }) }),
 });
 
-const ImportResult = builder.objectRef<{ revision: string; importedResources: number; totalResources: number }>("ContentImportResult").implement({
-  fields: (t) => ({
-    revision: t.exposeString("revision", { description: "Id of the revision holding the imported pages." }),
-    importedResources: t.exposeInt("importedResources", { description: "Pages imported." }),
-    totalResources: t.exposeInt("totalResources", { description: "Resources found (imported, or skipped by the limits or on errors)." }),
-  }),
-});
+const ImportResult = builder
+  .objectRef<{ revision: string; importedResources: number; totalResources: number }>("ContentImportResult")
+  .implement({
+    fields: (t) => ({
+      revision: t.exposeString("revision", { description: "Id of the revision holding the imported pages." }),
+      importedResources: t.exposeInt("importedResources", { description: "Pages imported." }),
+      totalResources: t.exposeInt("totalResources", { description: "Resources found (imported, or skipped by the limits or on errors)." }),
+    }),
+  });
 
 // ─── References and link reports ─────────────────────────────────────────────────────────────
 
@@ -311,7 +372,11 @@ export const ContentReferenceRef = builder.objectRef<ReferenceView>("ContentRefe
     "file (`file`, `space`, `versionContext`), space (`space`), organization (`organization`). A broken target keeps the link as written in `url`.",
   fields: (t) => ({
     kind: t.exposeString("kind"),
-    url: t.string({ nullable: true, description: "The URL, or the link as written when its target is missing.", resolve: (r) => r.url ?? null }),
+    url: t.string({
+      nullable: true,
+      description: "The URL, or the link as written when its target is missing.",
+      resolve: (r) => r.url ?? null,
+    }),
     page: t.string({ nullable: true, description: "Id of the page.", resolve: (r) => r.page ?? null }),
     anchor: t.string({ nullable: true, description: "Anchor of a heading of the page.", resolve: (r) => r.anchor ?? null }),
     organization: t.field({
@@ -319,7 +384,11 @@ export const ContentReferenceRef = builder.objectRef<ReferenceView>("ContentRefe
       nullable: true,
       resolve: async (r, _a, ctx) => (r.organizationId ? await organizationById(ctx).load(r.organizationId) : null),
     }),
-    space: t.field({ type: SpaceRef, nullable: true, resolve: async (r, _a, ctx) => (r.spaceId ? await spaceById(ctx).load(r.spaceId) : null) }),
+    space: t.field({
+      type: SpaceRef,
+      nullable: true,
+      resolve: async (r, _a, ctx) => (r.spaceId ? await spaceById(ctx).load(r.spaceId) : null),
+    }),
     versionContext: t.field({ type: VersionContext, nullable: true, resolve: (r) => r.versionContext ?? null }),
     file: t.field({ type: FileRef, nullable: true, resolve: (r) => r.file ?? null }),
   }),
@@ -404,7 +473,10 @@ export const readArgs = builder.args((t) => ({
 export const pageReadArgs = builder.args((t) => ({
   pageId: t.string({ required: true }),
   format: t.field({ type: PageFormatEnum, defaultValue: "markdown", description: "markdown (default), or document to add `document`." }),
-  evaluated: t.boolean({ defaultValue: false, description: "Evaluate expressions of the document (this server's content has none: accepted, same output)." }),
+  evaluated: t.boolean({
+    defaultValue: false,
+    description: "Evaluate expressions of the document (this server's content has none: accepted, same output).",
+  }),
 }));
 
 export const pageWriteArgs = builder.args((t) => ({
@@ -428,7 +500,10 @@ export const fileUploadArgs = builder.args((t) => ({
 export const reusableContentWriteArgs = builder.args((t) => ({
   title: t.string({ description: "At most 256 characters." }),
   markdown: t.string({ description: "The content as markdown (at most 1,000,000 characters)." }),
-  document: t.field({ type: PageDocumentScalar, description: "The content as a JSON document (the `format=document` shape or GitBook's), instead of markdown." }),
+  document: t.field({
+    type: PageDocumentScalar,
+    description: "The content as a JSON document (the `format=document` shape or GitBook's), instead of markdown.",
+  }),
 }));
 
 export const variablesArg = builder.args((t) => ({
@@ -436,7 +511,9 @@ export const variablesArg = builder.args((t) => ({
 }));
 
 export const documentReadArgs = builder.args((t) => ({
-  evaluated: t.string({ description: "true, false or deterministic-only: this server's documents hold no expressions (accepted, same output)." }),
+  evaluated: t.string({
+    description: "true, false or deterministic-only: this server's documents hold no expressions (accepted, same output).",
+  }),
   dereferenced: t.string({ description: "true, false or reusable-contents: documents are served as stored (accepted, same output)." }),
 }));
 
@@ -516,13 +593,23 @@ builder.queryFields((t) => ({
   revisionReusableContent: t.field({
     type: ReusableContentRef,
     description: "A reusable content of a revision of the space (its own, or one of its change requests').",
-    args: { spaceId: t.arg.string({ required: true }), revisionId: t.arg.string({ required: true }), reusableContentId: t.arg.string({ required: true }), ...readArgs },
+    args: {
+      spaceId: t.arg.string({ required: true }),
+      revisionId: t.arg.string({ required: true }),
+      reusableContentId: t.arg.string({ required: true }),
+      ...readArgs,
+    },
     resolve: (_r, args, ctx) => service.getRevisionReusableContent(ctx, args.spaceId, args.revisionId, args.reusableContentId),
   }),
   revisionReusableContentDocument: t.field({
     type: GitBookDocumentScalar,
     description: "The document of a reusable content of a revision: GitBook's JSONDocument, derived from its markdown.",
-    args: { spaceId: t.arg.string({ required: true }), revisionId: t.arg.string({ required: true }), reusableContentId: t.arg.string({ required: true }), ...documentReadArgs },
+    args: {
+      spaceId: t.arg.string({ required: true }),
+      revisionId: t.arg.string({ required: true }),
+      reusableContentId: t.arg.string({ required: true }),
+      ...documentReadArgs,
+    },
     resolve: (_r, args, ctx) => {
       checkDocumentReadArgs(args);
       return service.getRevisionReusableContentDocument(ctx, args.spaceId, args.revisionId, args.reusableContentId);
@@ -549,8 +636,10 @@ export const FileDeletePayload = deletionPayload("FileDeletePayload", "file", sp
 
 /** `evaluated` and `dereferenced` of a document read: GitBook's values, checked. */
 export function checkDocumentReadArgs(args: { evaluated?: string | null; dereferenced?: string | null }): void {
-  if (args.evaluated != null && !["true", "false", "deterministic-only"].includes(args.evaluated)) throw badInput("evaluated must be true, false or deterministic-only.");
-  if (args.dereferenced != null && !["true", "false", "reusable-contents"].includes(args.dereferenced)) throw badInput("dereferenced must be true, false or reusable-contents.");
+  if (args.evaluated != null && !["true", "false", "deterministic-only"].includes(args.evaluated))
+    throw badInput("evaluated must be true, false or deterministic-only.");
+  if (args.dereferenced != null && !["true", "false", "reusable-contents"].includes(args.dereferenced))
+    throw badInput("dereferenced must be true, false or reusable-contents.");
 }
 
 builder.mutationFields((t) => ({
@@ -563,7 +652,12 @@ builder.mutationFields((t) => ({
   pageCreate: t.field({
     type: PageRef,
     description: "Creates a page in the space's content (edit role; the space must be live).",
-    args: { spaceId: t.arg.string({ required: true }), ...pageWriteArgs, title: t.arg.string({ required: true, description: "At most 256 characters." }), type: t.arg({ type: PageTypeEnum, description: "document (default), group or link." }) },
+    args: {
+      spaceId: t.arg.string({ required: true }),
+      ...pageWriteArgs,
+      title: t.arg.string({ required: true, description: "At most 256 characters." }),
+      type: t.arg({ type: PageTypeEnum, description: "document (default), group or link." }),
+    },
     resolve: (_r, args, ctx) => service.createPage(ctx, args.spaceId, null, argsWithNulls(ctx, args)),
   }),
   pageUpdate: t.field({
@@ -589,14 +683,19 @@ builder.mutationFields((t) => ({
   }),
   fileDelete: t.field({
     type: FileDeletePayload,
-    description: "Removes a file from the space's content (edit role; the space must be live). Older revisions and change requests that name it keep it.",
+    description:
+      "Removes a file from the space's content (edit role; the space must be live). Older revisions and change requests that name it keep it.",
     args: { spaceId: t.arg.string({ required: true }), fileId: t.arg.string({ required: true }) },
     resolve: (_r, args, ctx) => deleted(service.deleteFile(ctx, args.spaceId, null, args.fileId), args.fileId, args.spaceId),
   }),
   reusableContentCreate: t.field({
     type: ReusableContentRef,
     description: "Creates a reusable content in the space's content (edit role; the space must be live).",
-    args: { spaceId: t.arg.string({ required: true }), ...reusableContentWriteArgs, title: t.arg.string({ required: true, description: "At most 256 characters." }) },
+    args: {
+      spaceId: t.arg.string({ required: true }),
+      ...reusableContentWriteArgs,
+      title: t.arg.string({ required: true, description: "At most 256 characters." }),
+    },
     resolve: (_r, args, ctx) => {
       const { spaceId, ...input } = argsWithNulls(ctx, args);
       return service.createReusableContent(ctx, spaceId, null, input);
@@ -615,7 +714,8 @@ builder.mutationFields((t) => ({
     type: ReusableContentDeletePayload,
     description: "Deletes a reusable content of the space's content (edit role; the space must be live).",
     args: { spaceId: t.arg.string({ required: true }), reusableContentId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => deleted(service.deleteReusableContent(ctx, args.spaceId, null, args.reusableContentId), args.reusableContentId, args.spaceId),
+    resolve: (_r, args, ctx) =>
+      deleted(service.deleteReusableContent(ctx, args.spaceId, null, args.reusableContentId), args.reusableContentId, args.spaceId),
   }),
   contentVariablesReplace: t.field({
     type: VariablesScalar,
@@ -625,7 +725,8 @@ builder.mutationFields((t) => ({
   }),
   contentVariablesUpdate: t.field({
     type: VariablesScalar,
-    description: "Sets the given variables of the space's content, keeping the others; answers all of them (edit role; the space must be live).",
+    description:
+      "Sets the given variables of the space's content, keeping the others; answers all of them (edit role; the space must be live).",
     args: { spaceId: t.arg.string({ required: true }), ...variablesArg },
     resolve: (_r, args, ctx) => service.setVariables(ctx, args.spaceId, null, args.variables, "merge"),
   }),
@@ -633,7 +734,8 @@ builder.mutationFields((t) => ({
     type: VariableDeletePayload,
     description: "Deletes a variable of the space's content (edit role; the space must be live).",
     args: { spaceId: t.arg.string({ required: true }), variableName: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => deleted(service.deleteVariable(ctx, args.spaceId, null, args.variableName), args.variableName, args.spaceId),
+    resolve: (_r, args, ctx) =>
+      deleted(service.deleteVariable(ctx, args.spaceId, null, args.variableName), args.variableName, args.spaceId),
   }),
 }));
 

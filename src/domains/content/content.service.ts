@@ -112,14 +112,25 @@ export async function listFiles(ctx: Context, spaceId: string, changeRequestId: 
   return paginateArray(fileViews(ctx, scope.space.id, content), args);
 }
 
-export async function getFile(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, fileId: string): Promise<FileView> {
+export async function getFile(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  fileId: string,
+): Promise<FileView> {
   const { content, scope } = await scopedContent(ctx, spaceId, changeRequestId);
   const file = entry(content.files, fileId);
   if (!file) throw notFound(`File "${fileId}"`);
   return fileView(ctx, scope.space.id, file);
 }
 
-export async function fileBacklinks(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, fileId: string, args: PageArgs) {
+export async function fileBacklinks(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  fileId: string,
+  args: PageArgs,
+) {
   const { content, ref } = await scopedContent(ctx, spaceId, changeRequestId);
   if (!entry(content.files, fileId)) throw notFound(`File "${fileId}"`);
   return paginateArray(new LinkResolver(ctx, ref, content).backlinks(fileId), args);
@@ -199,7 +210,8 @@ function checkTitle(value: string | null | undefined): string {
 
 function checkPosition(value: number | null | undefined): number | undefined {
   if (value === null || value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 0) throw badInput(`position must be an integer of 0 or more (the index among the siblings; got ${value}).`);
+  if (!Number.isInteger(value) || value < 0)
+    throw badInput(`position must be an integer of 0 or more (the index among the siblings; got ${value}).`);
   return value;
 }
 
@@ -208,7 +220,8 @@ function checkParent(content: RevisionContent, parent: string | null, movingId?:
   const target = entry(content.pages, parent);
   if (!target) throw badInput(`parent: page "${parent}" does not exist in this content.`);
   if (target.type === "link") throw badInput(`parent: page "${parent}" is a link page, which cannot hold pages.`);
-  if (movingId && isSelfOrAncestor(content, movingId, parent)) throw badInput(`parent: a page cannot move under itself or one of its sub-pages.`);
+  if (movingId && isSelfOrAncestor(content, movingId, parent))
+    throw badInput(`parent: a page cannot move under itself or one of its sub-pages.`);
   return parent;
 }
 
@@ -242,7 +255,12 @@ function pageAfter(ctx: Context, scope: ContentScope, revisionId: string, conten
   return findPageView(pageViews(ctx, scopeRef(scope, revisionId), content), pageId)!;
 }
 
-export async function createPage(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, input: PageInput): Promise<PageView> {
+export async function createPage(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  input: PageInput,
+): Promise<PageView> {
   const scope = await editScope(ctx, spaceId, changeRequestId, "create pages");
   const title = checkTitle(input.title);
   const type: PageType = input.type ?? "document";
@@ -326,8 +344,14 @@ export async function updatePage(
     const moving = input.parent !== undefined || position !== undefined;
     if (input.parent !== undefined) page.parentId = checkParent(draft, input.parent, pageId);
     if (moving) page.position = positionAt(draft, page.parentId, position, pageId);
-    if (input.slug !== undefined && input.slug !== null && input.slug !== page.slug) page.slug = checkSlug(draft, input.slug, page.parentId, pageId);
-    else if (input.parent !== undefined && page.parentId !== current.parentId && page.type !== "group" && takenSlugs(draft, page.parentId, pageId).has(page.slug)) {
+    if (input.slug !== undefined && input.slug !== null && input.slug !== page.slug)
+      page.slug = checkSlug(draft, input.slug, page.parentId, pageId);
+    else if (
+      input.parent !== undefined &&
+      page.parentId !== current.parentId &&
+      page.type !== "group" &&
+      takenSlugs(draft, page.parentId, pageId).has(page.slug)
+    ) {
       page.slug = uniqueSlug(page.slug, takenSlugs(draft, page.parentId, pageId));
     }
     page.updatedAt = new Date().toISOString();
@@ -337,7 +361,12 @@ export async function updatePage(
 }
 
 /** Deletes a page and its sub-pages; true also when it did not exist. */
-export async function deletePage(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, pageId: string): Promise<boolean> {
+export async function deletePage(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  pageId: string,
+): Promise<boolean> {
   const scope = await editScope(ctx, spaceId, changeRequestId, "delete pages");
   const { content } = await scopeRevision(ctx, scope);
   if (!entry(content.pages, pageId)) return true;
@@ -373,12 +402,17 @@ function imageDimensions(contentType: string, bytes: Buffer): { width: number; h
   return undefined;
 }
 
-export async function uploadFile(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, input: FileInput): Promise<FileView> {
+export async function uploadFile(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  input: FileInput,
+): Promise<FileView> {
   const scope = await editScope(ctx, spaceId, changeRequestId, "upload files");
   const name = input.name?.trim();
   if (!name) throw badInput("name is required: the file's name, such as diagram.png.");
   checkLength("name", name, 1, 255);
-  if (/[\/\\\u0000-\u001f]/.test(name)) throw badInput("name cannot contain slashes or control characters.");
+  if (/[/\\\u0000-\u001f]/.test(name)) throw badInput("name cannot contain slashes or control characters.");
   const contentType = input.contentType?.trim().toLowerCase();
   if (!contentType) throw badInput("contentType is required, such as image/png.");
   checkPattern("contentType", contentType, CONTENT_TYPE, "a media type such as image/png");
@@ -462,7 +496,10 @@ async function plannedFileBytes(ctx: Context, file: PlannedFile, limit: number):
     const refusal = outboundRefusal(err);
     throw badInput(`${file.label}.url: ${file.url} could not be fetched${refusal ? `: ${refusal}` : ""}.`);
   }
-  if (!got) throw badInput(`${file.label}.url: ${file.url} could not be fetched (an error status, no answer in time, or more than ${limit} bytes).`);
+  if (!got)
+    throw badInput(
+      `${file.label}.url: ${file.url} could not be fetched (an error status, no answer in time, or more than ${limit} bytes).`,
+    );
   const served = got.type.split(";")[0]!.trim();
   const contentType = file.contentType ?? (CONTENT_TYPE.test(served) ? served : "application/octet-stream");
   return { bytes: got.bytes, contentType };
@@ -511,7 +548,10 @@ export async function updateChangeRequestContent(
     const result = await commit(ctx, scope, "edits", (draft) => applyChanges(draft, plan, { files, revertTo, now }));
     // The change request as this batch left it: its revision is the one the batch made, even when
     // a concurrent batch has already moved it on.
-    const changeRequest = { ...(await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: cr.id } })), revisionId: result.revisionId };
+    const changeRequest = {
+      ...(await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: cr.id } })),
+      revisionId: result.revisionId,
+    };
     if (compat) return changeRequest;
     const location = (pageId: string) => ctx.urls.api(`/spaces/${scope.space.id}/change-requests/${cr.id}/content/page/${pageId}`);
     return {
@@ -524,7 +564,8 @@ export async function updateChangeRequestContent(
       insertedFiles: planned.map((f) => fileView(ctx, scope.space.id, result.content.files[f.id]!)),
     };
   } catch (err) {
-    if (files.size) await ctx.prisma.fileBlob.deleteMany({ where: { spaceId: scope.space.id, id: { in: [...files.keys()] } } }).catch(() => undefined);
+    if (files.size)
+      await ctx.prisma.fileBlob.deleteMany({ where: { spaceId: scope.space.id, id: { in: [...files.keys()] } } }).catch(() => undefined);
     throw err;
   }
 }
@@ -565,7 +606,12 @@ function findReusable(content: RevisionContent, reusableContentId: string) {
   return item;
 }
 
-export async function getReusableContent(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, reusableContentId: string): Promise<ReusableContentView> {
+export async function getReusableContent(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  reusableContentId: string,
+): Promise<ReusableContentView> {
   const { content } = await scopedContent(ctx, spaceId, changeRequestId);
   return reusableContentView(findReusable(content, reusableContentId));
 }
@@ -578,12 +624,22 @@ async function spaceRevisionContent(ctx: Context, spaceId: string, revisionId: s
   return contentOf(revision);
 }
 
-export async function getRevisionReusableContent(ctx: Context, spaceId: string, revisionId: string, reusableContentId: string): Promise<ReusableContentView> {
+export async function getRevisionReusableContent(
+  ctx: Context,
+  spaceId: string,
+  revisionId: string,
+  reusableContentId: string,
+): Promise<ReusableContentView> {
   return reusableContentView(findReusable(await spaceRevisionContent(ctx, spaceId, revisionId), reusableContentId));
 }
 
 /** A reusable content's document: GitBook's JSONDocument, derived from its markdown (content/gitbook-document.ts). */
-export async function getRevisionReusableContentDocument(ctx: Context, spaceId: string, revisionId: string, reusableContentId: string): Promise<GitBookDocument> {
+export async function getRevisionReusableContentDocument(
+  ctx: Context,
+  spaceId: string,
+  revisionId: string,
+  reusableContentId: string,
+): Promise<GitBookDocument> {
   return toGitBookDocument(findReusable(await spaceRevisionContent(ctx, spaceId, revisionId), reusableContentId).markdown);
 }
 
@@ -615,13 +671,22 @@ export async function updateReusableContent(
   const markdown = reusableMarkdown(input);
   const result = await commit(ctx, scope, "edits", (draft) => {
     const current = findReusable(draft, reusableContentId);
-    draft.reusableContents[reusableContentId] = { ...current, ...(title !== undefined ? { title } : {}), ...(markdown !== undefined ? { markdown } : {}) };
+    draft.reusableContents[reusableContentId] = {
+      ...current,
+      ...(title !== undefined ? { title } : {}),
+      ...(markdown !== undefined ? { markdown } : {}),
+    };
   });
   return reusableContentView(result.content.reusableContents[reusableContentId]!);
 }
 
 /** Deletes a reusable content; true also when it did not exist. */
-export async function deleteReusableContent(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, reusableContentId: string): Promise<boolean> {
+export async function deleteReusableContent(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  reusableContentId: string,
+): Promise<boolean> {
   return deleteItem(ctx, spaceId, changeRequestId, "reusableContents", reusableContentId, "delete reusable contents");
 }
 
@@ -678,7 +743,8 @@ function checkVariableName(field: string, name: string): void {
   const problem = textProblem(name);
   if (problem) throw badInput(`The variable name ${field} ${problem}.`);
   checkLength(`The variable name ${field}`, name, 1, VARIABLE_NAME_MAX);
-  if (!VARIABLE_NAME.test(name)) throw badInput(`The variable name ${field} must be letters, digits and underscores, not starting with a digit.`);
+  if (!VARIABLE_NAME.test(name))
+    throw badInput(`The variable name ${field} must be letters, digits and underscores, not starting with a digit.`);
   if (name.startsWith("__")) throw badInput(`The variable name ${field}: names starting with two underscores are reserved.`);
 }
 
@@ -696,7 +762,8 @@ export async function setVariables(
   const scope = await editScope(ctx, spaceId, changeRequestId, "edit variables");
   const given = checkVariables("variables", variables);
   const result = await commit(ctx, scope, "edits", (draft) => {
-    const next = mode === "replace" ? Object.assign(Object.create(null), given) : Object.assign(Object.create(null), draft.variables, given);
+    const next =
+      mode === "replace" ? Object.assign(Object.create(null), given) : Object.assign(Object.create(null), draft.variables, given);
     const count = Object.keys(next).length;
     if (count > MAX_VARIABLES) throw badInput(`variables: at most ${MAX_VARIABLES} variables (these would make ${count}).`);
     draft.variables = next;
@@ -705,7 +772,12 @@ export async function setVariables(
 }
 
 /** Deletes a variable; true also when it did not exist. */
-export async function deleteVariable(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, name: string): Promise<boolean> {
+export async function deleteVariable(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  name: string,
+): Promise<boolean> {
   const scope = await editScope(ctx, spaceId, changeRequestId, "edit variables");
   const { content } = await scopeRevision(ctx, scope);
   if (!Object.hasOwn(content.variables, name)) return true;
@@ -715,7 +787,11 @@ export async function deleteVariable(ctx: Context, spaceId: string, changeReques
   return true;
 }
 
-export async function getVariables(ctx: Context, spaceId: string, changeRequestId: string | null | undefined): Promise<Record<string, VariableValue>> {
+export async function getVariables(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+): Promise<Record<string, VariableValue>> {
   return (await scopedContent(ctx, spaceId, changeRequestId)).content.variables;
 }
 
@@ -724,6 +800,11 @@ export async function getVariables(ctx: Context, spaceId: string, changeRequestI
  * revisions and change requests made before still name the file, and serve it from them; they go
  * with the space.
  */
-export async function deleteFile(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, fileId: string): Promise<boolean> {
+export async function deleteFile(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  fileId: string,
+): Promise<boolean> {
   return deleteItem(ctx, spaceId, changeRequestId, "files", fileId, "delete files");
 }

@@ -67,7 +67,13 @@ export function toGitBookDocument(markdown: string, root: Root = parseMarkdown(m
     const out: Json[] = [];
     const link = (url: string, children: PhrasingContent[]) => {
       const inner = inlines(children, marks, true);
-      out.push({ object: "inline", type: "link", isVoid: false, data: { ref: contentRef(url) }, nodes: inner.length ? inner : [EMPTY_TEXT()] });
+      out.push({
+        object: "inline",
+        type: "link",
+        isVoid: false,
+        data: { ref: contentRef(url) },
+        nodes: inner.length ? inner : [EMPTY_TEXT()],
+      });
     };
     const image = (url: string, alt: string) => {
       out.push({ object: "inline", type: "inline-image", isVoid: true, data: { ref: imageRef(url), ...(alt ? { alt } : {}) } });
@@ -140,7 +146,9 @@ export function toGitBookDocument(markdown: string, root: Root = parseMarkdown(m
     blocks(nodes).flatMap((b) => {
       if (ESSENTIALS.has(b.type as string) || b.type === "blockquote" || (allowCode && b.type === "code")) return [b];
       if (b.type === "code") {
-        return (b.nodes as Json[]).map((line) => block("paragraph", [TEXT(((line.nodes as any[])[0].leaves[0].text as string) || "", ["code"])]));
+        return (b.nodes as Json[]).map((line) =>
+          block("paragraph", [TEXT(((line.nodes as any[])[0].leaves[0].text as string) || "", ["code"])]),
+        );
       }
       return [b];
     });
@@ -169,7 +177,11 @@ export function toGitBookDocument(markdown: string, root: Root = parseMarkdown(m
           const tasks = node.children.some((item) => typeof item.checked === "boolean");
           const items = node.children.map((item) => {
             const inner = nested(item.children, true);
-            return block("list-item", inner.length ? inner : [block("paragraph", [EMPTY_TEXT()])], tasks ? { checked: item.checked === true } : {});
+            return block(
+              "list-item",
+              inner.length ? inner : [block("paragraph", [EMPTY_TEXT()])],
+              tasks ? { checked: item.checked === true } : {},
+            );
           });
           const type = tasks ? "list-tasks" : node.ordered ? "list-ordered" : "list-unordered";
           out.push(block(type, items, node.ordered && !tasks ? { start: node.start ?? 1 } : {}));

@@ -83,7 +83,13 @@ function normalize(url: URL): string {
  * bytes arrive); null when it fails, answers an error or is too large. A refusal by the policy
  * is thrown (outboundRefusal tells it apart).
  */
-export async function fetchBytes(config: OutboundConfig, url: URL, deadline: number, maxBytes: number, accept: string): Promise<{ bytes: Buffer; type: string } | null> {
+export async function fetchBytes(
+  config: OutboundConfig,
+  url: URL,
+  deadline: number,
+  maxBytes: number,
+  accept: string,
+): Promise<{ bytes: Buffer; type: string } | null> {
   const remaining = deadline - Date.now();
   if (remaining <= 0) return null;
   const controller = new AbortController();
@@ -154,7 +160,9 @@ function imageSources(page: FetchedPage): URL[] {
 const MARKDOWN_IMAGE = /(!\[[^\]\n]*\]\(\s*<?)([^)\s>]+)(>?(?:\s+"[^"\n]*")?\s*\))/g;
 
 function fileNameOf(url: URL, contentType: string): string {
-  const last = decodeURIComponent(url.pathname.split("/").filter(Boolean).pop() ?? "").replace(/[\/\\\u0000-\u001f]/g, "").trim();
+  const last = decodeURIComponent(url.pathname.split("/").filter(Boolean).pop() ?? "")
+    .replace(/[/\\\u0000-\u001f]/g, "")
+    .trim();
   if (last) return [...last].slice(0, 255).join("");
   const ext = /^image\/([a-z0-9.+-]+)/.exec(contentType)?.[1]?.replace(/\+.*$/, "") ?? "img";
   return `image.${ext}`;
@@ -179,7 +187,7 @@ async function fetchImages(config: OutboundConfig, pages: FetchedPage[], deadlin
       } catch {
         got = null; // refused by the outbound policy, or failed: the page keeps the image's link
       }
-      const contentType = got?.type.split(";")[0]!.trim() ?? "";
+      const contentType = got?.type.split(";")[0]?.trim() ?? "";
       if (!got || !got.bytes.length || !/^image\/[a-z0-9.+-]+$/.test(contentType)) continue;
       const hash = crypto.createHash("sha256").update(got.bytes).digest("hex");
       let image = images.get(hash);
@@ -213,7 +221,12 @@ function contentRoot(doc: HTMLElement): HTMLElement {
 }
 
 /** Fetches what an import brings in, within the limits. */
-export async function fetchImport(config: OutboundConfig, urlText: string, source: ImportSource, maxImageBytes: number): Promise<ImportPlan> {
+export async function fetchImport(
+  config: OutboundConfig,
+  urlText: string,
+  source: ImportSource,
+  maxImageBytes: number,
+): Promise<ImportPlan> {
   checkUri("url", urlText);
   checkOutboundUrl(config, "url", urlText);
   const start = new URL(urlText);
@@ -221,7 +234,10 @@ export async function fetchImport(config: OutboundConfig, urlText: string, sourc
 
   if (source === "markdown") {
     const got = await fetchText(config, start, deadline);
-    if (!got) throw badInput(`url: could not fetch a markdown file from ${start.href} (unreachable, not found, or over ${IMPORT_MAX_BYTES} bytes).`);
+    if (!got)
+      throw badInput(
+        `url: could not fetch a markdown file from ${start.href} (unreachable, not found, or over ${IMPORT_MAX_BYTES} bytes).`,
+      );
     const heading = /^#\s+(.+)$/m.exec(got.text)?.[1]?.trim();
     const fallback = decodeURIComponent(start.pathname.split("/").filter(Boolean).pop() ?? "").replace(/\.md$/i, "") || start.hostname;
     const markdown = heading ? got.text.replace(/^#\s+.+\n?/m, "").replace(/^\s*\n/, "") : got.text;
@@ -259,7 +275,9 @@ export async function fetchImport(config: OutboundConfig, urlText: string, sourc
     pages.push({ url, title, html: contentRoot(doc).toString() });
   }
   if (!pages.length) {
-    throw badInput(`url: could not fetch an HTML page from ${start.href} (unreachable, not found, not HTML, or over ${IMPORT_MAX_BYTES} bytes).`);
+    throw badInput(
+      `url: could not fetch an HTML page from ${start.href} (unreachable, not found, not HTML, or over ${IMPORT_MAX_BYTES} bytes).`,
+    );
   }
   return { pages, totalResources: seen.size, ...(await fetchImages(config, pages, deadline, maxImageBytes)) };
 }
@@ -292,7 +310,10 @@ export function applyImport(content: RevisionContent, plan: ImportPlan, now: str
   const byUrl = new Map<string, { page: StoredPage; fetched: FetchedPage }>();
   // A page nests under the imported page whose URL is its closest ancestor: /docs/guide.html
   // (read as /docs/guide) holds /docs/guide/advanced.html.
-  const keyOf = (u: URL) => normalize(u).replace(/\.html?$/i, "").replace(/\/$/, "");
+  const keyOf = (u: URL) =>
+    normalize(u)
+      .replace(/\.html?$/i, "")
+      .replace(/\/$/, "");
   const keys = plan.pages.map((p) => keyOf(p.url));
   const parentKey = (key: string): string | null => {
     let best: string | null = null;

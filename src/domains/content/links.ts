@@ -105,7 +105,15 @@ export class LinkResolver {
   private fileRef(fileId: string, url: string): RawTarget {
     const file = entry(this.content.files, fileId);
     if (!file) return { status: "broken", ref: { kind: "file", url } };
-    return { status: "ok", ref: { kind: "file", file: fileView(this.ctx, this.ref.spaceId, file), spaceId: this.ref.spaceId, versionContext: versionContext(this.ref) } };
+    return {
+      status: "ok",
+      ref: {
+        kind: "file",
+        file: fileView(this.ctx, this.ref.spaceId, file),
+        spaceId: this.ref.spaceId,
+        versionContext: versionContext(this.ref),
+      },
+    };
   }
 
   /** What a link of `from` points to. */
@@ -129,7 +137,11 @@ export class LinkResolver {
         const rest = url.slice(appUrl.length);
         const org = /^\/o\/([^/?#]+)/.exec(rest)?.[1];
         const space = /^\/s\/([^/?#]+)/.exec(rest)?.[1];
-        return { status: "in-app", ref: { kind: "url", url }, inApp: org ? { organizationId: org } : space ? { spaceId: space } : undefined };
+        return {
+          status: "in-app",
+          ref: { kind: "url", url },
+          inApp: org ? { organizationId: org } : space ? { spaceId: space } : undefined,
+        };
       }
       return { status: "ok", ref: { kind: "url", url } };
     }
@@ -164,7 +176,12 @@ export class LinkResolver {
           groups.set(key, item);
         }
         if (!item.locationReferences.some((l) => l.page === page.id)) {
-          item.locationReferences.push({ kind: "page", page: page.id, spaceId: this.ref.spaceId, versionContext: versionContext(this.ref) });
+          item.locationReferences.push({
+            kind: "page",
+            page: page.id,
+            spaceId: this.ref.spaceId,
+            versionContext: versionContext(this.ref),
+          });
         }
       }
     }
@@ -236,7 +253,12 @@ export async function linkReport(
   await resolveInApp(ctx, page.items);
   return {
     ...page,
-    items: page.items.map(({ status, relation, targetReference, locationReferences }) => ({ status, relation, targetReference, locationReferences })),
+    items: page.items.map(({ status, relation, targetReference, locationReferences }) => ({
+      status,
+      relation,
+      targetReference,
+      locationReferences,
+    })),
     stats: {
       total: all.length,
       broken: { total: all.filter((i) => i.status === "broken").length, changeRequest: opts.changeRequestBroken },
@@ -250,7 +272,15 @@ export function brokenKeys(resolver: LinkResolver, pageId?: string | null): Set<
     resolver
       .report(pageId)
       .items.filter((i) => i.status === "broken")
-      .map((i) => JSON.stringify([i.relation, i.targetReference.kind, i.targetReference.url ?? null, i.targetReference.page ?? null, i.targetReference.anchor ?? null])),
+      .map((i) =>
+        JSON.stringify([
+          i.relation,
+          i.targetReference.kind,
+          i.targetReference.url ?? null,
+          i.targetReference.page ?? null,
+          i.targetReference.anchor ?? null,
+        ]),
+      ),
   );
 }
 
@@ -283,7 +313,12 @@ function gitPath(page: PageTreeNode): string {
  * (`./<ref>`, `./<ref>.md`: `pageRefs`, `fileRefs`), and `/files/<fileId>` become `page:<id>` and
  * `file:<id>` links; anything else stays as written.
  */
-export function resolveLinks(draft: RevisionContent, pageIds: string[], pageRefs: Map<string, string>, fileRefs: Map<string, string>): void {
+export function resolveLinks(
+  draft: RevisionContent,
+  pageIds: string[],
+  pageRefs: Map<string, string>,
+  fileRefs: Map<string, string>,
+): void {
   if (!pageIds.length) return;
   const pages = flattenTree(pageTree(draft));
   const byPath = new Map<string, PageTreeNode>();

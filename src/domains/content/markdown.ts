@@ -131,20 +131,42 @@ export function toDocument(root: Root): PageDocument {
           out.push({ object: "inline", type: "break", nodes: [] });
           break;
         case "link":
-          out.push({ object: "inline", type: "link", data: compact({ href: node.url, title: node.title ?? undefined }) ?? {}, nodes: inlines(node.children, marks) });
+          out.push({
+            object: "inline",
+            type: "link",
+            data: compact({ href: node.url, title: node.title ?? undefined }) ?? {},
+            nodes: inlines(node.children, marks),
+          });
           break;
         case "linkReference": {
           const def = definitions.get(node.identifier.toLowerCase());
-          if (def) out.push({ object: "inline", type: "link", data: compact({ href: def.url, title: def.title ?? undefined }) ?? {}, nodes: inlines(node.children, marks) });
+          if (def)
+            out.push({
+              object: "inline",
+              type: "link",
+              data: compact({ href: def.url, title: def.title ?? undefined }) ?? {},
+              nodes: inlines(node.children, marks),
+            });
           else out.push(...inlines(node.children, marks));
           break;
         }
         case "image":
-          out.push({ object: "inline", type: "image", data: compact({ src: node.url, alt: node.alt ?? "", title: node.title ?? undefined }) ?? {}, nodes: [] });
+          out.push({
+            object: "inline",
+            type: "image",
+            data: compact({ src: node.url, alt: node.alt ?? "", title: node.title ?? undefined }) ?? {},
+            nodes: [],
+          });
           break;
         case "imageReference": {
           const def = definitions.get(node.identifier.toLowerCase());
-          if (def) out.push({ object: "inline", type: "image", data: compact({ src: def.url, alt: node.alt ?? "", title: def.title ?? undefined }) ?? {}, nodes: [] });
+          if (def)
+            out.push({
+              object: "inline",
+              type: "image",
+              data: compact({ src: def.url, alt: node.alt ?? "", title: def.title ?? undefined }) ?? {},
+              nodes: [],
+            });
           break;
         }
         case "footnoteReference":
@@ -192,7 +214,12 @@ export function toDocument(root: Root): PageDocument {
           out.push(
             block(
               "table",
-              node.children.map((row) => block("table-row", row.children.map((cell) => block("table-cell", inlines(cell.children, []))))),
+              node.children.map((row) =>
+                block(
+                  "table-row",
+                  row.children.map((cell) => block("table-cell", inlines(cell.children, []))),
+                ),
+              ),
               { aligns: node.align ?? [] },
             ),
           );
@@ -226,7 +253,8 @@ export function markdownToDocument(markdown: string): PageDocument {
  */
 export function documentToMarkdown(label: string, document: unknown): string {
   const doc = document as { object?: unknown; nodes?: unknown };
-  if (!doc || typeof doc !== "object" || !Array.isArray(doc.nodes)) throw badInput(`${label} must be {"object": "document", "nodes": [...]}.`);
+  if (!doc || typeof doc !== "object" || !Array.isArray(doc.nodes))
+    throw badInput(`${label} must be {"object": "document", "nodes": [...]}.`);
   let count = 0;
   const fail = (where: string, what: string): never => {
     throw badInput(`${label}${where}: ${what}; send the page as markdown instead.`);
@@ -235,12 +263,14 @@ export function documentToMarkdown(label: string, document: unknown): string {
   const refTarget = (ref: any): string => {
     if (!ref || typeof ref !== "object") return "";
     if (ref.kind === "url" && typeof ref.url === "string") return ref.url;
-    if ((ref.kind === "page" || ref.kind === "anchor") && typeof ref.page === "string") return `page:${ref.page}${typeof ref.anchor === "string" ? `#${ref.anchor}` : ""}`;
+    if ((ref.kind === "page" || ref.kind === "anchor") && typeof ref.page === "string")
+      return `page:${ref.page}${typeof ref.anchor === "string" ? `#${ref.anchor}` : ""}`;
     if (ref.kind === "file" && typeof ref.file === "string") return `file:${ref.file}`;
     return typeof ref.url === "string" ? ref.url : "";
   };
-  const escape = (s: string) => s.replace(/([\\`*_\[\]<>])/g, "\\$1");
-  const markOf = (m: unknown) => (typeof m === "string" ? m : m && typeof m === "object" ? String((m as { type?: unknown }).type ?? "") : "");
+  const escape = (s: string) => s.replace(/([\\`*_[\]<>])/g, "\\$1");
+  const markOf = (m: unknown) =>
+    typeof m === "string" ? m : m && typeof m === "object" ? String((m as { type?: unknown }).type ?? "") : "";
   const wrap = (s: string, marks: unknown) => {
     const list = Array.isArray(marks) ? marks.map(markOf) : [];
     // Marks go around the text, spaces stay outside them (`** bold**` is not bold in markdown).
@@ -256,11 +286,13 @@ export function documentToMarkdown(label: string, document: unknown): string {
     if (++count > 100_000) fail("", "the document has too many nodes");
     if (!node || typeof node !== "object") return fail(where, "a node must be an object");
     if (node.object === "text") {
-      if (Array.isArray(node.leaves)) return node.leaves.map((leaf: any) => wrap(typeof leaf?.text === "string" ? leaf.text : "", leaf?.marks)).join("");
+      if (Array.isArray(node.leaves))
+        return node.leaves.map((leaf: any) => wrap(typeof leaf?.text === "string" ? leaf.text : "", leaf?.marks)).join("");
       return wrap(typeof node.text === "string" ? node.text : "", node.marks);
     }
     if (node.object !== "inline") return fail(where, `a ${String(node.object)} node cannot be inside text`);
-    const inner = () => (Array.isArray(node.nodes) ? node.nodes.map((n: any, i: number) => inline(n, `${where}.nodes[${i}]`)).join("") : "");
+    const inner = () =>
+      Array.isArray(node.nodes) ? node.nodes.map((n: any, i: number) => inline(n, `${where}.nodes[${i}]`)).join("") : "";
     const data = node.data && typeof node.data === "object" ? node.data : {};
     switch (node.type) {
       case "link": {
@@ -280,10 +312,19 @@ export function documentToMarkdown(label: string, document: unknown): string {
         return fail(where, `inline type "${String(node.type)}" is not supported`);
     }
   };
-  const inlines = (nodes: unknown, where: string) => (Array.isArray(nodes) ? nodes.map((n, i) => inline(n, `${where}.nodes[${i}]`)).join("") : "");
-  const indent = (s: string, prefix: string) => s.split("\n").map((line) => (line ? prefix + line : line.trimEnd() || prefix.trimEnd())).join("\n");
+  const inlines = (nodes: unknown, where: string) =>
+    Array.isArray(nodes) ? nodes.map((n, i) => inline(n, `${where}.nodes[${i}]`)).join("") : "";
+  const indent = (s: string, prefix: string) =>
+    s
+      .split("\n")
+      .map((line) => (line ? prefix + line : line.trimEnd() || prefix.trimEnd()))
+      .join("\n");
   const blocks = (nodes: unknown[], where: string): string =>
-    nodes.map((n, i) => block(n as any, `${where}[${i}]`)).filter((s) => s !== "").join("\n\n");
+    nodes
+      .map((n, i) => block(n as any, `${where}[${i}]`))
+      .filter((s) => s !== "")
+      .join("\n\n");
+  // biome-ignore lint/correctness/noUnusedVariables: called through `blocks`, mutually recursive
   const block = (node: any, where: string): string => {
     if (++count > 100_000) fail("", "the document has too many nodes");
     if (!node || typeof node !== "object") return fail(where, "a node must be an object");
@@ -324,7 +365,13 @@ export function documentToMarkdown(label: string, document: unknown): string {
       case "html":
         return String(data.html ?? "");
       case "table": {
-        const rows = children.map((row: any) => (Array.isArray(row?.nodes) ? row.nodes.map((cell: any, j: number) => inlines(cell?.nodes, `${where}.cells[${j}]`).replace(/\|/g, "\\|").replace(/\n/g, " ")) : []));
+        const rows = children.map((row: any) =>
+          Array.isArray(row?.nodes)
+            ? row.nodes.map((cell: any, j: number) =>
+                inlines(cell?.nodes, `${where}.cells[${j}]`).replace(/\|/g, "\\|").replace(/\n/g, " "),
+              )
+            : [],
+        );
         if (!rows.length) return "";
         const width = Math.max(...rows.map((r) => r.length), 1);
         const line = (cells: string[]) => `| ${Array.from({ length: width }, (_, j) => cells[j] ?? "").join(" | ")} |`;
@@ -445,7 +492,8 @@ export function textBlocks(markdown: string): TextBlock[] {
           walk(node.children, level, true);
           break;
         case "table":
-          for (const row of node.children) out.push({ kind: "paragraph", text: row.children.map((c) => toString(c)).join(" | "), level: 0 });
+          for (const row of node.children)
+            out.push({ kind: "paragraph", text: row.children.map((c) => toString(c)).join(" | "), level: 0 });
           break;
         case "thematicBreak":
         case "definition":

@@ -191,7 +191,20 @@ export interface MergeResult {
   conflicts: MergeConflict[];
 }
 
-const PAGE_FIELDS = ["title", "type", "parentId", "position", "slug", "description", "emoji", "icon", "hidden", "noIndex", "noRobotsIndex", "href"] as const;
+const PAGE_FIELDS = [
+  "title",
+  "type",
+  "parentId",
+  "position",
+  "slug",
+  "description",
+  "emoji",
+  "icon",
+  "hidden",
+  "noIndex",
+  "noRobotsIndex",
+  "href",
+] as const;
 
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -272,6 +285,7 @@ function mergePage(b: StoredPage, o: StoredPage, t: StoredPage, id: string) {
   const markdown = mergeTextDetailed(b.markdown, o.markdown, t.markdown);
   if (markdown.text === null) conflicts.push({ kind: "page", id, title: o.title, field: "markdown", hunks: markdown.conflicts });
   else value.markdown = markdown.text;
+  // biome-ignore lint/complexity/useMathMinMax: ISO timestamps, compared as strings
   value.updatedAt = o.updatedAt > t.updatedAt ? o.updatedAt : t.updatedAt;
   return { value, conflicts };
 }
@@ -314,7 +328,14 @@ export function mergeContents(base: RevisionContent, ours: RevisionContent, thei
     mergeReusableContent,
     (r) => r.title,
   );
-  const variables = mergeRecord("variable", base.variables, ours.variables, theirs.variables, mergeValue<VariableValue>("variable"), () => undefined);
+  const variables = mergeRecord(
+    "variable",
+    base.variables,
+    ours.variables,
+    theirs.variables,
+    mergeValue<VariableValue>("variable"),
+    () => undefined,
+  );
   const content: RevisionContent = {
     pages: pages.merged,
     files: files.merged,

@@ -85,7 +85,14 @@ class Writer {
     for (const line of this.wrap(winAnsi(raw), font, size, width)) {
       if (this.y - leading < SHEET.margin) this.newSheet();
       this.y -= leading;
-      if (line) this.page.drawText(line, { x: SHEET.margin + indent, y: this.y, size, font, color: rgb(opts.color ?? 0, opts.color ?? 0, opts.color ?? 0) });
+      if (line)
+        this.page.drawText(line, {
+          x: SHEET.margin + indent,
+          y: this.y,
+          size,
+          font,
+          color: rgb(opts.color ?? 0, opts.color ?? 0, opts.color ?? 0),
+        });
     }
     this.y -= opts.gap ?? size * 0.6;
   }

@@ -68,7 +68,9 @@ let writtenSize = 0;
 function asJsonb(value: unknown): unknown {
   if (Array.isArray(value)) return Object.freeze(value.map(asJsonb));
   if (!value || typeof value !== "object") return value;
-  const keys = Object.keys(value).sort((a, b) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  const keys = Object.keys(value).sort(
+    (a, b) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b)),
+  );
   const out: Record<string, unknown> = {};
   for (const key of keys) out[key] = asJsonb((value as Record<string, unknown>)[key]);
   return Object.freeze(out);
@@ -107,7 +109,8 @@ export const EDITABLE_STATUSES: ChangeRequestStatus[] = ["draft", "open"];
 export async function findChangeRequest(ctx: Context, spaceId: string, idOrNumber: string): Promise<ChangeRequest> {
   const key = idOrNumber.trim();
   let cr: ChangeRequest | null = null;
-  if (/^\d{1,9}$/.test(key)) cr = await ctx.prisma.changeRequest.findUnique({ where: { spaceId_number: { spaceId, number: Number(key) } } });
+  if (/^\d{1,9}$/.test(key))
+    cr = await ctx.prisma.changeRequest.findUnique({ where: { spaceId_number: { spaceId, number: Number(key) } } });
   else cr = await ctx.prisma.changeRequest.findFirst({ where: { id: key, spaceId } });
   if (!cr) throw notFound(`Change request "${idOrNumber}" in space "${spaceId}"`);
   return cr;
@@ -132,7 +135,12 @@ export async function readScope(ctx: Context, spaceId: string, changeRequestId?:
  * space's own content only while its editMode is live; a change request's while draft or open
  * (change requests stay editable in a locked space: that is how locked content changes).
  */
-export async function editScope(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, action: string): Promise<ContentScope> {
+export async function editScope(
+  ctx: Context,
+  spaceId: string,
+  changeRequestId: string | null | undefined,
+  action: string,
+): Promise<ContentScope> {
   const scope = await readScope(ctx, spaceId, changeRequestId);
   requireSpaceAction(scope.space, scope.role, "proposeChanges", action);
   requireNotDeleted(scope.space);
@@ -173,18 +181,19 @@ export async function scopeRevision(ctx: Context, scope: ContentScope): Promise<
 export async function ensureSpaceRevision(ctx: Context, space: Pick<Space, "id" | "revisionId">): Promise<string> {
   if (space.revisionId) return space.revisionId;
   const id = newId("Revision");
-  const created = await ctx.prisma.$transaction(
-    async (tx) => {
-      await tx.revision.create({ data: { id, spaceId: space.id, parents: [], type: "initial", content: emptyContent() as any, createdById: ctx.viewer.userId } });
+  const created = await ctx.prisma
+    .$transaction(async (tx) => {
+      await tx.revision.create({
+        data: { id, spaceId: space.id, parents: [], type: "initial", content: emptyContent() as any, createdById: ctx.viewer.userId },
+      });
       const { count } = await tx.space.updateMany({ where: { id: space.id, revisionId: null }, data: { revisionId: id } });
       if (count === 0) throw new Moved();
       return id;
-    },
-    TX_OPTIONS,
-  ).catch((err) => {
-    if (err instanceof Moved) return null;
-    throw err;
-  });
+    }, TX_OPTIONS)
+    .catch((err) => {
+      if (err instanceof Moved) return null;
+      throw err;
+    });
   spaceById(ctx).clear(space.id);
   if (created) return created;
   const fresh = await ctx.prisma.space.findUniqueOrThrow({ where: { id: space.id }, select: { revisionId: true } });
@@ -195,10 +204,16 @@ export async function ensureSpaceRevision(ctx: Context, space: Pick<Space, "id" 
  * The head of a space read under its lock (withSpaceLock), creating the initial, empty revision
  * when the space has none yet.
  */
-export async function lockedSpaceHead(tx: Prisma.TransactionClient, space: Pick<Space, "id" | "revisionId">, userId: string): Promise<string> {
+export async function lockedSpaceHead(
+  tx: Prisma.TransactionClient,
+  space: Pick<Space, "id" | "revisionId">,
+  userId: string,
+): Promise<string> {
   if (space.revisionId) return space.revisionId;
   const id = newId("Revision");
-  await tx.revision.create({ data: { id, spaceId: space.id, parents: [], type: "initial", content: emptyContent() as any, createdById: userId } });
+  await tx.revision.create({
+    data: { id, spaceId: space.id, parents: [], type: "initial", content: emptyContent() as any, createdById: userId },
+  });
   await tx.space.update({ where: { id: space.id }, data: { revisionId: id } });
   return id;
 }
@@ -206,7 +221,11 @@ export async function lockedSpaceHead(tx: Prisma.TransactionClient, space: Pick<
 // ─── Serializing the writes of a space ───────────────────────────────────────────────────────
 
 /** Every column of Space, in the order of the model's fields (a row as `findUnique` returns it). */
-const SPACE_COLUMNS = Prisma.raw(Object.values(Prisma.SpaceScalarFieldEnum).map((c) => `"${c}"`).join(", "));
+const SPACE_COLUMNS = Prisma.raw(
+  Object.values(Prisma.SpaceScalarFieldEnum)
+    .map((c) => `"${c}"`)
+    .join(", "),
+);
 
 /**
  * Runs `write` in a transaction that first takes the space's row lock (`FOR NO KEY UPDATE`: rows
@@ -220,13 +239,17 @@ export async function withSpaceLock<T>(
   write: (tx: Prisma.TransactionClient, space: Space, record: RecordActivity) => Promise<T>,
 ): Promise<T> {
   // Space activity is recorded in the same transaction (events/activity.ts), announced after it.
-  const result = await inTransactionWithActivity(ctx, async (tx, record) => {
-    // The row as the lock found it, in the statement that takes the lock.
-    const [space] = await tx.$queryRaw<Space[]>`SELECT ${SPACE_COLUMNS} FROM "Space" WHERE "id" = ${spaceId} FOR NO KEY UPDATE`;
-    if (!space) throw notFound(`Space "${spaceId}"`);
-    // The space's organization, as the lock found it, for the events of its activity (no second read).
-    return write(tx, space, (activity) => record(activity, activity.spaceId === space.id ? space.organizationId : undefined));
-  }, TX_OPTIONS);
+  const result = await inTransactionWithActivity(
+    ctx,
+    async (tx, record) => {
+      // The row as the lock found it, in the statement that takes the lock.
+      const [space] = await tx.$queryRaw<Space[]>`SELECT ${SPACE_COLUMNS} FROM "Space" WHERE "id" = ${spaceId} FOR NO KEY UPDATE`;
+      if (!space) throw notFound(`Space "${spaceId}"`);
+      // The space's organization, as the lock found it, for the events of its activity (no second read).
+      return write(tx, space, (activity) => record(activity, activity.spaceId === space.id ? space.organizationId : undefined));
+    },
+    TX_OPTIONS,
+  );
   spaceById(ctx).clear(spaceId);
   return result;
 }
@@ -307,7 +330,12 @@ export async function commitChange<T>(
  * other, which decides. A write in the steady state is then one statement, one round trip, where
  * the locked path costs five (seven for a change request) and a transaction.
  */
-async function commitAtOnce<T>(ctx: Context, scope: ContentScope, type: RevisionType, change: (draft: RevisionContent) => T): Promise<ChangeResult<T> | null> {
+async function commitAtOnce<T>(
+  ctx: Context,
+  scope: ContentScope,
+  type: RevisionType,
+  change: (draft: RevisionContent) => T,
+): Promise<ChangeResult<T> | null> {
   const { space, changeRequest } = scope;
   const head = changeRequest ? changeRequest.revisionId : space.revisionId;
   if (!head || space.deletedAt) return null;
@@ -315,10 +343,24 @@ async function commitAtOnce<T>(ctx: Context, scope: ContentScope, type: Revision
   const draft = readContent(structuredClone(stored));
   const value = change(draft);
   const id = newId("Revision");
-  const activity: SpaceActivity = { type: "space_content_updated", spaceId: space.id, revisionId: id, ...(changeRequest ? { changeRequestId: changeRequest.id } : {}) };
+  const activity: SpaceActivity = {
+    type: "space_content_updated",
+    spaceId: space.id,
+    revisionId: id,
+    ...(changeRequest ? { changeRequestId: changeRequest.id } : {}),
+  };
   const { prepared, announce } = await prepareSpaceActivity(ctx.prisma, ctx, activity, space.organizationId);
   const written = Prisma.sql`EXISTS (SELECT 1 FROM "head")`;
-  const moved = { spaceId: space.id, changeRequestId: changeRequest?.id, head, id, type, draft, userId: ctx.viewer.userId, locked: Prisma.sql`EXISTS (SELECT 1 FROM "locked")` };
+  const moved = {
+    spaceId: space.id,
+    changeRequestId: changeRequest?.id,
+    head,
+    id,
+    type,
+    draft,
+    userId: ctx.viewer.userId,
+    locked: Prisma.sql`EXISTS (SELECT 1 FROM "locked")`,
+  };
   // A space's own head must still be the one the change started from; a change request's is compared on its own row.
   const sameHead = changeRequest ? Prisma.empty : Prisma.sql` AND "revisionId" = ${head}`;
   const done = await storeInTurn(space.id, async () => {
@@ -342,7 +384,12 @@ async function commitAtOnce<T>(ctx: Context, scope: ContentScope, type: Revision
 }
 
 /** A change made under the space's row lock (withSpaceLock), replayed when a head moved meanwhile. */
-async function commitUnderLock<T>(ctx: Context, scope: ContentScope, type: RevisionType, change: (draft: RevisionContent) => T): Promise<ChangeResult<T>> {
+async function commitUnderLock<T>(
+  ctx: Context,
+  scope: ContentScope,
+  type: RevisionType,
+  change: (draft: RevisionContent) => T,
+): Promise<ChangeResult<T>> {
   return retryWhenMoved(
     "The content changed too often while this change was being applied; retry it.",
     () =>
@@ -360,7 +407,15 @@ async function commitUnderLock<T>(ctx: Context, scope: ContentScope, type: Revis
         const id = newId("Revision");
         if (scope.changeRequest) {
           await tx.revision.create({
-            data: { id, spaceId: scope.space.id, changeRequestId: scope.changeRequest.id, parents: [head], type, content: draft as any, createdById: ctx.viewer.userId },
+            data: {
+              id,
+              spaceId: scope.space.id,
+              changeRequestId: scope.changeRequest.id,
+              parents: [head],
+              type,
+              content: draft as any,
+              createdById: ctx.viewer.userId,
+            },
           });
           const { count } = await tx.changeRequest.updateMany({
             where: { id: scope.changeRequest.id, revisionId: head, status: { in: EDITABLE_STATUSES } },
@@ -391,7 +446,8 @@ async function commitUnderLock<T>(ctx: Context, scope: ContentScope, type: Revis
       }),
     // A change request that was merged or closed meanwhile takes no more edits.
     async () => {
-      if (scope.changeRequest) requireEditableChangeRequest(await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: scope.changeRequest.id } }));
+      if (scope.changeRequest)
+        requireEditableChangeRequest(await ctx.prisma.changeRequest.findUniqueOrThrow({ where: { id: scope.changeRequest.id } }));
     },
   );
 }
@@ -454,7 +510,12 @@ export interface IndexedSection {
  * page with its title, path, plain text, and sections split at headings, in one statement
  * (searchWrites).
  */
-export async function indexSpaceRevision(tx: Prisma.TransactionClient, spaceId: string, revisionId: string, content: RevisionContent): Promise<void> {
+export async function indexSpaceRevision(
+  tx: Prisma.TransactionClient,
+  spaceId: string,
+  revisionId: string,
+  content: RevisionContent,
+): Promise<void> {
   await tx.$executeRaw`WITH ${searchWrites(spaceId, revisionId, content)} SELECT 1`;
 }
 
@@ -465,7 +526,11 @@ function indexedPages(content: RevisionContent): PageTreeNode[] {
 
 /** Whether a page's search row differs from the one made from `before` (what the row is made from: title, path, description, markdown). */
 const rowChanged = (page: PageTreeNode, before: PageTreeNode | undefined) =>
-  !before || before.title !== page.title || before.path !== page.path || before.description !== page.description || before.markdown !== page.markdown;
+  !before ||
+  before.title !== page.title ||
+  before.path !== page.path ||
+  before.description !== page.description ||
+  before.markdown !== page.markdown;
 
 /**
  * The search rows of a revision as two data-modifying parts of a WITH statement (`"gone" AS (…),
@@ -476,7 +541,12 @@ const rowChanged = (page: PageTreeNode, before: PageTreeNode | undefined) =>
  * large space parses one page's markdown, not all of them (a row keeps the revision it was last
  * written from).
  */
-function searchWrites(spaceId: string, revisionId: string, content: RevisionContent, opts: { onlyWhen?: Prisma.Sql; base?: RevisionContent } = {}): Prisma.Sql {
+function searchWrites(
+  spaceId: string,
+  revisionId: string,
+  content: RevisionContent,
+  opts: { onlyWhen?: Prisma.Sql; base?: RevisionContent } = {},
+): Prisma.Sql {
   const pages = indexedPages(content);
   const before = opts.base ? new Map(indexedPages(opts.base).map((p) => [p.id, p])) : null;
   const rows = pages
@@ -525,7 +595,9 @@ export async function copySpaceContent(ctx: Context, sourceSpaceId: string, targ
   const content = readContent(revision.content);
   const id = newId("Revision");
   await ctx.prisma.$transaction(async (tx) => {
-    await tx.revision.create({ data: { id, spaceId: targetSpaceId, parents: [], type: "initial", content: content as any, createdById: ctx.viewer.userId } });
+    await tx.revision.create({
+      data: { id, spaceId: targetSpaceId, parents: [], type: "initial", content: content as any, createdById: ctx.viewer.userId },
+    });
     const { count } = await tx.space.updateMany({ where: { id: targetSpaceId, revisionId: null }, data: { revisionId: id } });
     if (count === 0) throw conflict(`Space "${targetSpaceId}" already has content.`);
     await indexSpaceRevision(tx, targetSpaceId, id, content);

@@ -111,7 +111,7 @@ export interface PageView {
 /** The markdown a page serves: its own for documents, `[title](href)` for link pages, none for groups. */
 export function pageMarkdown(node: Pick<PageTreeNode, "type" | "title" | "markdown" | "href">): string | undefined {
   if (node.type === "group") return undefined;
-  if (node.type === "link") return node.href ? `[${node.title.replace(/([\[\]])/g, "\\$1")}](<${node.href}>)` : "";
+  if (node.type === "link") return node.href ? `[${node.title.replace(/([[\]])/g, "\\$1")}](<${node.href}>)` : "";
   return node.markdown;
 }
 

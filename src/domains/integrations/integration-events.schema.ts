@@ -73,12 +73,14 @@ const LogEntry = builder.objectRef<{ message: string; timestamp: Date; level: st
 const Trace = builder.objectRef<{ logs: { message: string; timestamp: Date; level: string }[] }>("IntegrationEventTrace").implement({
   fields: (t) => ({ logs: t.field({ type: [LogEntry], resolve: (tr) => tr.logs }) }),
 });
-export const EventWithTrace = builder.objectRef<{ event: IntegrationEvent; trace: { logs: any[] } }>("IntegrationEventWithTrace").implement({
-  fields: (t) => ({
-    event: t.field({ type: EventRef, resolve: (e) => e.event }),
-    trace: t.field({ type: Trace, resolve: (e) => e.trace }),
-  }),
-});
+export const EventWithTrace = builder
+  .objectRef<{ event: IntegrationEvent; trace: { logs: any[] } }>("IntegrationEventWithTrace")
+  .implement({
+    fields: (t) => ({
+      event: t.field({ type: EventRef, resolve: (e) => e.event }),
+      trace: t.field({ type: Trace, resolve: (e) => e.trace }),
+    }),
+  });
 
 // ─── Subscriptions ─────────────────────────────────────────────────────────────────────────────
 
@@ -106,7 +108,10 @@ builder.subscriptionFields((t) => ({
       const statuses = args.statuses?.length ? new Set<string>(args.statuses) : null;
       return pipe(
         ctx.pubsub.subscribe("integration:event", integration.id),
-        filter((m: IntegrationEventMessage) => m.integrationId === integration.id && (!types || types.has(m.type)) && (!statuses || statuses.has(m.status))),
+        filter(
+          (m: IntegrationEventMessage) =>
+            m.integrationId === integration.id && (!types || types.has(m.type)) && (!statuses || statuses.has(m.status)),
+        ),
       );
     },
     resolve: (m: IntegrationEventMessage) => asEvent(m),

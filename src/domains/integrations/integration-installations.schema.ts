@@ -19,7 +19,9 @@ import { IntegrationRef, JsonObject, SelectionEnum, SiteIdOrSite, SpaceIdOrSpace
 
 const InstallationUrls = urlsOf("IntegrationInstallationUrls", ["location", "app", "publicEndpoint", "publicContentEndpoint"] as const);
 const InstallationTarget = builder.objectRef<{ organization: string }>("IntegrationInstallationTarget").implement({
-  fields: (t) => ({ organization: t.exposeString("organization", { description: "Id of the organization the integration is installed in." }) }),
+  fields: (t) => ({
+    organization: t.exposeString("organization", { description: "Id of the organization the integration is installed in." }),
+  }),
 });
 
 async function nameOf(ctx: Context, installation: IntegrationInstallation & { integration?: { name: string } }): Promise<string> {
@@ -96,7 +98,10 @@ function scopedInstallationType(name: string, scope: service.InstallationScope, 
       status: t.string({ description: "active.", resolve: (s) => s.row.status }),
       configuration: t.field({ type: JsonObject, resolve: (s) => s.row.configuration ?? {} }),
       externalIds: t.stringList({ resolve: (s) => s.row.externalIds }),
-      urls: t.field({ type: ScopedInstallationUrls, resolve: (s, _a, ctx) => scopedInstallationUrls(ctx, s.integrationName, s.row.installationId, scope, s.row.targetId) }),
+      urls: t.field({
+        type: ScopedInstallationUrls,
+        resolve: (s, _a, ctx) => scopedInstallationUrls(ctx, s.integrationName, s.row.installationId, scope, s.row.targetId),
+      }),
       [scope]: t.field({
         type: target,
         description: `The ${scope}'s id, or the ${scope === "space" ? "Space" : "Site"} object when read with expand=true (and the caller can read the ${scope}).`,

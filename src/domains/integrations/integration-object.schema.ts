@@ -63,7 +63,8 @@ export const SpaceIdOrSpace = jsonScalar("SpaceIdOrSpace", {
 });
 
 export const SiteIdOrSite = jsonScalar("SiteIdOrSite", {
-  description: "The installed site: its id (a string), or with `expand=true` the Site object. A site the caller cannot read is always given by its id.",
+  description:
+    "The installed site: its id (a string), or with `expand=true` the Site object. A site the caller cannot read is always given by its id.",
   extensions: { jsonSchema: { oneOf: [{ type: "string" }, { $ref: "#/components/schemas/Site" }] } },
   serialize: (value) => value,
   parseValue: (value) => value,
@@ -86,7 +87,10 @@ export const TargetEnum = builder.enumType("IntegrationTarget", {
 });
 export const RuntimeEnum = builder.enumType("IntegrationRuntime", { values: { v1: { description: "The default runtime." } } as const });
 export const SelectionEnum = builder.enumType("IntegrationInstallationSelection", {
-  values: { all: { description: "Every space (site) of the organization." }, selected: { description: "Only the spaces (sites) it was installed in." } } as const,
+  values: {
+    all: { description: "Every space (site) of the organization." },
+    selected: { description: "Only the spaces (sites) it was installed in." },
+  } as const,
 });
 export const EventStatusEnum = builder.enumType("IntegrationEventStatus", {
   values: {
@@ -151,7 +155,8 @@ const ConfigurationSchemaRef = builder.objectRef<ConfigurationSchema>("Integrati
   }),
 });
 const Configurations = builder.objectRef<Record<string, ConfigurationSchema | undefined>>("IntegrationConfigurations").implement({
-  description: "Configuration schemas of the integration's installations (account), space installations (space) and site installations (site).",
+  description:
+    "Configuration schemas of the integration's installations (account), space installations (space) and site installations (site).",
   fields: (t) => ({
     account: t.field({ type: ConfigurationSchemaRef, nullable: true, resolve: (c) => c.account ?? null }),
     space: t.field({ type: ConfigurationSchemaRef, nullable: true, resolve: (c) => c.space ?? null }),
@@ -161,7 +166,11 @@ const Configurations = builder.objectRef<Record<string, ConfigurationSchema | un
 const ExternalLink = builder.objectRef<{ url: string; label: string }>("IntegrationExternalLink").implement({
   fields: (t) => ({ url: t.exposeString("url"), label: t.exposeString("label") }),
 });
-const IntegrationUrls = urlsOf("IntegrationUrls", ["location", "icon", "app", "assets", "publicEndpoint", "publicContentEndpoint"] as const, ["icon"]);
+const IntegrationUrls = urlsOf(
+  "IntegrationUrls",
+  ["location", "icon", "app", "assets", "publicEndpoint", "publicContentEndpoint"] as const,
+  ["icon"],
+);
 const IntegrationPermissions = permissionsOf("IntegrationPermissions", INTEGRATION_PERMISSIONS);
 
 export const IntegrationRef = builder.prismaObject("Integration", {
@@ -195,7 +204,8 @@ export const IntegrationRef = builder.prismaObject("Integration", {
     permissions: t.field({ type: IntegrationPermissions, resolve: (i, _a, ctx) => integrationPermissions(ctx, i) }),
     contentSecurityPolicy: t.exposeString("contentSecurityPolicy", {
       nullable: true,
-      description: "Policy validating the integration's scripts and block content; sent as the content-security-policy header of render requests and of script-fetch and block-fetch events.",
+      description:
+        "Policy validating the integration's scripts and block content; sent as the content-security-policy header of render requests and of script-fetch and block-fetch events.",
     }),
     events: t.relatedConnection("events", {
       description: "Events of the integration, newest first (members of the owner organization; empty for anyone else).",

@@ -36,7 +36,8 @@ export const integrationRoutes: RawRoute[] = [
     path: "/integrations/{integrationName}/assets/preview-{index}",
     auth: "optional",
     rateLimited: true,
-    handler: (ctx, { integrationName, index }, request) => serveAsset(ctx, request, integrationName, /^\d+$/.test(index) ? Number(index) : null),
+    handler: (ctx, { integrationName, index }, request) =>
+      serveAsset(ctx, request, integrationName, /^\d+$/.test(index) ? Number(index) : null),
   }),
   rawRoute({ methods: "*", path: PUBLIC_ENDPOINT, auth: "none", handler: publicEndpoint }),
 ];

@@ -35,8 +35,27 @@ import { scopedInstallationExists } from "./integrations.service.js";
 const SCOPE = /^(?:\/installations\/([^/]+)(?:\/(spaces|sites)\/([^/]+))?)?$/;
 
 /** Request headers that belong to the hop, or that only the gateway may set. */
-const DROPPED_REQUEST = new Set(["host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "content-length", "expect"]);
-const DROPPED_RESPONSE = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "trailer", "content-length", "content-encoding"]);
+const DROPPED_REQUEST = new Set([
+  "host",
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "content-length",
+  "expect",
+]);
+const DROPPED_RESPONSE = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "trailer",
+  "content-length",
+  "content-encoding",
+]);
 const GATEWAY_HEADER = /^(x-integration-|x-signature)/;
 
 export interface PublicTarget {
@@ -89,8 +108,15 @@ export async function forwardPublicRequest(services: Services, request: Request,
     });
     if (!installation) throw hidden ? missing() : notFound(`Installation "${target.installationId}" of integration "${integration.name}"`);
   }
-  if (installation && target.scope && target.targetId !== undefined && !(await scopedInstallationExists(prisma, target.scope, installation.id, target.targetId))) {
-    throw hidden ? missing() : notFound(`${target.scope === "space" ? "Space" : "Site"} "${target.targetId}" installation of installation "${installation.id}"`);
+  if (
+    installation &&
+    target.scope &&
+    target.targetId !== undefined &&
+    !(await scopedInstallationExists(prisma, target.scope, installation.id, target.targetId))
+  ) {
+    throw hidden
+      ? missing()
+      : notFound(`${target.scope === "space" ? "Space" : "Site"} "${target.targetId}" installation of installation "${installation.id}"`);
   }
   const destination = dispatchTarget(integration, installation?.organizationId ?? integration.ownerId);
   if ("skip" in destination) {
@@ -139,7 +165,10 @@ export async function forwardPublicRequest(services: Services, request: Request,
   });
   if (!call.response) {
     const { timedOut, message } = call.failure!;
-    await call.finish("failed", timedOut ? `The integration gave no answer in time (${message})` : `The integration could not be reached: ${message}`);
+    await call.finish(
+      "failed",
+      timedOut ? `The integration gave no answer in time (${message})` : `The integration could not be reached: ${message}`,
+    );
     throw new AppError(
       timedOut ? 504 : 502,
       `Integration "${integration.name}" ${timedOut ? `did not answer within ${services.config.integrationDeliveryTimeoutMs} ms` : "could not be reached"}.`,
@@ -152,7 +181,8 @@ export async function forwardPublicRequest(services: Services, request: Request,
     if (!DROPPED_RESPONSE.has(name) && name !== "set-cookie") out.set(name, value);
   });
   for (const cookie of res.headers.getSetCookie()) out.append("set-cookie", cookie);
-  if (integration.contentSecurityPolicy && !out.has("content-security-policy")) out.set("content-security-policy", integration.contentSecurityPolicy);
+  if (integration.contentSecurityPolicy && !out.has("content-security-policy"))
+    out.set("content-security-policy", integration.contentSecurityPolicy);
   const empty = method === "HEAD" || res.status === 204 || res.status === 304;
   return new Response(empty ? null : res.body, { status: res.status, statusText: res.statusText, headers: out });
 }

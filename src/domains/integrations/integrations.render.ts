@@ -68,7 +68,8 @@ export function decodeRenderRequest(request: string): RenderRequest {
   }
   if (!isObject(parsed)) throw badInput("request must hold a JSON object once decompressed.");
   for (const key of Object.keys(parsed)) {
-    if (!["componentId", "props", "state", "context", "action"].includes(key)) throw badInput(`request.${key} is not a known field of a render request.`);
+    if (!["componentId", "props", "state", "context", "action"].includes(key))
+      throw badInput(`request.${key} is not a known field of a render request.`);
   }
   if (typeof parsed.componentId !== "string") throw badInput("request.componentId is required and must be a string.");
   return parsed as unknown as RenderRequest;
@@ -124,7 +125,8 @@ function button(path: string, value: unknown): ContentKitButton {
   if (!isObject(value)) fail(path, "must be an object");
   if (value.type !== "button") fail(`${path}.type`, `must be "button" (the only documented child element)`);
   onlyKeys(path, value, ["type", "style", "onPress", "icon", "trailingIcon", "label", "tooltip", "confirm", "disabled"]);
-  if (value.disabled !== undefined && value.disabled !== null && typeof value.disabled !== "boolean") fail(`${path}.disabled`, "must be a boolean");
+  if (value.disabled !== undefined && value.disabled !== null && typeof value.disabled !== "boolean")
+    fail(`${path}.disabled`, "must be a boolean");
   return clean({
     type: "button" as const,
     style: optString(`${path}.style`, value.style),
@@ -217,7 +219,10 @@ export async function render(ctx: Context, integrationName: string, req: RenderR
     await call.finish("failed", message);
     throw new AppError(502, `Integration "${integrationName}" ${message}.`);
   };
-  if (!call.response) return failed(`did not answer the render request${call.failure!.timedOut ? ` within ${ctx.config.integrationDeliveryTimeoutMs} ms` : `: ${call.failure!.message}`}`);
+  if (!call.response)
+    return failed(
+      `did not answer the render request${call.failure!.timedOut ? ` within ${ctx.config.integrationDeliveryTimeoutMs} ms` : `: ${call.failure!.message}`}`,
+    );
   const res = call.response;
   let text: string;
   try {

@@ -85,7 +85,7 @@ const RenderOutput = builder.objectRef<rendering.ContentKitOutput>("ContentKitRe
 
 const SigningSecret = builder.objectRef<{ signingSecret: string }>("IntegrationSigningSecret").implement({
   description:
-    "The secret that signs requests sent to the integration: x-signature = sha256=<hex HMAC-SHA256 of \"<x-signature-timestamp>.<raw body>\">.",
+    'The secret that signs requests sent to the integration: x-signature = sha256=<hex HMAC-SHA256 of "<x-signature-timestamp>.<raw body>">.',
   fields: (t) => ({ signingSecret: t.exposeString("signingSecret") }),
 });
 
@@ -117,7 +117,9 @@ const ContentSourceInput = builder.inputType("IntegrationContentSourceInput", {
     description: t.string(),
     icon: t.string(),
     configuration: t.field({
-      type: builder.inputType("IntegrationContentSourceConfigurationInput", { fields: (f) => ({ componentId: f.string({ required: true }) }) }),
+      type: builder.inputType("IntegrationContentSourceConfigurationInput", {
+        fields: (f) => ({ componentId: f.string({ required: true }) }),
+      }),
       required: true,
     }),
   }),
@@ -171,7 +173,8 @@ builder.queryFields((t) => ({
   }),
   integrationInstallations: t.field({
     type: InstallationList,
-    description: "Installations of an integration: all of them for admins of the owner organization, else those of the caller's organizations.",
+    description:
+      "Installations of an integration: all of them for admins of the owner organization, else those of the caller's organizations.",
     args: installationListArgs(t),
     resolve: (_r, args: any, ctx) => service.listInstallations(ctx, args.integrationName, args),
   }),
@@ -200,10 +203,14 @@ builder.queryFields((t) => ({
   }),
   integrationRender: t.field({
     type: RenderOutput,
-    description: "Renders a component: like POST …/render, with the request as LZ-string compressed JSON (compressToEncodedURIComponent) in `request`.",
+    description:
+      "Renders a component: like POST …/render, with the request as LZ-string compressed JSON (compressToEncodedURIComponent) in `request`.",
     args: {
       integrationName: t.arg.string(NAME_ARG),
-      request: t.arg.string({ required: true, description: "LZ-string compressToEncodedURIComponent of the JSON {componentId, props, state, context, action}." }),
+      request: t.arg.string({
+        required: true,
+        description: "LZ-string compressToEncodedURIComponent of the JSON {componentId, props, state, context, action}.",
+      }),
     },
     resolve: (_r, args, ctx) => rendering.render(ctx, args.integrationName, rendering.decodeRenderRequest(args.request), "request."),
   }),
@@ -245,7 +252,9 @@ builder.mutationFields((t) => ({
       script: t.arg.string({ description: "Script content." }),
       organization: t.arg.string({ description: "Id or subdomain of the publishing organization; required on the first publish." }),
       secrets: t.arg({ type: Secrets }),
-      contentSecurityPolicy: t.arg.string({ description: "Sent as the content-security-policy header of render requests and script-fetch and block-fetch events." }),
+      contentSecurityPolicy: t.arg.string({
+        description: "Sent as the content-security-policy header of render requests and script-fetch and block-fetch events.",
+      }),
     },
     resolve: (_r, rawArgs, ctx) => {
       const { integrationName, ...input } = argsWithNulls(ctx, rawArgs);
@@ -261,18 +270,31 @@ builder.mutationFields((t) => ({
   integrationInstall: t.field({
     type: InstallationRef,
     description: "Installs an integration in an organization (its admins). Records an installation_setup event.",
-    args: { integrationName: t.arg.string(NAME_ARG), organization: t.arg.string({ required: true, description: "Id or subdomain of the organization." }) },
+    args: {
+      integrationName: t.arg.string(NAME_ARG),
+      organization: t.arg.string({ required: true, description: "Id or subdomain of the organization." }),
+    },
     resolve: (_r, args, ctx) => service.installIntegration(ctx, args.integrationName, args.organization),
   }),
   integrationInstallationUpdate: t.field({
     type: InstallationRef,
-    description: "Changes an installation (admins of its organization). A new configuration, space selection or site selection records an installation_setup event with `previous`.",
+    description:
+      "Changes an installation (admins of its organization). A new configuration, space selection or site selection records an installation_setup event with `previous`.",
     args: {
       integrationName: t.arg.string(NAME_ARG),
       installationId: t.arg.string({ required: true }),
-      configuration: t.arg({ type: JsonObject, description: "The whole configuration (checked against the integration's account configuration schema)." }),
-      space_selection: t.arg({ type: SelectionEnum, description: "all: every space of the organization; selected: the spaces it was installed in." }),
-      site_selection: t.arg({ type: SelectionEnum, description: "all: every site of the organization; selected: the sites it was installed in." }),
+      configuration: t.arg({
+        type: JsonObject,
+        description: "The whole configuration (checked against the integration's account configuration schema).",
+      }),
+      space_selection: t.arg({
+        type: SelectionEnum,
+        description: "all: every space of the organization; selected: the spaces it was installed in.",
+      }),
+      site_selection: t.arg({
+        type: SelectionEnum,
+        description: "all: every site of the organization; selected: the sites it was installed in.",
+      }),
       externalIds: t.arg.stringList(),
     },
     resolve: (_r, rawArgs, ctx) => {
@@ -282,14 +304,16 @@ builder.mutationFields((t) => ({
   }),
   integrationUninstall: t.field({
     type: IntegrationUninstallPayload,
-    description: "Removes an installation and its space and site installations (admins of its organization); records installation_deleted. Succeeds also when it did not exist.",
+    description:
+      "Removes an installation and its space and site installations (admins of its organization); records installation_deleted. Succeeds also when it did not exist.",
     args: { integrationName: t.arg.string(NAME_ARG), installationId: t.arg.string({ required: true }) },
     resolve: async (_r, args, ctx) => deleted(service.uninstall(ctx, args.integrationName, args.installationId), args.installationId),
   }),
   integrationDevSet: t.field({
     type: IntegrationRef,
     nullable: true,
-    description: "Turns development mode on: events are dispatched to tunnelUrl (signed POSTs). all: forward every organization's events, not only the owner's.",
+    description:
+      "Turns development mode on: events are dispatched to tunnelUrl (signed POSTs). all: forward every organization's events, not only the owner's.",
     args: {
       integrationName: t.arg.string(NAME_ARG),
       tunnelUrl: t.arg.string({ required: true, description: "http(s) URL receiving the integration's events and render requests." }),
@@ -339,7 +363,11 @@ builder.mutationFields((t) => ({
  * The same four operations for space and site installations: list (GET …/spaces, …/sites), read,
  * install or change (PUT …/installations/{installationId}/spaces/{spaceId}), remove (DELETE).
  */
-function scopedInstallationOperations(scope: service.InstallationScope, item: typeof SpaceInstallation, list: typeof SpaceInstallationList) {
+function scopedInstallationOperations(
+  scope: service.InstallationScope,
+  item: typeof SpaceInstallation,
+  list: typeof SpaceInstallationList,
+) {
   const Noun = scope === "space" ? "Space" : "Site";
   const idArg = `${scope}Id`;
   const expandDescription = `true: \`${scope}\` is the ${Noun} object; false (default): its id.`;
@@ -358,7 +386,8 @@ function scopedInstallationOperations(scope: service.InstallationScope, item: ty
         [idArg]: t.arg.string({ required: true }),
         expand: t.arg.boolean({ description: expandDescription }),
       },
-      resolve: (_r, args: any, ctx) => service.getScopedInstallation(ctx, scope, args.integrationName, args.installationId, args[idArg], !!args.expand),
+      resolve: (_r, args: any, ctx) =>
+        service.getScopedInstallation(ctx, scope, args.integrationName, args.installationId, args[idArg], !!args.expand),
     }),
   }));
   builder.mutationFields((t) => ({
@@ -369,7 +398,10 @@ function scopedInstallationOperations(scope: service.InstallationScope, item: ty
         integrationName: t.arg.string(NAME_ARG),
         installationId: t.arg.string({ required: true }),
         [idArg]: t.arg.string({ required: true }),
-        configuration: t.arg({ type: JsonObject, description: `Checked against the integration's ${scope} configuration schema; omitted: kept ({} at first).` }),
+        configuration: t.arg({
+          type: JsonObject,
+          description: `Checked against the integration's ${scope} configuration schema; omitted: kept ({} at first).`,
+        }),
         externalIds: t.arg.stringList({ description: "Omitted: kept ([] at first)." }),
       },
       resolve: (_r, args: any, ctx) => service.installScoped(ctx, scope, args.integrationName, args.installationId, args[idArg], args),
@@ -377,8 +409,13 @@ function scopedInstallationOperations(scope: service.InstallationScope, item: ty
     [`integration${Noun}Uninstall`]: t.field({
       type: scope === "space" ? IntegrationSpaceUninstallPayload : IntegrationSiteUninstallPayload,
       description: `Removes the integration from a ${scope}; records ${scope}_installation_deleted. Succeeds also when it was not installed there.`,
-      args: { integrationName: t.arg.string(NAME_ARG), installationId: t.arg.string({ required: true }), [idArg]: t.arg.string({ required: true }) },
-      resolve: (_r, args: any, ctx) => deleted(service.uninstallScoped(ctx, scope, args.integrationName, args.installationId, args[idArg]), args[idArg]),
+      args: {
+        integrationName: t.arg.string(NAME_ARG),
+        installationId: t.arg.string({ required: true }),
+        [idArg]: t.arg.string({ required: true }),
+      },
+      resolve: (_r, args: any, ctx) =>
+        deleted(service.uninstallScoped(ctx, scope, args.integrationName, args.installationId, args[idArg]), args[idArg]),
     }),
   }));
 }

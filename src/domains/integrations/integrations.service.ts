@@ -60,7 +60,8 @@ async function integrationToRemove(ctx: Context, integrationName: string, action
 async function requireEventReader(ctx: Context, integrationName: string): Promise<Integration> {
   const { integration, owner } = await requireIntegration(ctx, integrationName);
   if (!isMember(owner)) throw notFound(`Events of integration "${integrationName}"`);
-  if (!hasRole(owner)) throw forbidden(`Guests cannot read the events of integration "${integrationName}": it needs a role in its organization.`);
+  if (!hasRole(owner))
+    throw forbidden(`Guests cannot read the events of integration "${integrationName}": it needs a role in its organization.`);
   return integration;
 }
 
@@ -79,7 +80,10 @@ export const integrationById = defineSharedLoader<string, Integration | null>(as
 /** An organization named by id or by hostname (subdomain) that the caller is a member of; 404 otherwise. */
 export async function resolveOrganization(ctx: Context, ref: string, field: string) {
   checkLength(field, ref, 1, 100);
-  const org = await ctx.prisma.organization.findFirst({ where: { OR: [{ id: ref }, { hostname: ref.toLowerCase() }] }, select: { id: true } });
+  const org = await ctx.prisma.organization.findFirst({
+    where: { OR: [{ id: ref }, { hostname: ref.toLowerCase() }] },
+    select: { id: true },
+  });
   const access = org ? await membershipAccess(ctx, org.id) : null;
   if (!org || !access?.member) throw notFound(`Organization "${ref}" (${field})`);
   const refusal = membershipRefusal(org.id, access);
@@ -144,11 +148,13 @@ function publishData(input: PublishInput, creating: boolean): P.IntegrationUnche
   if (has("externalLinks")) data.externalLinks = v.checkExternalLinks(input.externalLinks ?? []) as P.InputJsonValue;
   if (has("configurations")) data.configurations = v.checkConfigurations(input.configurations ?? {}) as P.InputJsonValue;
   if (has("script")) {
-    if (input.script != null && Buffer.byteLength(input.script) > v.SCRIPT_MAX) throw badInput(`script must be at most ${v.SCRIPT_MAX} bytes.`);
+    if (input.script != null && Buffer.byteLength(input.script) > v.SCRIPT_MAX)
+      throw badInput(`script must be at most ${v.SCRIPT_MAX} bytes.`);
     data.script = input.script ?? null;
   }
   if (has("secrets")) data.secrets = (input.secrets == null ? {} : v.checkSecrets(input.secrets)) as P.InputJsonValue;
-  if (has("contentSecurityPolicy")) data.contentSecurityPolicy = input.contentSecurityPolicy == null ? null : v.checkContentSecurityPolicy(input.contentSecurityPolicy);
+  if (has("contentSecurityPolicy"))
+    data.contentSecurityPolicy = input.contentSecurityPolicy == null ? null : v.checkContentSecurityPolicy(input.contentSecurityPolicy);
   return data;
 }
 
@@ -163,18 +169,22 @@ export async function publishIntegration(ctx: Context, integrationName: string, 
   if (existing) {
     const owner = await viewerMembership(ctx, existing.ownerId);
     if (!isMember(owner)) throw notFound(`Integration "${integrationName}" of your organizations`);
-    if (!isAdmin(owner)) throw forbidden(`Only admins of the organization that owns integration "${integrationName}" may publish new versions of it.`);
+    if (!isAdmin(owner))
+      throw forbidden(`Only admins of the organization that owns integration "${integrationName}" may publish new versions of it.`);
     if (input.organization != null) {
       const orgId = await resolveOrganization(ctx, input.organization, "organization");
       if (orgId !== existing.ownerId) {
-        throw badInput(`organization: integration "${integrationName}" belongs to organization "${existing.ownerId}"; publishing cannot move it.`);
+        throw badInput(
+          `organization: integration "${integrationName}" belongs to organization "${existing.ownerId}"; publishing cannot move it.`,
+        );
       }
     }
     const data = publishData(input, false);
     ctx.response.status = 200; // a new version of an existing integration; creating answers 201
     return ctx.prisma.integration.update({ where: { id: existing.id }, data: { ...data, version: { increment: 1 } } });
   }
-  if (input.organization == null) throw badInput("organization is required to publish a new integration (the id or subdomain of the publishing organization).");
+  if (input.organization == null)
+    throw badInput("organization is required to publish a new integration (the id or subdomain of the publishing organization).");
   const ownerId = await resolveOrganization(ctx, input.organization, "organization");
   await requireOrgRole(ctx, ownerId, "admin", "publish integrations");
   const data = publishData(input, true) as P.IntegrationUncheckedCreateInput;
@@ -186,7 +196,8 @@ export async function publishIntegration(ctx: Context, integrationName: string, 
     // Published by another request at the same time: this one becomes its next version (or the
     // refusal an existing integration gets, when it belongs to another organization).
     if ((err as any)?.code === "P2002" && !again) return publishIntegration(ctx, integrationName, input, true);
-    if ((err as any)?.code === "P2002") throw conflict(`An integration named "${integrationName}" was published at the same time; publish again to add a version.`);
+    if ((err as any)?.code === "P2002")
+      throw conflict(`An integration named "${integrationName}" was published at the same time; publish again to add a version.`);
     throw err;
   }
 }
@@ -218,9 +229,7 @@ export interface IntegrationFilters extends PageArgs {
  * only). Ordered by name.
  */
 export async function listIntegrations(ctx: Context, f: IntegrationFilters) {
-  const and: P.IntegrationWhereInput[] = [
-    { OR: [{ visibility: "public" }, { owner: { members: { some: viewerMemberWhere(ctx) } } }] },
-  ];
+  const and: P.IntegrationWhereInput[] = [{ OR: [{ visibility: "public" }, { owner: { members: { some: viewerMemberWhere(ctx) } } }] }];
   if (f.search != null) {
     checkLength("search", f.search, 1, 512);
     and.push({ OR: [{ name: { contains: f.search, mode: "insensitive" } }, { title: { contains: f.search, mode: "insensitive" } }] });
@@ -230,7 +239,10 @@ export async function listIntegrations(ctx: Context, f: IntegrationFilters) {
   if (f.target != null) and.push({ target: { in: f.target === "all" ? ["all"] : ["all", checkOneOf("target", f.target, TARGETS)!] } });
   if (f.owner != null) {
     checkLength("owner", f.owner, 1, 100);
-    const org = await ctx.prisma.organization.findFirst({ where: { OR: [{ id: f.owner }, { hostname: f.owner.toLowerCase() }] }, select: { id: true } });
+    const org = await ctx.prisma.organization.findFirst({
+      where: { OR: [{ id: f.owner }, { hostname: f.owner.toLowerCase() }] },
+      select: { id: true },
+    });
     and.push({ ownerId: org?.id ?? f.owner });
   }
   if (f.blockDomain != null) {
@@ -308,9 +320,13 @@ export async function installIntegration(ctx: Context, integrationName: string, 
   if (integration.visibility === "private" && organizationId !== integration.ownerId) {
     throw forbidden(`Integration "${integrationName}" is private: it can be installed only in the organization that owns it.`);
   }
-  const existing = await ctx.prisma.integrationInstallation.findUnique({ where: { integrationId_organizationId: { integrationId: integration.id, organizationId } } });
+  const existing = await ctx.prisma.integrationInstallation.findUnique({
+    where: { integrationId_organizationId: { integrationId: integration.id, organizationId } },
+  });
   if (existing) {
-    throw conflict(`Integration "${integrationName}" is already installed in organization "${organizationId}" (installation ${existing.id}); change it with PATCH.`);
+    throw conflict(
+      `Integration "${integrationName}" is already installed in organization "${organizationId}" (installation ${existing.id}); change it with PATCH.`,
+    );
   }
   const id = newId("IntegrationInstallation");
   const prepared = prepareEvents([
@@ -318,14 +334,18 @@ export async function installIntegration(ctx: Context, integrationName: string, 
   ]);
   try {
     const installation = await ctx.prisma.$transaction(async (tx) => {
-      const created = await tx.integrationInstallation.create({ data: { id, integrationId: integration.id, organizationId }, include: withName });
+      const created = await tx.integrationInstallation.create({
+        data: { id, integrationId: integration.id, organizationId },
+        include: withName,
+      });
       await writeEvents(tx, prepared);
       return created;
     });
     announceEvents(ctx, prepared);
     return installation;
   } catch (err) {
-    if ((err as any)?.code === "P2002") throw conflict(`Integration "${integrationName}" is already installed in organization "${organizationId}".`);
+    if ((err as any)?.code === "P2002")
+      throw conflict(`Integration "${integrationName}" is already installed in organization "${organizationId}".`);
     throw err;
   }
 }
@@ -340,7 +360,10 @@ export async function listInstallations(ctx: Context, integrationName: string, a
   return paginate({
     args,
     where,
-    order: [["createdAt", "asc"], ["id", "asc"]],
+    order: [
+      ["createdAt", "asc"],
+      ["id", "asc"],
+    ],
     from: ctx.prisma.integrationInstallation,
     include: withName,
   });
@@ -348,7 +371,10 @@ export async function listInstallations(ctx: Context, integrationName: string, a
 
 async function findInstallation(ctx: Context, found: VisibleIntegration, installationId: string) {
   checkLength("installationId", installationId, 1, 100);
-  const installation = await ctx.prisma.integrationInstallation.findFirst({ where: { id: installationId, integrationId: found.integration.id }, include: withName });
+  const installation = await ctx.prisma.integrationInstallation.findFirst({
+    where: { id: installationId, integrationId: found.integration.id },
+    include: withName,
+  });
   if (!installation) return null;
   const member = await viewerMembership(ctx, installation.organizationId);
   if (!hasRole(member) && !isAdmin(found.owner)) return null;
@@ -366,7 +392,8 @@ async function requireInstallationAdmin(ctx: Context, integrationName: string, i
   const found = await requireIntegration(ctx, integrationName);
   const hit = await findInstallation(ctx, found, installationId);
   if (!hit) throw notFound(`Installation "${installationId}" of integration "${integrationName}"`);
-  if (!isAdmin(hit.member)) throw forbidden(`Only admins of the organization where integration "${integrationName}" is installed may ${action}.`);
+  if (!isAdmin(hit.member))
+    throw forbidden(`Only admins of the organization where integration "${integrationName}" is installed may ${action}.`);
   return { ...found, installation: hit.installation };
 }
 
@@ -382,12 +409,21 @@ function accountSchema(integration: Integration, key: "account" | "space" | "sit
 }
 
 /** Changes an installation; a change of its configuration or of its space or site selection records an installation_setup event with the previous state. */
-export async function updateInstallation(ctx: Context, integrationName: string, installationId: string, patch: InstallationPatch): Promise<InstallationView> {
+export async function updateInstallation(
+  ctx: Context,
+  integrationName: string,
+  installationId: string,
+  patch: InstallationPatch,
+): Promise<InstallationView> {
   const { integration, installation } = await requireInstallationAdmin(ctx, integrationName, installationId, "change the installation");
   const data: P.IntegrationInstallationUpdateInput = {};
   if (patch.configuration !== undefined) {
     if (patch.configuration === null) throw badInput("configuration cannot be null; send {} to clear it.");
-    data.configuration = v.checkConfiguration("configuration", patch.configuration, accountSchema(integration, "account")) as P.InputJsonValue;
+    data.configuration = v.checkConfiguration(
+      "configuration",
+      patch.configuration,
+      accountSchema(integration, "account"),
+    ) as P.InputJsonValue;
   }
   if (patch.space_selection !== undefined) {
     if (patch.space_selection === null) throw badInput("space_selection cannot be null.");
@@ -456,10 +492,18 @@ export const installationSpaceCount = defineLoader<IntegrationInstallation, numb
     const selected = installations.filter((i) => i.spaceSelection !== "all");
     const [orgCounts, rowCounts] = await Promise.all([
       all.length
-        ? ctx.prisma.space.groupBy({ by: ["organizationId"], where: { organizationId: { in: [...new Set(all.map((i) => i.organizationId))] }, deletedAt: null }, _count: { _all: true } })
+        ? ctx.prisma.space.groupBy({
+            by: ["organizationId"],
+            where: { organizationId: { in: [...new Set(all.map((i) => i.organizationId))] }, deletedAt: null },
+            _count: { _all: true },
+          })
         : [],
       selected.length
-        ? ctx.prisma.integrationSpaceInstallation.groupBy({ by: ["installationId"], where: { installationId: { in: selected.map((i) => i.id) } }, _count: { _all: true } })
+        ? ctx.prisma.integrationSpaceInstallation.groupBy({
+            by: ["installationId"],
+            where: { installationId: { in: selected.map((i) => i.id) } },
+            _count: { _all: true },
+          })
         : [],
     ]);
     const byOrg = new Map(orgCounts.map((r) => [r.organizationId, r._count._all]));
@@ -522,7 +566,8 @@ const SCOPES: Record<InstallationScope, ScopeDef> = {
     events: { setup: "space_installation_setup", deleted: "space_installation_deleted" },
     table: (db) => db.integrationSpaceInstallation,
     unique: (installationId, spaceId) => ({ installationId_spaceId: { installationId, spaceId } }),
-    exists: async (ctx, organizationId, id) => !!(await ctx.prisma.space.findFirst({ where: { id, organizationId, deletedAt: null }, select: { id: true } })),
+    exists: async (ctx, organizationId, id) =>
+      !!(await ctx.prisma.space.findFirst({ where: { id, organizationId, deletedAt: null }, select: { id: true } })),
   },
   site: {
     noun: "site",
@@ -574,14 +619,17 @@ export async function installScoped(
     throw notFound(`${def.noun === "space" ? "Space" : "Site"} "${targetId}" in organization "${installation.organizationId}"`);
   }
   const unique = def.unique(installationId, targetId);
-  const given = input.configuration === undefined || input.configuration === null ? null : v.checkConfiguration("configuration", input.configuration, accountSchema(integration, scope));
+  const given =
+    input.configuration === undefined || input.configuration === null
+      ? null
+      : v.checkConfiguration("configuration", input.configuration, accountSchema(integration, scope));
   const givenIds = input.externalIds == null ? null : v.checkExternalIds(input.externalIds);
   const { row, prepared } = await ctx.prisma.$transaction(async (tx) => {
     // One change of the installation's spaces and sites at a time: identical PUTs sent at once
     // all succeed, and only the first records an event.
     await lockInstallation(tx, installationId);
     const existing = await def.table(tx).findUnique({ where: unique });
-    const configuration = given ?? ((existing?.configuration as Record<string, unknown> | undefined) ?? {});
+    const configuration = given ?? (existing?.configuration as Record<string, unknown> | undefined) ?? {};
     const externalIds = givenIds ?? existing?.externalIds ?? [];
     const changed = !existing || JSON.stringify(existing.configuration) !== JSON.stringify(configuration) || existing.status !== "active";
     const prepared = prepareEvents(
@@ -613,7 +661,13 @@ export async function installScoped(
 }
 
 /** Removes the integration from a space or site; records <scope>_installation_deleted. True also when it was not installed there. */
-export async function uninstallScoped(ctx: Context, scope: InstallationScope, integrationName: string, installationId: string, targetId: string): Promise<boolean> {
+export async function uninstallScoped(
+  ctx: Context,
+  scope: InstallationScope,
+  integrationName: string,
+  installationId: string,
+  targetId: string,
+): Promise<boolean> {
   const def = SCOPES[scope];
   let found;
   try {
@@ -633,7 +687,11 @@ export async function uninstallScoped(ctx: Context, scope: InstallationScope, in
         integration,
         installation: { id: installation.id, organizationId: installation.organizationId },
         type: def.events.deleted,
-        fields: { [def.idField]: targetId, status: existing.status, previous: { status: existing.status, configuration: existing.configuration } },
+        fields: {
+          [def.idField]: targetId,
+          status: existing.status,
+          previous: { status: existing.status, configuration: existing.configuration },
+        },
       },
     ]);
     await def.table(tx).deleteMany({ where: { installationId, [def.idField]: targetId } });
@@ -645,7 +703,12 @@ export async function uninstallScoped(ctx: Context, scope: InstallationScope, in
 }
 
 /** Whether the installation is installed in that space or site. */
-export async function scopedInstallationExists(db: Db, scope: InstallationScope, installationId: string, targetId: string): Promise<boolean> {
+export async function scopedInstallationExists(
+  db: Db,
+  scope: InstallationScope,
+  installationId: string,
+  targetId: string,
+): Promise<boolean> {
   const def = SCOPES[scope];
   return !!(await def.table(db).findUnique({ where: def.unique(installationId, targetId), select: { installationId: true } }));
 }
@@ -664,7 +727,8 @@ export async function getScopedInstallation(
   checkLength(def.idField, targetId, 1, 100);
   const hit = await findInstallation(ctx, found, installationId);
   const row = hit ? await def.table(ctx.prisma).findUnique({ where: def.unique(installationId, targetId) }) : null;
-  if (!hit || !row) throw notFound(`${def.noun === "space" ? "Space" : "Site"} "${targetId}" installation of installation "${installationId}"`);
+  if (!hit || !row)
+    throw notFound(`${def.noun === "space" ? "Space" : "Site"} "${targetId}" installation of installation "${installationId}"`);
   return { scope, row: asRow(def, row), integrationName: found.integration.name, organizationId: hit.installation.organizationId, expand };
 }
 
@@ -686,7 +750,11 @@ export async function listScopedInstallations(
   const page = await paginate<Record<string, any>>({
     args,
     where,
-    order: [["createdAt", "asc"], ["installationId", "asc"], [def.idField, "asc"]],
+    order: [
+      ["createdAt", "asc"],
+      ["installationId", "asc"],
+      [def.idField, "asc"],
+    ],
     from: table,
     include: { installation: { select: { organizationId: true } } },
   });
@@ -704,7 +772,11 @@ export async function listScopedInstallations(
 
 // ─── Events ────────────────────────────────────────────────────────────────────────────────────
 
-export async function listEvents(ctx: Context, integrationName: string, args: PageArgs & { type?: string | null; status?: string | null; installationId?: string | null }) {
+export async function listEvents(
+  ctx: Context,
+  integrationName: string,
+  args: PageArgs & { type?: string | null; status?: string | null; installationId?: string | null },
+) {
   const integration = await requireEventReader(ctx, integrationName);
   const where: P.IntegrationEventWhereInput = { integrationId: integration.id };
   if (args.type != null) {
@@ -716,7 +788,10 @@ export async function listEvents(ctx: Context, integrationName: string, args: Pa
   return paginate({
     args,
     where,
-    order: [["createdAt", "desc"], ["id", "desc"]],
+    order: [
+      ["createdAt", "desc"],
+      ["id", "desc"],
+    ],
     from: ctx.prisma.integrationEvent,
   });
 }

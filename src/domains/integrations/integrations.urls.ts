@@ -8,7 +8,10 @@ import type { Context } from "../../core/context.js";
  * forwards such requests to the integration. `publicContentEndpoint` (rendered content) is the
  * same address: this gateway has no separate origin for content.
  */
-export function integrationUrls(ctx: Pick<Context, "config" | "urls">, integration: Pick<Integration, "name" | "version" | "icon" | "previewImages">) {
+export function integrationUrls(
+  ctx: Pick<Context, "config" | "urls">,
+  integration: Pick<Integration, "name" | "version" | "icon" | "previewImages">,
+) {
   const base = `${ctx.config.publicUrl}/integrations/${encodeURIComponent(integration.name)}`;
   const assets = `${base}/assets/`;
   return {
@@ -24,7 +27,11 @@ export function integrationUrls(ctx: Pick<Context, "config" | "urls">, integrati
   };
 }
 
-export function installationUrls(ctx: Pick<Context, "config" | "urls">, integrationName: string, installation: Pick<IntegrationInstallation, "id" | "organizationId">) {
+export function installationUrls(
+  ctx: Pick<Context, "config" | "urls">,
+  integrationName: string,
+  installation: Pick<IntegrationInstallation, "id" | "organizationId">,
+) {
   const name = encodeURIComponent(integrationName);
   return {
     location: ctx.urls.api(`/integrations/${name}/installations/${installation.id}`),
@@ -34,7 +41,13 @@ export function installationUrls(ctx: Pick<Context, "config" | "urls">, integrat
   };
 }
 
-export function scopedInstallationUrls(ctx: Pick<Context, "config" | "urls">, integrationName: string, installationId: string, scope: "space" | "site", targetId: string) {
+export function scopedInstallationUrls(
+  ctx: Pick<Context, "config" | "urls">,
+  integrationName: string,
+  installationId: string,
+  scope: "space" | "site",
+  targetId: string,
+) {
   const name = encodeURIComponent(integrationName);
   const path = `/integrations/${name}/installations/${installationId}/${scope}s/${encodeURIComponent(targetId)}`;
   return {

@@ -39,7 +39,11 @@ export function checkBase64(field: string, value: string, maxBytes = IMAGE_MAX_B
   return text;
 }
 
-export function checkStringList(field: string, values: string[], opts: { max: number; pattern?: RegExp; describe?: string; itemMax?: number }): string[] {
+export function checkStringList(
+  field: string,
+  values: string[],
+  opts: { max: number; pattern?: RegExp; describe?: string; itemMax?: number },
+): string[] {
   if (values.length > opts.max) throw badInput(`${field} must have at most ${opts.max} items (got ${values.length}).`);
   values.forEach((v, i) => {
     checkLength(`${field}[${i}]`, v, 1, opts.itemMax ?? 200);
@@ -48,8 +52,10 @@ export function checkStringList(field: string, values: string[], opts: { max: nu
   return [...new Set(values)];
 }
 
-export const checkScopes = (v: string[]) => checkStringList("scopes", v, { max: 50, pattern: SCOPE, describe: "a scope such as space:content:read", itemMax: 100 });
-export const checkCategories = (v: string[]) => checkStringList("categories", v, { max: 10, pattern: CATEGORY, describe: "lowercase letters, digits, - and _", itemMax: 50 });
+export const checkScopes = (v: string[]) =>
+  checkStringList("scopes", v, { max: 50, pattern: SCOPE, describe: "a scope such as space:content:read", itemMax: 100 });
+export const checkCategories = (v: string[]) =>
+  checkStringList("categories", v, { max: 10, pattern: CATEGORY, describe: "lowercase letters, digits, - and _", itemMax: 50 });
 export const checkExternalIds = (v: string[]) => checkStringList("externalIds", v, { max: 100, itemMax: EXTERNAL_ID_MAX });
 
 function checkUniqueIds(field: string, items: { id: string }[]): void {
@@ -99,13 +105,15 @@ export function checkBlocks(blocks: BlockInput[]) {
 /** The host an unfurl entry applies to: `https://www.figma.com/file/` → www.figma.com, `figma.com/x` → figma.com. */
 export function unfurlHost(entry: string): string | null {
   const text = entry.trim().toLowerCase();
-  const host = text.includes("://") ? (() => {
-    try {
-      return new URL(text).hostname;
-    } catch {
-      return "";
-    }
-  })() : text.split("/")[0]!.replace(/^\*\./, "");
+  const host = text.includes("://")
+    ? (() => {
+        try {
+          return new URL(text).hostname;
+        } catch {
+          return "";
+        }
+      })()
+    : text.split("/")[0]!.replace(/^\*\./, "");
   return host && /^[a-z0-9-_.]+$/.test(host) ? host : null;
 }
 
@@ -159,7 +167,8 @@ function checkConfigurationSchema(field: string, schema: ConfigurationSchemaInpu
     const where = `${field}.properties.${name}`;
     checkLength(`${field}.properties (a property name)`, name, 1, 100);
     if (!isObject(def)) throw badInput(`${where} must be an object.`);
-    for (const key of Object.keys(def)) if (!PROPERTY_KEYS.has(key)) throw badInput(`${where}.${key} is not a known field of a configuration property.`);
+    for (const key of Object.keys(def))
+      if (!PROPERTY_KEYS.has(key)) throw badInput(`${where}.${key} is not a known field of a configuration property.`);
     if (typeof def.type !== "string" || !(CONFIGURATION_PROPERTY_TYPES as readonly string[]).includes(def.type)) {
       throw badInput(`${where}.type must be one of ${CONFIGURATION_PROPERTY_TYPES.join(", ")}.`);
     }
@@ -173,7 +182,8 @@ function checkConfigurationSchema(field: string, schema: ConfigurationSchemaInpu
       checkUri(`${where}.completion_url`, def.completion_url);
     }
     if (def.enum !== undefined) {
-      if (!Array.isArray(def.enum) || def.enum.some((v) => typeof v !== "string")) throw badInput(`${where}.enum must be an array of strings.`);
+      if (!Array.isArray(def.enum) || def.enum.some((v) => typeof v !== "string"))
+        throw badInput(`${where}.enum must be an array of strings.`);
       checkStringList(`${where}.enum`, def.enum as string[], { max: 200 });
     }
     if (def.default !== undefined && def.default !== null && typeof def.default === "object") {
@@ -217,7 +227,11 @@ export function checkContentSecurityPolicy(value: string): string {
 }
 
 /** An installation's configuration: a JSON object; values of properties the integration declares must fit their type. */
-export function checkConfiguration(field: string, value: unknown, schema?: { properties?: Record<string, any>; required?: string[] } | null): Record<string, unknown> {
+export function checkConfiguration(
+  field: string,
+  value: unknown,
+  schema?: { properties?: Record<string, any>; required?: string[] } | null,
+): Record<string, unknown> {
   if (!isObject(value)) throw badInput(`${field} must be a JSON object.`);
   if (JSON.stringify(value).length > 100_000) throw badInput(`${field} must be at most 100000 characters as JSON.`);
   const properties = schema?.properties ?? {};
@@ -232,7 +246,8 @@ export function checkConfiguration(field: string, value: unknown, schema?: { pro
     if (Array.isArray(def.enum) && !def.enum.includes(v)) throw badInput(`${where} must be one of ${def.enum.join(", ")}.`);
   }
   for (const name of schema?.required ?? []) {
-    if (value[name] === undefined || value[name] === null || value[name] === "") throw badInput(`${field}.${name} is required by the integration.`);
+    if (value[name] === undefined || value[name] === null || value[name] === "")
+      throw badInput(`${field}.${name} is required by the integration.`);
   }
   return value;
 }

@@ -167,7 +167,8 @@ builder.mutationFields((t) => ({
     type: OrganizationMemberDeletePayload,
     description: "Removes a member from the organization (succeeds also when they were not a member).",
     args: { organizationId: t.arg.string({ required: true }), userId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => deleted(service.removeMember(ctx, args.organizationId, args.userId), args.userId, args.organizationId),
+    resolve: async (_r, args, ctx) =>
+      deleted(service.removeMember(ctx, args.organizationId, args.userId), args.userId, args.organizationId),
   }),
   organizationPing: t.field({
     type: OrganizationPingRef,

@@ -53,7 +53,10 @@ export const memberTeamCount = defineLoader<MemberKey, number>(
       });
       for (const row of rows) counts.set(keyOf({ organizationId, userId: row.userId }), row._count._all);
     }
-    return countsByKeys(keys.map(keyOf), [...counts].map(([key, count]) => ({ key, count })));
+    return countsByKeys(
+      keys.map(keyOf),
+      [...counts].map(([key, count]) => ({ key, count })),
+    );
   },
   { cacheKey: keyOf },
 );
@@ -105,7 +108,11 @@ export const memberSiteCount = defineLoader<Member, number>(
   async (members, ctx) => {
     const organizationIds = unique(members.filter((m) => !m.disabled).map((m) => m.organizationId));
     const rows = organizationIds.length
-      ? await ctx.prisma.site.groupBy({ by: ["organizationId"], where: { organizationId: { in: organizationIds } }, _count: { _all: true } })
+      ? await ctx.prisma.site.groupBy({
+          by: ["organizationId"],
+          where: { organizationId: { in: organizationIds } },
+          _count: { _all: true },
+        })
       : [];
     const perOrg = new Map(rows.map((r) => [r.organizationId, r._count._all]));
     return members.map((m) => (m.disabled ? 0 : (perOrg.get(m.organizationId) ?? 0)));
@@ -186,7 +193,12 @@ export async function listMembers(ctx: Context, organizationId: string, args: Me
   if (sort === "displayName") {
     // Sorted on the related user's name, ignoring case: page over the ordered ids, then read that page's rows.
     const named = await ctx.prisma.member.findMany({ where, select: { userId: true, user: { select: { displayName: true } } } });
-    const ordered = sortByText(named, (m) => m.user.displayName, (m) => m.userId, dir);
+    const ordered = sortByText(
+      named,
+      (m) => m.user.displayName,
+      (m) => m.userId,
+      dir,
+    );
     const page = paginateArray(ordered, args);
     const rows = await ctx.prisma.member.findMany({ where: { organizationId, userId: { in: page.items.map((r) => r.userId) } } });
     const byUser = new Map(rows.map((r) => [r.userId, r]));
@@ -212,7 +224,9 @@ export function getMember(ctx: Context, organizationId: string, userId: string) 
 export async function removeMember(ctx: Context, organizationId: string, userId: string): Promise<boolean> {
   const viewer = await requireMembership(ctx, organizationId);
   if (!canRemoveMember(viewer, userId)) {
-    throw forbidden(`Your role in this organization (${viewer.role ?? "guest"}) does not allow you to remove other members; it needs admin.`);
+    throw forbidden(
+      `Your role in this organization (${viewer.role ?? "guest"}) does not allow you to remove other members; it needs admin.`,
+    );
   }
   await ctx.prisma.$transaction(async (tx) => {
     await lockOrganization(tx, organizationId);
@@ -309,7 +323,15 @@ export async function listMemberTeams(ctx: Context, organizationId: string, user
   const title = args.title?.trim();
   if (title) where.title = { contains: title, mode: "insensitive" };
   const titled = await ctx.prisma.team.findMany({ where, select: { id: true, title: true } });
-  const page = await pageOfTeams(ctx, sortByText(titled, (t) => t.title, (t) => t.id), args);
+  const page = await pageOfTeams(
+    ctx,
+    sortByText(
+      titled,
+      (t) => t.title,
+      (t) => t.id,
+    ),
+    args,
+  );
   const roles = await ctx.prisma.teamMember.findMany({
     where: { userId, teamId: { in: page.items.map((t) => t.id) } },
     select: { teamId: true, role: true },
@@ -329,9 +351,6 @@ export async function pageOfTeams(ctx: Context, ordered: { id: string }[], args:
 /** Prisma filter: the members a caller may see through the graph (everyone for members with a role, else themself). */
 export function visibleMembersWhere(ctx: Context): P.MemberWhereInput {
   return {
-    OR: [
-      { userId: ctx.viewer.userId },
-      { organization: { members: { some: { ...viewerMemberWhere(ctx), role: { not: null } } } } },
-    ],
+    OR: [{ userId: ctx.viewer.userId }, { organization: { members: { some: { ...viewerMemberWhere(ctx), role: { not: null } } } } }],
   };
 }

@@ -40,7 +40,11 @@ const Filesystem = builder.addScalarType(
     extensions: { jsonSchema: { type: "object", additionalProperties: { type: "string" } } },
     serialize: (value) => value as Record<string, string>,
   }),
-) as unknown as ScalarRef<typeof builder extends { $inferSchemaTypes: infer T } ? T : never, Record<string, string>, Record<string, string>>;
+) as unknown as ScalarRef<
+  typeof builder extends { $inferSchemaTypes: infer T } ? T : never,
+  Record<string, string>,
+  Record<string, string>
+>;
 
 const SpecPermissions = permissionsOf("OpenApiSpecPermissions", OPENAPI_PERMISSIONS);
 const SpecUrls = urlsOf("OpenApiSpecUrls", ["location", "app", "published"] as const, ["published"]);
@@ -59,7 +63,9 @@ const VersionContentUrls = builder.objectRef<{ source: string; public: string | 
 });
 
 const VersionContent = builder
-  .objectRef<{ filesystem: Record<string, string>; url: string; urls?: { source: string; public: string | null } }>("OpenApiSpecVersionContent")
+  .objectRef<{ filesystem: Record<string, string>; url: string; urls?: { source: string; public: string | null } }>(
+    "OpenApiSpecVersionContent",
+  )
   .implement({
     description: "The content of a version: its files and where the specification is accessible.",
     fields: (t) => ({
@@ -208,7 +214,10 @@ builder.mutationFields((t) => ({
     description: "Creates a spec and processes its source in the background (role create or above).",
     args: {
       organizationId: t.arg.string({ required: true }),
-      slug: t.arg.string({ required: true, description: `Pattern ^[a-z0-9]+(?:-[a-z0-9]+)*$, at most ${service.SLUG_MAX} characters, unique in the organization.` }),
+      slug: t.arg.string({
+        required: true,
+        description: `Pattern ^[a-z0-9]+(?:-[a-z0-9]+)*$, at most ${service.SLUG_MAX} characters, unique in the organization.`,
+      }),
       source: t.arg({ type: SourceInput, required: true }),
     },
     resolve: (_r, args, ctx) => service.createSpec(ctx, args.organizationId, args),
@@ -232,6 +241,7 @@ builder.mutationFields((t) => ({
     type: OpenAPISpecDeletePayload,
     description: "Deletes a spec and its versions (succeeds also when it did not exist).",
     args: specArgs,
-    resolve: async (_r, args, ctx) => deleted(service.deleteSpec(ctx, args.organizationId, args.specSlug), args.specSlug, args.organizationId),
+    resolve: async (_r, args, ctx) =>
+      deleted(service.deleteSpec(ctx, args.organizationId, args.specSlug), args.specSlug, args.organizationId),
   }),
 }));

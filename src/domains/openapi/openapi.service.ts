@@ -18,12 +18,13 @@ export const VISIBILITIES = ["private", "public"] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 
 /** The spec (slug and organization) of each version, for its links. */
-export const specOfVersion = defineSharedLoader<string, Pick<OpenApiSpec, "id" | "slug" | "organizationId"> | null>(async (specIds, prisma) =>
-  byKeys(
-    specIds,
-    await prisma.openApiSpec.findMany({ where: { id: { in: [...specIds] } }, select: { id: true, slug: true, organizationId: true } }),
-    (s) => s.id,
-  ),
+export const specOfVersion = defineSharedLoader<string, Pick<OpenApiSpec, "id" | "slug" | "organizationId"> | null>(
+  async (specIds, prisma) =>
+    byKeys(
+      specIds,
+      await prisma.openApiSpec.findMany({ where: { id: { in: [...specIds] } }, select: { id: true, slug: true, organizationId: true } }),
+      (s) => s.id,
+    ),
 );
 
 /** A unique-constraint violation, as Prisma reports it (P2002) or as the driver adapter does (23505). */
@@ -64,7 +65,10 @@ export async function listSpecs(ctx: Context, organizationId: string, args: Page
     args,
     // canViewSpec: guests list only the public specs.
     where: member.role === null ? { organizationId, visibility: "public" } : { organizationId },
-    order: [["slug", "asc"], ["id", "asc"]],
+    order: [
+      ["slug", "asc"],
+      ["id", "asc"],
+    ],
     from: ctx.prisma.openApiSpec,
   });
 }
@@ -131,7 +135,10 @@ export async function listVersions(ctx: Context, organizationId: string, specSlu
   return paginate({
     args,
     where: { specId: spec.id },
-    order: [["createdAt", "desc"], ["id", "desc"]],
+    order: [
+      ["createdAt", "desc"],
+      ["id", "desc"],
+    ],
     from: ctx.prisma.openApiSpecVersion,
   });
 }

@@ -127,6 +127,7 @@ builder.mutationFields((t) => ({
   organizationInviteLinkDelete: t.field({
     type: OrganizationInviteLinkDeletePayload,
     args: { organizationId: t.arg.string({ required: true }), inviteId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => deleted(service.deleteInviteLink(ctx, args.organizationId, args.inviteId), args.inviteId, args.organizationId),
+    resolve: async (_r, args, ctx) =>
+      deleted(service.deleteInviteLink(ctx, args.organizationId, args.inviteId), args.inviteId, args.organizationId),
   }),
 }));

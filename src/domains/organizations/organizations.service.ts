@@ -17,13 +17,20 @@ export function listOrganizations(ctx: Context, args: PageArgs) {
   return paginate({
     args,
     where,
-    order: [["createdAt", "desc"], ["id", "desc"]],
+    order: [
+      ["createdAt", "desc"],
+      ["id", "desc"],
+    ],
     from: ctx.prisma.organization,
   });
 }
 
 /** An organization the caller is a member of; `query` (the Prisma plugin's) includes the relations selected under it. */
-export async function getOrganization(ctx: Context, organizationId: string, query: { include?: P.OrganizationInclude; select?: P.OrganizationSelect } = {}) {
+export async function getOrganization(
+  ctx: Context,
+  organizationId: string,
+  query: { include?: P.OrganizationInclude; select?: P.OrganizationSelect } = {},
+) {
   await requireMembership(ctx, organizationId);
   return ctx.prisma.organization.findUniqueOrThrow({ ...query, where: { id: organizationId } });
 }
@@ -62,7 +69,10 @@ export async function updateOrganization(ctx: Context, organizationId: string, p
     if (patch.hostname !== null) {
       checkLength("hostname", patch.hostname, 3, 32);
       checkPattern("hostname", patch.hostname, HOSTNAME, "lowercase letters, digits and inner hyphens");
-      const taken = await ctx.prisma.organization.findFirst({ where: { hostname: patch.hostname, id: { not: organizationId } }, select: { id: true } });
+      const taken = await ctx.prisma.organization.findFirst({
+        where: { hostname: patch.hostname, id: { not: organizationId } },
+        select: { id: true },
+      });
       if (taken) throw conflict(`hostname "${patch.hostname}" is already used by another organization.`);
     }
     data.hostname = patch.hostname;

@@ -54,7 +54,10 @@ export function checkAdaptiveSchema(value: unknown): JsonObject {
     throw badInput(`jsonSchema must be at most ${SCHEMA_MAX_BYTES} bytes of JSON.`);
   }
   const declared = value.$schema;
-  if (declared !== undefined && (typeof declared !== "string" || declared.replace(/#$/, "").replace(/^https:/, "http:") !== DRAFT_07.replace(/#$/, ""))) {
+  if (
+    declared !== undefined &&
+    (typeof declared !== "string" || declared.replace(/#$/, "").replace(/^https:/, "http:") !== DRAFT_07.replace(/#$/, ""))
+  ) {
     throw badInput(`jsonSchema.$schema must be "${DRAFT_07}" (draft-07).`);
   }
   if (value.$id !== undefined && typeof value.$id !== "string") throw badInput("jsonSchema.$id must be a string.");
@@ -77,7 +80,8 @@ export function checkAdaptiveSchema(value: unknown): JsonObject {
   if (!isPlainObject(properties)) throw badInput("jsonSchema.properties must be an object.");
   for (const [name, prop] of Object.entries(properties)) {
     const path = `jsonSchema.properties.${name}`;
-    if (!CLAIM_NAME.test(name)) throw badInput(`${path}: a claim name must be an identifier (letters, digits, _ and $; not starting with a digit).`);
+    if (!CLAIM_NAME.test(name))
+      throw badInput(`${path}: a claim name must be an identifier (letters, digits, _ and $; not starting with a digit).`);
     if (!isPlainObject(prop)) throw badInput(`${path} must be an object (a JSON Schema of the claim).`);
     if (name === "unsigned") {
       if (prop.type !== "object") throw badInput(`${path}.type must be "object" (the unsigned claims of the visitor).`);
@@ -105,7 +109,8 @@ function checkClaimProperties(path: string, prop: JsonObject, depth: number, nee
   if (!isPlainObject(properties)) throw badInput(`${path}.properties must be an object.`);
   for (const [name, child] of Object.entries(properties)) {
     const childPath = `${path}.properties.${name}`;
-    if (!CLAIM_NAME.test(name)) throw badInput(`${childPath}: a claim name must be an identifier (letters, digits, _ and $; not starting with a digit).`);
+    if (!CLAIM_NAME.test(name))
+      throw badInput(`${childPath}: a claim name must be an identifier (letters, digits, _ and $; not starting with a digit).`);
     if (!isPlainObject(child)) throw badInput(`${childPath} must be an object (a JSON Schema of the claim).`);
     checkClaim(childPath, child, depth, needsDescription);
   }
@@ -150,7 +155,8 @@ export function templateConditions(schema: JsonObject): { description: string; c
       items.push({ description: what, condition: `${ref} === true` });
     } else if (claim.type === "string") {
       const values = claim.enum?.filter((v) => typeof v === "string") as string[] | undefined;
-      if (values?.length) for (const v of values) items.push({ description: `${what}: ${v}`, condition: `${ref} === ${JSON.stringify(v)}` });
+      if (values?.length)
+        for (const v of values) items.push({ description: `${what}: ${v}`, condition: `${ref} === ${JSON.stringify(v)}` });
       else items.push({ description: `${what}: a given value`, condition: `${ref} === "value"` });
     } else if (claim.type === "number" || claim.type === "integer") {
       items.push({ description: `${what}: more than a given number`, condition: `${ref} > 0` });
@@ -197,23 +203,28 @@ export function checkCondition(field: string, expression: string, schema: JsonOb
     switch (node.type) {
       case "Literal": {
         const v = node.value;
-        if (v !== null && !["string", "number", "boolean"].includes(typeof v)) throw badInput(`${field}: only string, number, boolean and null literals are allowed.`);
+        if (v !== null && !["string", "number", "boolean"].includes(typeof v))
+          throw badInput(`${field}: only string, number, boolean and null literals are allowed.`);
         return;
       }
       case "Identifier":
       case "MemberExpression": {
         const chain = memberChain(node);
         if (!chain || chain[0] !== "visitor" || chain[1] !== "claims" || chain.length < 3) {
-          throw badInput(`${field}: conditions read visitor claims as visitor.claims.<name>; "${expression.slice(0, 80)}" reads something else.`);
+          throw badInput(
+            `${field}: conditions read visitor claims as visitor.claims.<name>; "${expression.slice(0, 80)}" reads something else.`,
+          );
         }
         const path = chain.slice(2).join(".");
-        if (!known.has(path)) throw badInput(`${field}: unknown claim visitor.claims.${path} (the site's adaptive schema does not declare it).`);
+        if (!known.has(path))
+          throw badInput(`${field}: unknown claim visitor.claims.${path} (the site's adaptive schema does not declare it).`);
         return;
       }
       case "BinaryExpression":
       case "LogicalExpression": {
         const op = String(node.operator);
-        if (!COMPARISONS.has(op) && !LOGICAL.has(op)) throw badInput(`${field}: the operator ${op} is not allowed (use ===, !==, ==, !=, <, <=, >, >=, &&, ||, !).`);
+        if (!COMPARISONS.has(op) && !LOGICAL.has(op))
+          throw badInput(`${field}: the operator ${op} is not allowed (use ===, !==, ==, !=, <, <=, >, >=, &&, ||, !).`);
         visit(node.left as Node);
         visit(node.right as Node);
         return;
@@ -264,7 +275,7 @@ function readsClaims(node: Node): boolean {
 function readClaim(claims: JsonObject, path: string[]): unknown {
   let current: unknown = claims;
   for (const key of path) {
-    if (!isPlainObject(current) || !Object.prototype.hasOwnProperty.call(current, key)) return undefined;
+    if (!isPlainObject(current) || !Object.hasOwn(current, key)) return undefined;
     current = current[key];
   }
   return current;
@@ -314,14 +325,13 @@ export function evaluateCondition(expression: string | null | undefined, claims:
           case "!==":
             return a !== b;
           case "==":
-            // eslint-disable-next-line eqeqeq
+            // biome-ignore lint/suspicious/noDoubleEquals: the adaptive expressions compare primitives loosely, as JavaScript does
             return isPrimitive(a) && isPrimitive(b) ? a == b : a === b;
           case "!=":
-            // eslint-disable-next-line eqeqeq
+            // biome-ignore lint/suspicious/noDoubleEquals: the adaptive expressions compare primitives loosely, as JavaScript does
             return isPrimitive(a) && isPrimitive(b) ? a != b : a !== b;
         }
-        const comparable =
-          (typeof a === "number" && typeof b === "number") || (typeof a === "string" && typeof b === "string");
+        const comparable = (typeof a === "number" && typeof b === "number") || (typeof a === "string" && typeof b === "string");
         if (!comparable) return false;
         const x = a as number | string;
         const y = b as number | string;

@@ -59,7 +59,8 @@ export const SiteSpacesInputScalar = jsonScalar("SiteSpacesInput", {
   serialize: (value) => value,
   parseValue: (value) => {
     if (value === service.CREATE_SPACE) return value;
-    if (Array.isArray(value) && value.length <= 100 && value.every((v) => typeof v === "string" && v.length > 0 && v.length <= 100)) return value;
+    if (Array.isArray(value) && value.length <= 100 && value.every((v) => typeof v === "string" && v.length > 0 && v.length <= 100))
+      return value;
     throw invalidScalarValue("SiteSpacesInput", `spaces must be an array of at most 100 space ids or "${service.CREATE_SPACE}"`);
   },
 });
@@ -71,7 +72,8 @@ export const AdaptiveJsonSchemaScalar = jsonScalar("SiteAdaptiveJsonSchema", {
   extensions: { jsonSchema: { type: "object" } },
   serialize: (value) => value,
   parseValue: (value) => {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalidScalarValue("SiteAdaptiveJsonSchema", "jsonSchema must be a JSON object");
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      throw invalidScalarValue("SiteAdaptiveJsonSchema", "jsonSchema must be a JSON object");
     return value;
   },
 });
@@ -128,7 +130,16 @@ export const StructureTypeEnum = builder.enumType("SiteStructureType", {
 // ─── Small objects ─────────────────────────────────────────────────────────────────────────────
 
 const SiteUrls = urlsOf("SiteUrls", ["location", "app", "published", "preview"] as const);
-const SITE_PERMISSIONS = ["view", "access", "edit", "create", "admin", "installIntegration", "viewAdaptiveSchema", "editAdaptiveSchema"] as const;
+const SITE_PERMISSIONS = [
+  "view",
+  "access",
+  "edit",
+  "create",
+  "admin",
+  "installIntegration",
+  "viewAdaptiveSchema",
+  "editAdaptiveSchema",
+] as const;
 const SitePermissions = permissionsOf("SitePermissions", SITE_PERMISSIONS);
 
 /** What the caller may do with a site (sites.policy.ts): members read, `create` edits, `admin` administers. */
@@ -136,7 +147,16 @@ function sitePermissions(member: { role: string | null } | null): Record<(typeof
   const role = (member?.role ?? null) as Role | null;
   const edit = atLeast(role, SITE_EDIT_ROLE);
   const admin = atLeast(role, SITE_ADMIN_ROLE);
-  return { view: !!member, access: !!member, edit, create: edit, admin, installIntegration: admin, viewAdaptiveSchema: !!member, editAdaptiveSchema: edit };
+  return {
+    view: !!member,
+    access: !!member,
+    edit,
+    create: edit,
+    admin,
+    installIntegration: admin,
+    viewAdaptiveSchema: !!member,
+    editAdaptiveSchema: edit,
+  };
 }
 
 export const PublishedUrls = urlsOf("SitePublishedUrls", ["published"] as const);
@@ -163,7 +183,9 @@ const SiteFeatureRef = builder.objectRef<service.SiteFeature>("SiteFeature").imp
   fields: (t) => ({
     id: t.exposeString("id"),
     plan: t.field({ type: SiteTypeEnum, description: "The site type that includes the feature.", resolve: (f) => f.plan }),
-    frozen: t.exposeBoolean("frozen", { description: "The site's type is below the feature's plan: it keeps working but cannot be changed." }),
+    frozen: t.exposeBoolean("frozen", {
+      description: "The site's type is below the feature's plan: it keeps working but cannot be changed.",
+    }),
     customizations: t.exposeStringList("customizations"),
   }),
 });
@@ -189,16 +211,21 @@ export const AdaptiveSchemaRef = builder.objectRef<service.AdaptiveSchemaView>("
   fields: (t) => ({
     object: t.string({ resolve: () => "site-adaptive-schema" }),
     jsonSchema: t.field({ type: AdaptiveJsonSchemaScalar, resolve: (a) => a.jsonSchema }),
-    updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When the schema was last set (the site's creation while it has the default schema)." }),
+    updatedAt: t.expose("updatedAt", {
+      type: "DateTime",
+      description: "When the schema was last set (the site's creation while it has the default schema).",
+    }),
   }),
 });
 
 const TemplateCondition = builder.objectRef<{ description: string; condition: string }>("SiteTemplateCondition").implement({
   fields: (t) => ({ description: t.exposeString("description"), condition: t.exposeString("condition") }),
 });
-export const TemplateConditions = builder.objectRef<{ items: { description: string; condition: string }[] }>("SiteTemplateConditions").implement({
-  fields: (t) => ({ items: t.field({ type: [TemplateCondition], resolve: (p) => p.items }) }),
-});
+export const TemplateConditions = builder
+  .objectRef<{ items: { description: string; condition: string }[] }>("SiteTemplateConditions")
+  .implement({
+    fields: (t) => ({ items: t.field({ type: [TemplateCondition], resolve: (p) => p.items }) }),
+  });
 
 // ─── Site ──────────────────────────────────────────────────────────────────────────────────────
 
@@ -228,7 +255,10 @@ export const SiteRef = builder.prismaNode("Site", {
     title: t.exposeString("title", { description: `${service.SITE_TITLE.min} to ${service.SITE_TITLE.max} characters.` }),
     icon: t.field({ type: SiteIconScalar, nullable: true, resolve: (s) => (s.icon as unknown) ?? null }),
     hostname: t.exposeString("hostname", { nullable: true, description: "Custom hostname of the site; absent when it has none." }),
-    basename: t.exposeString("basename", { nullable: true, description: "Path of the site under its organization's address; absent when it has none." }),
+    basename: t.exposeString("basename", {
+      nullable: true,
+      description: "Path of the site under its organization's address; absent when it has none.",
+    }),
     proxy: t.field({
       type: SiteProxy,
       nullable: true,
@@ -240,8 +270,14 @@ export const SiteRef = builder.prismaNode("Site", {
       },
     }),
     visibility: t.field({ type: SiteVisibilityScalar, resolve: (s) => service.siteVisibility(s) }),
-    published: t.exposeBoolean("published", { description: "True when visitors can reach the site (with the audience `visibility` sets)." }),
-    siteSpacesCount: t.int({ extensions: restName("siteSpaces"), description: "Number of site spaces (at the root or in sections).", resolve: (s, _a, ctx) => service.siteSpaceCount(ctx).load(s.id) }),
+    published: t.exposeBoolean("published", {
+      description: "True when visitors can reach the site (with the audience `visibility` sets).",
+    }),
+    siteSpacesCount: t.int({
+      extensions: restName("siteSpaces"),
+      description: "Number of site spaces (at the root or in sections).",
+      resolve: (s, _a, ctx) => service.siteSpaceCount(ctx).load(s.id),
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     adaptiveContent: t.field({ type: AdaptiveContent, resolve: (s) => ({ enabled: s.adaptiveEnabled }) }),
     ads: t.field({ type: SiteAds, nullable: true, resolve: () => null }),

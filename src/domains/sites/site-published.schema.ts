@@ -45,7 +45,8 @@ export const PublishedContentSite = builder.objectRef<PublishedView>("PublishedC
     structure: t.field({ type: PublishedStructure, resolve: (p) => p.structure }),
     scripts: t.field({
       type: [SiteIntegrationScript],
-      description: "Scripts of integrations the site's pages load: none (this server does not inject integration scripts into published sites).",
+      description:
+        "Scripts of integrations the site's pages load: none (this server does not inject integration scripts into published sites).",
       resolve: () => [],
     }),
   }),
@@ -62,13 +63,16 @@ export const ShareLinkRef = builder.objectRef<service.ShareLinkView>("SiteShareL
     revokedAt: t.expose("revokedAt", { type: "DateTime", nullable: true, description: "When it was revoked; absent while it works." }),
     urls: t.field({
       type: PublishedUrls,
-      resolve: async (l, _a, ctx) => ({ published: `${(await service.siteUrls(ctx, l.site)).published}?share=${encodeURIComponent(l.key)}` }),
+      resolve: async (l, _a, ctx) => ({
+        published: `${(await service.siteUrls(ctx, l.site)).published}?share=${encodeURIComponent(l.key)}`,
+      }),
     }),
   }),
 });
 
 export const VisitorAuthRef = builder.objectRef<{ site: string; algorithm: string; secret: string }>("SiteVisitorAuth").implement({
-  description: "How visitors of a visitor-auth site authenticate: a JWT signed with `secret` using `algorithm`, whose payload holds their claims.",
+  description:
+    "How visitors of a visitor-auth site authenticate: a JWT signed with `secret` using `algorithm`, whose payload holds their claims.",
   fields: (t) => ({
     object: t.string({ resolve: () => "site-visitor-auth" }),
     site: t.exposeString("site", { description: "Id of the site." }),

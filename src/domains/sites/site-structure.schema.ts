@@ -34,7 +34,9 @@ export const SiteSpaceRef = builder.prismaNode("SiteSpace", {
   description: "A space shown by a site, at its root or in a section (one of the section's variants).",
   fields: (t) => ({
     object: t.string({ resolve: () => "site-space" }),
-    path: t.exposeString("path", { description: `${service.PATH.min} to ${service.PATH.max} characters; unique in its section (or the root).` }),
+    path: t.exposeString("path", {
+      description: `${service.PATH.min} to ${service.PATH.max} characters; unique in its section (or the root).`,
+    }),
     sectionId: t.string({
       nullable: true,
       extensions: restOnly("section"),
@@ -46,7 +48,10 @@ export const SiteSpaceRef = builder.prismaNode("SiteSpace", {
       description: "The space it shows.",
       resolve: async (s, _a, ctx) => (await spaceById(ctx).load(s.spaceId))!,
     }),
-    title: t.string({ description: "The title of its space.", resolve: async (s, _a, ctx) => (await spaceById(ctx).load(s.spaceId))?.title ?? "" }),
+    title: t.string({
+      description: "The title of its space.",
+      resolve: async (s, _a, ctx) => (await spaceById(ctx).load(s.spaceId))?.title ?? "",
+    }),
     default: t.boolean({
       description: "True for the default site space of its section (or of the root).",
       resolve: async (s: Viewed<SiteSpace>, _a, ctx) => {
@@ -55,8 +60,14 @@ export const SiteSpaceRef = builder.prismaNode("SiteSpace", {
         return (await service.siteById(ctx).load(s.siteId))?.defaultSiteSpaceId === s.id;
       },
     }),
-    condition: t.exposeString("condition", { nullable: true, description: "Expression over visitor.claims deciding whether visitors see it; absent: always shown." }),
-    draft: t.boolean({ description: "True while it is not live: until its site is published.", resolve: (s, _a, ctx) => isDraft(ctx, s.siteId) }),
+    condition: t.exposeString("condition", {
+      nullable: true,
+      description: "Expression over visitor.claims deciding whether visitors see it; absent: always shown.",
+    }),
+    draft: t.boolean({
+      description: "True while it is not live: until its site is published.",
+      resolve: (s, _a, ctx) => isDraft(ctx, s.siteId),
+    }),
     hasAdvancedCustomizationFeature: t.boolean({
       description: "True on ultimate sites.",
       resolve: async (s, _a, ctx) => {
@@ -102,14 +113,20 @@ export const SiteSectionRef = builder.prismaNode("SiteSection", {
       },
     }),
     path: t.exposeString("path", { description: `${service.PATH.min} to ${service.PATH.max} characters; unique in the site.` }),
-    condition: t.exposeString("condition", { nullable: true, description: "Expression over visitor.claims deciding whether visitors see it; absent: always shown." }),
+    condition: t.exposeString("condition", {
+      nullable: true,
+      description: "Expression over visitor.claims deciding whether visitors see it; absent: always shown.",
+    }),
     sectionGroupId: t.string({
       nullable: true,
       extensions: restOnly("sectionGroup"),
       description: "Id of the group holding it; absent when ungrouped.",
       resolve: (s) => s.groupId,
     }),
-    draft: t.boolean({ description: "True while it is not live: until its site is published.", resolve: (s, _a, ctx) => isDraft(ctx, s.siteId) }),
+    draft: t.boolean({
+      description: "True while it is not live: until its site is published.",
+      resolve: (s, _a, ctx) => isDraft(ctx, s.siteId),
+    }),
     icon: t.exposeString("icon", { nullable: true, description: `Icon name, at most ${service.ICON_MAX} characters.` }),
     siteSpacesList: t.field({
       type: [SiteSpaceRef],
@@ -157,10 +174,14 @@ export const SiteSectionGroupRef = builder.prismaNode("SiteSectionGroup", {
     childrenList: t.field({
       type: [SiteSectionRef],
       extensions: restOnly("children"),
-      description: "What is nested under it, in order: its sections (groups do not nest here, and external links are not part of site structures).",
+      description:
+        "What is nested under it, in order: its sections (groups do not nest here, and external links are not part of site structures).",
       resolve: (g, _a, ctx) => service.sectionsOfGroup(ctx).load(g.id),
     }),
-    draft: t.boolean({ description: "True while it is not live: until its site is published.", resolve: (g, _a, ctx) => isDraft(ctx, g.siteId) }),
+    draft: t.boolean({
+      description: "True while it is not live: until its site is published.",
+      resolve: (g, _a, ctx) => isDraft(ctx, g.siteId),
+    }),
     sections: t.relatedConnection("sections", {
       description: "Its sections, in order.",
       cursor: "id",

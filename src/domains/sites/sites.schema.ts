@@ -62,7 +62,8 @@ const PositionTargetInput = builder.inputType("SitePositionTargetInput", {
 });
 
 const PositionInput = builder.inputType("SitePositionInput", {
-  description: "`before` places the item right before that neighbour, `after` right after it (with both, `after` must come first); without either it goes last.",
+  description:
+    "`before` places the item right before that neighbour, `after` right after it (with both, `after` must come first); without either it goes last.",
   fields: (t) => ({ before: t.field({ type: PositionTargetInput }), after: t.field({ type: PositionTargetInput }) }),
 });
 
@@ -165,7 +166,9 @@ builder.queryFields((t) => ({
       ...siteArgs,
       shareKey: t.arg.string({ description: "Share key the published URLs of a share-link site carry." }),
       ...pageArgs,
-      default: t.arg.boolean({ description: "true: only default site spaces (of the root, or of each section); false: only the others; omitted: all." }),
+      default: t.arg.boolean({
+        description: "true: only default site spaces (of the root, or of each section); false: only the others; omitted: all.",
+      }),
     },
     resolve: (_r, args, ctx) => structure.listSiteSpaces(ctx, args.organizationId, args.siteId, args),
   }),
@@ -193,7 +196,11 @@ const siteParent: PayloadParent = {
 };
 const SiteSectionDeletePayload = deletionPayload("SiteSectionDeletePayload", "section", siteParent);
 const SiteSectionGroupDeletePayload = deletionPayload("SiteSectionGroupDeletePayload", "section group", siteParent);
-const SiteSectionGroupSectionRemovePayload = deletionPayload("SiteSectionGroupSectionRemovePayload", "section from the group (the section stays in the site)", siteParent);
+const SiteSectionGroupSectionRemovePayload = deletionPayload(
+  "SiteSectionGroupSectionRemovePayload",
+  "section from the group (the section stays in the site)",
+  siteParent,
+);
 const SiteSpaceDeletePayload = deletionPayload("SiteSpaceDeletePayload", "site space", siteParent);
 const SiteShareLinkRevokePayload = deletionPayload("SiteShareLinkRevokePayload", "share link", siteParent);
 
@@ -220,10 +227,14 @@ builder.mutationFields((t) => ({
       ...siteArgs,
       title: t.arg.string({ description: `${service.SITE_TITLE.min} to ${service.SITE_TITLE.max} characters.` }),
       visibility: t.arg({ type: SiteVisibilityScalar }),
-      basename: t.arg.string({ description: `${service.BASENAME.min} to ${service.BASENAME.max} characters, unique in the organization; null removes it.` }),
+      basename: t.arg.string({
+        description: `${service.BASENAME.min} to ${service.BASENAME.max} characters, unique in the organization; null removes it.`,
+      }),
       adaptiveContent: t.arg({ type: AdaptiveContentInput }),
       agentsContext: t.arg({ type: AgentsContextEnum }),
-      defaultSiteSpace: t.arg.string({ description: "Site space used as default at the root; in a site with sections, the default of the default section." }),
+      defaultSiteSpace: t.arg.string({
+        description: "Site space used as default at the root; in a site with sections, the default of the default section.",
+      }),
       defaultSiteSection: t.arg.string({ description: "Section used as the site's default." }),
       proxy: t.arg.string({ description: `At most ${service.PROXY_MAX} characters such as example.com/docs, or null to remove it.` }),
       hostname: t.arg.string({ description: `Custom hostname, at most ${service.HOSTNAME_MAX} characters, unique; null removes it.` }),
@@ -263,7 +274,8 @@ builder.mutationFields((t) => ({
       "sortSiteStructure: sets the order of the whole structure in one call. `structure` lists the top level in order (the root site spaces, " +
       "or groups and ungrouped sections), with each group's sections and each section's site spaces as `children`; every item exactly once.",
     args: { ...siteArgs, structure: t.arg({ type: [StructureItemInput], required: true }) },
-    resolve: (_r, args, ctx) => structure.sortStructure(ctx, args.organizationId, args.siteId, args.structure as structure.StructureItemInput[]),
+    resolve: (_r, args, ctx) =>
+      structure.sortStructure(ctx, args.organizationId, args.siteId, args.structure as structure.StructureItemInput[]),
   }),
 
   siteSectionCreate: t.field({
@@ -273,7 +285,9 @@ builder.mutationFields((t) => ({
     args: {
       ...siteArgs,
       spaceId: t.arg.string({ required: true, description: "The space its first site space shows." }),
-      title: t.arg.string({ description: `${service.SECTION_TITLE.min} to ${service.SECTION_TITLE.max} characters; null or omitted: the space's title.` }),
+      title: t.arg.string({
+        description: `${service.SECTION_TITLE.min} to ${service.SECTION_TITLE.max} characters; null or omitted: the space's title.`,
+      }),
       icon: t.arg.string({ description: `At most ${service.ICON_MAX} characters, or null.` }),
     },
     resolve: (_r, args, ctx) => structure.addSection(ctx, args.organizationId, args.siteId, args),
@@ -299,14 +313,16 @@ builder.mutationFields((t) => ({
     type: SiteSectionDeletePayload,
     description: "Deletes a section and its site spaces; succeeds also when it did not exist.",
     args: { ...siteArgs, siteSectionId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => deleted(structure.deleteSection(ctx, args.organizationId, args.siteId, args.siteSectionId), args.siteSectionId, args.siteId),
+    resolve: async (_r, args, ctx) =>
+      deleted(structure.deleteSection(ctx, args.organizationId, args.siteId, args.siteSectionId), args.siteSectionId, args.siteId),
   }),
   siteSectionMove: t.field({
     type: SiteSectionRef,
     deprecationReason: "Use siteStructureSort (PUT /orgs/{organizationId}/sites/{siteId}/structure).",
     description: "Moves a section next to a section or group; it joins the group of its neighbour (or the top level).",
     args: { ...siteArgs, siteSectionId: t.arg.string({ required: true }), position: t.arg({ type: PositionInput }) },
-    resolve: (_r, args, ctx) => structure.moveSection(ctx, args.organizationId, args.siteId, args.siteSectionId, args.position as structure.PositionInput),
+    resolve: (_r, args, ctx) =>
+      structure.moveSection(ctx, args.organizationId, args.siteId, args.siteSectionId, args.position as structure.PositionInput),
   }),
 
   siteSectionGroupCreate: t.field({
@@ -337,7 +353,8 @@ builder.mutationFields((t) => ({
     type: SiteSectionGroupDeletePayload,
     description: "Deletes a group; its sections stay, ungrouped, where it was. Succeeds also when it did not exist.",
     args: { ...siteArgs, siteSectionGroupId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => deleted(structure.deleteGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId), args.siteSectionGroupId, args.siteId),
+    resolve: async (_r, args, ctx) =>
+      deleted(structure.deleteGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId), args.siteSectionGroupId, args.siteId),
   }),
   siteSectionGroupSectionAdd: t.field({
     type: SiteSectionGroupRef,
@@ -349,14 +366,20 @@ builder.mutationFields((t) => ({
     type: SiteSectionGroupSectionRemovePayload,
     description: "Takes a section out of the group, right after it at the top level; succeeds also when it was not part of the group.",
     args: { ...siteArgs, siteSectionGroupId: t.arg.string({ required: true }), siteSectionId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => deleted(structure.removeSectionFromGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId, args.siteSectionId), args.siteSectionId, args.siteId),
+    resolve: async (_r, args, ctx) =>
+      deleted(
+        structure.removeSectionFromGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId, args.siteSectionId),
+        args.siteSectionId,
+        args.siteId,
+      ),
   }),
   siteSectionGroupMove: t.field({
     type: SiteSectionGroupRef,
     deprecationReason: "Use siteStructureSort (PUT /orgs/{organizationId}/sites/{siteId}/structure).",
     description: "Moves a group among the top-level groups and ungrouped sections.",
     args: { ...siteArgs, siteSectionGroupId: t.arg.string({ required: true }), position: t.arg({ type: PositionInput }) },
-    resolve: (_r, args, ctx) => structure.moveGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId, args.position as structure.PositionInput),
+    resolve: (_r, args, ctx) =>
+      structure.moveGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId, args.position as structure.PositionInput),
   }),
 
   siteSpaceCreate: t.field({
@@ -365,7 +388,9 @@ builder.mutationFields((t) => ({
     args: {
       ...siteArgs,
       spaceId: t.arg.string({ required: true }),
-      sectionId: t.arg.string({ description: "Section to add it to; omitted: the default section, or the root of a site without sections." }),
+      sectionId: t.arg.string({
+        description: "Section to add it to; omitted: the default section, or the root of a site without sections.",
+      }),
     },
     resolve: (_r, args, ctx) => structure.addSiteSpace(ctx, args.organizationId, args.siteId, args),
   }),
@@ -374,7 +399,9 @@ builder.mutationFields((t) => ({
     args: {
       ...siteArgs,
       siteSpaceId: t.arg.string({ required: true }),
-      path: t.arg.string({ description: `${service.PATH.min} to ${service.PATH.max} characters, unique in its section or the root (409 otherwise).` }),
+      path: t.arg.string({
+        description: `${service.PATH.min} to ${service.PATH.max} characters, unique in its section or the root (409 otherwise).`,
+      }),
       condition: t.arg.string({ description: conditionDescription }),
       spaceId: t.arg.string({ description: "The space it shows instead; omitted leaves it unchanged." }),
     },
@@ -387,14 +414,16 @@ builder.mutationFields((t) => ({
     type: SiteSpaceDeletePayload,
     description: "Deletes a site space (not its space); succeeds also when it did not exist.",
     args: { ...siteArgs, siteSpaceId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => deleted(structure.deleteSiteSpace(ctx, args.organizationId, args.siteId, args.siteSpaceId), args.siteSpaceId, args.siteId),
+    resolve: async (_r, args, ctx) =>
+      deleted(structure.deleteSiteSpace(ctx, args.organizationId, args.siteId, args.siteSpaceId), args.siteSpaceId, args.siteId),
   }),
   siteSpaceMove: t.field({
     type: SiteSpaceRef,
     deprecationReason: "Use siteStructureSort (PUT /orgs/{organizationId}/sites/{siteId}/structure).",
     description: "Moves a site space among the site spaces of its section (or of the root).",
     args: { ...siteArgs, siteSpaceId: t.arg.string({ required: true }), position: t.arg({ type: PositionInput }) },
-    resolve: (_r, args, ctx) => structure.moveSiteSpace(ctx, args.organizationId, args.siteId, args.siteSpaceId, args.position as structure.PositionInput),
+    resolve: (_r, args, ctx) =>
+      structure.moveSiteSpace(ctx, args.organizationId, args.siteId, args.siteSpaceId, args.position as structure.PositionInput),
   }),
 
   siteShareLinkCreate: t.field({
@@ -407,6 +436,7 @@ builder.mutationFields((t) => ({
     type: SiteShareLinkRevokePayload,
     description: "Revokes a share link: its key stops working (needs admin). Succeeds also when it did not exist or was revoked already.",
     args: { ...siteArgs, shareLinkId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => deleted(service.revokeShareLink(ctx, args.organizationId, args.siteId, args.shareLinkId), args.shareLinkId, args.siteId),
+    resolve: async (_r, args, ctx) =>
+      deleted(service.revokeShareLink(ctx, args.organizationId, args.siteId, args.shareLinkId), args.shareLinkId, args.siteId),
   }),
 }));

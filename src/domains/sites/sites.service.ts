@@ -1,6 +1,16 @@
 import crypto from "node:crypto";
 import { slug } from "github-slugger";
-import type { Organization, Prisma as P, PrismaClient, Site, SiteSection, SiteSectionGroup, SiteShareLink, SiteSpace, Space } from "../../generated/prisma/client.js";
+import type {
+  Organization,
+  Prisma as P,
+  PrismaClient,
+  Site,
+  SiteSection,
+  SiteSectionGroup,
+  SiteShareLink,
+  SiteSpace,
+  Space,
+} from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { byKeys, countsByKeys, defineSharedLoader } from "../../core/graph/loaders.js";
 import { organizationById } from "../../core/graph/shared-loaders.js";
@@ -103,7 +113,10 @@ export const sectionsOfGroup = defineSharedLoader<string, SiteSection[]>(async (
 
 export const siteSpaceCount = defineSharedLoader<string, number>(async (siteIds, prisma) => {
   const rows = await prisma.siteSpace.groupBy({ by: ["siteId"], where: { siteId: { in: [...siteIds] } }, _count: { _all: true } });
-  return countsByKeys(siteIds, rows.map((r) => ({ key: r.siteId, count: r._count._all })));
+  return countsByKeys(
+    siteIds,
+    rows.map((r) => ({ key: r.siteId, count: r._count._all })),
+  );
 });
 
 const LOADERS = [
@@ -197,7 +210,10 @@ export function checkShareKey(shareKey: string | null | undefined): string | und
 
 /** A path made from a title: lowercase words joined by `-`, at most 100 characters. */
 export function pathFrom(title: string, fallback: string): string {
-  const made = slug(title).replace(/^[._~-]+/, "").slice(0, PATH.max).replace(/[._~-]+$/, "");
+  const made = slug(title)
+    .replace(/^[._~-]+/, "")
+    .slice(0, PATH.max)
+    .replace(/[._~-]+$/, "");
   return made && PATH_PATTERN.test(made) ? made : fallback;
 }
 
@@ -265,9 +281,7 @@ export function siteFeatures(site: Site): SiteFeature[] {
     [!!site.proxy, "sites-proxy", "ultimate"],
   ];
   const typeRank = SITE_TYPES.indexOf(site.type as SiteType);
-  return used
-    .filter(([on]) => on)
-    .map(([, id, plan]) => ({ id, plan, frozen: typeRank < SITE_TYPES.indexOf(plan), customizations: [] }));
+  return used.filter(([on]) => on).map(([, id, plan]) => ({ id, plan, frozen: typeRank < SITE_TYPES.indexOf(plan), customizations: [] }));
 }
 
 export function hasAdvancedCustomization(site: Site): boolean {
@@ -291,7 +305,10 @@ export async function listSites(ctx: Context, organizationId: string, args: Site
   return paginate({
     args,
     where,
-    order: [["createdAt", "asc"], ["id", "asc"]],
+    order: [
+      ["createdAt", "asc"],
+      ["id", "asc"],
+    ],
     from: ctx.prisma.site,
   });
 }
@@ -366,7 +383,8 @@ export async function updateSite(ctx: Context, organizationId: string, siteId: s
   const site = await requireEditableSite(ctx, organizationId, siteId, "change sites");
   const data: P.SiteUncheckedUpdateInput = {};
   if (patch.title !== undefined) data.title = checkTitle("title", notNull("title", patch.title)!, SITE_TITLE);
-  if (patch.visibility !== undefined) data.visibility = checkOneOf("visibility", notNull("visibility", patch.visibility), SITE_VISIBILITIES);
+  if (patch.visibility !== undefined)
+    data.visibility = checkOneOf("visibility", notNull("visibility", patch.visibility), SITE_VISIBILITIES);
   if (patch.basename !== undefined) {
     if (patch.basename !== null) {
       checkLength("basename", patch.basename, BASENAME.min, BASENAME.max);
@@ -384,11 +402,17 @@ export async function updateSite(ctx: Context, organizationId: string, siteId: s
     if (typeof adaptive.enabled !== "boolean") throw badInput("adaptiveContent.enabled must be true or false.");
     data.adaptiveEnabled = adaptive.enabled;
   }
-  if (patch.agentsContext !== undefined) data.agentsContext = checkOneOf("agentsContext", notNull("agentsContext", patch.agentsContext), AGENTS_CONTEXTS);
+  if (patch.agentsContext !== undefined)
+    data.agentsContext = checkOneOf("agentsContext", notNull("agentsContext", patch.agentsContext), AGENTS_CONTEXTS);
   if (patch.proxy !== undefined) {
     if (patch.proxy !== null) {
       checkLength("proxy", patch.proxy, 1, PROXY_MAX);
-      checkPattern("proxy", patch.proxy, PROXY_PATTERN, "a host and a path such as example.com/docs (^([\\w-]+\\.)*[\\w-]+\\.[a-zA-Z]{2,}(\\/[\\w-]+)+$)");
+      checkPattern(
+        "proxy",
+        patch.proxy,
+        PROXY_PATTERN,
+        "a host and a path such as example.com/docs (^([\\w-]+\\.)*[\\w-]+\\.[a-zA-Z]{2,}(\\/[\\w-]+)+$)",
+      );
     }
     data.proxy = patch.proxy;
   }
@@ -415,13 +439,20 @@ export async function updateSite(ctx: Context, organizationId: string, siteId: s
     if (!siteSpace) throw badInput(`defaultSiteSpace: site space "${id}" is not a site space of site "${siteId}".`);
     if (sections.length === 0) data.defaultSiteSpaceId = id;
     else if (siteSpace.sectionId !== defaultSectionId) {
-      throw badInput(`defaultSiteSpace: site space "${id}" is not in the default section ("${defaultSectionId}"); set it with PATCH …/sections/{siteSectionId} defaultSiteSpace, or change defaultSiteSection too.`);
+      throw badInput(
+        `defaultSiteSpace: site space "${id}" is not in the default section ("${defaultSectionId}"); set it with PATCH …/sections/{siteSectionId} defaultSiteSpace, or change defaultSiteSection too.`,
+      );
     } else sectionDefault = { sectionId: siteSpace.sectionId!, siteSpaceId: id };
   }
   const [updated] = await ctx.prisma.$transaction([
     ctx.prisma.site.update({ where: { id: siteId }, data }),
     ...(sectionDefault
-      ? [ctx.prisma.siteSection.update({ where: { id: sectionDefault.sectionId }, data: { defaultSiteSpaceId: sectionDefault.siteSpaceId } })]
+      ? [
+          ctx.prisma.siteSection.update({
+            where: { id: sectionDefault.sectionId },
+            data: { defaultSiteSpaceId: sectionDefault.siteSpaceId },
+          }),
+        ]
       : []),
   ]);
   resetSiteLoaders(ctx);
@@ -486,7 +517,10 @@ export async function listShareLinks(ctx: Context, organizationId: string, siteI
   const page = await paginate({
     args,
     where: { siteId },
-    order: [["createdAt", "asc"], ["id", "asc"]],
+    order: [
+      ["createdAt", "asc"],
+      ["id", "asc"],
+    ],
     from: ctx.prisma.siteShareLink,
   });
   return { ...page, items: page.items.map((link) => ({ ...link, site })) };

@@ -83,7 +83,10 @@ export function topLevel(sections: SiteSection[], groups: SiteSectionGroup[]): T
 export function displaySections(sections: SiteSection[], groups: SiteSectionGroup[]): SiteSection[] {
   const known = new Set(groups.map((g) => g.id));
   const out: SiteSection[] = [];
-  for (const item of topLevel(sections.map((s) => (s.groupId && !known.has(s.groupId) ? { ...s, groupId: null } : s)), groups)) {
+  for (const item of topLevel(
+    sections.map((s) => (s.groupId && !known.has(s.groupId) ? { ...s, groupId: null } : s)),
+    groups,
+  )) {
     if (item.kind === "section") out.push(item.row);
     else out.push(...sections.filter((s) => s.groupId === item.row.id).sort(byOrder));
   }
@@ -226,7 +229,8 @@ export interface SectionInput {
 export async function addSection(ctx: Context, organizationId: string, siteId: string, input: SectionInput) {
   await requireEditableSite(ctx, organizationId, siteId, "change sites");
   const space = await requireLinkableSpace(ctx, organizationId, input.spaceId, "spaceId");
-  const title = input.title !== undefined && input.title !== null ? checkTitle("title", input.title, SECTION_TITLE) : defaultSectionTitle(space.title);
+  const title =
+    input.title !== undefined && input.title !== null ? checkTitle("title", input.title, SECTION_TITLE) : defaultSectionTitle(space.title);
   const icon = checkIcon("icon", input.icon) ?? null;
   return change(ctx, siteId, async (tx, tree) => {
     const sectionId = newId("SiteSection");
@@ -310,7 +314,10 @@ export async function deleteSection(ctx: Context, organizationId: string, siteId
     if (!sectionOf(tree, sectionId)) return;
     await tx.siteSection.delete({ where: { id: sectionId } });
     if (tree.site.defaultSectionId === sectionId || !sectionOf(tree, tree.site.defaultSectionId ?? "")) {
-      const rest = displaySections(tree.sections.filter((s) => s.id !== sectionId), tree.groups);
+      const rest = displaySections(
+        tree.sections.filter((s) => s.id !== sectionId),
+        tree.groups,
+      );
       await tx.site.update({ where: { id: siteId }, data: { defaultSectionId: rest[0]?.id ?? null } });
     }
   });
@@ -318,7 +325,13 @@ export async function deleteSection(ctx: Context, organizationId: string, siteId
 }
 
 /** Moves a section among the top level or inside a group (it joins the container of its target). */
-export async function moveSection(ctx: Context, organizationId: string, siteId: string, sectionId: string, position: PositionInput | null | undefined) {
+export async function moveSection(
+  ctx: Context,
+  organizationId: string,
+  siteId: string,
+  sectionId: string,
+  position: PositionInput | null | undefined,
+) {
   await requireEditableSite(ctx, organizationId, siteId, "change sites");
   await requireSection(ctx, siteId, sectionId);
   return change(ctx, siteId, async (tx, tree) => {
@@ -347,12 +360,23 @@ export async function moveSection(ctx: Context, organizationId: string, siteId: 
     const container = before ? before.container : after ? after.container : moving.groupId;
     const pos = { before: before?.id, after: after?.id };
     if (container === null) {
-      const list = topLevel(tree.sections.filter((s) => s.id !== sectionId), tree.groups);
-      list.splice(insertionIndex(list, (i) => i.row.id, pos), 0, { kind: "section", row: { ...moving, position: -1 } });
+      const list = topLevel(
+        tree.sections.filter((s) => s.id !== sectionId),
+        tree.groups,
+      );
+      list.splice(
+        insertionIndex(list, (i) => i.row.id, pos),
+        0,
+        { kind: "section", row: { ...moving, position: -1 } },
+      );
       await writeTopOrder(tx, list);
     } else {
       const list = tree.sections.filter((s) => s.groupId === container && s.id !== sectionId);
-      list.splice(insertionIndex(list, (s) => s.id, pos), 0, { ...moving, position: -1 });
+      list.splice(
+        insertionIndex(list, (s) => s.id, pos),
+        0,
+        { ...moving, position: -1 },
+      );
       for (const [i, s] of list.entries()) {
         if (s.position !== i + 1 || s.id === sectionId) {
           await tx.siteSection.update({ where: { id: s.id }, data: { position: i + 1, groupId: container } });
@@ -400,7 +424,8 @@ export async function createGroup(ctx: Context, organizationId: string, siteId: 
     const top = topLevel(tree.sections, tree.groups);
     const firstIndex = top.findIndex((i) => i.kind === "section" && listed.has(i.row.id));
     const remaining = top.filter((i) => !(i.kind === "section" && listed.has(i.row.id)));
-    const insertAt = firstIndex < 0 ? remaining.length : top.slice(0, firstIndex).filter((i) => !(i.kind === "section" && listed.has(i.row.id))).length;
+    const insertAt =
+      firstIndex < 0 ? remaining.length : top.slice(0, firstIndex).filter((i) => !(i.kind === "section" && listed.has(i.row.id))).length;
     const group = await tx.siteSectionGroup.create({ data: { id: groupId, siteId, title, icon, position: insertAt + 1 } });
     remaining.splice(insertAt, 0, { kind: "group", row: group });
     await writeTopOrder(tx, remaining);
@@ -462,7 +487,13 @@ export async function addSectionToGroup(ctx: Context, organizationId: string, si
 }
 
 /** Takes a section out of a group: it goes to the top level right after the group. */
-export async function removeSectionFromGroup(ctx: Context, organizationId: string, siteId: string, groupId: string, sectionId: string): Promise<boolean> {
+export async function removeSectionFromGroup(
+  ctx: Context,
+  organizationId: string,
+  siteId: string,
+  groupId: string,
+  sectionId: string,
+): Promise<boolean> {
   await requireEditableSite(ctx, organizationId, siteId, "change sites");
   const section = await sectionById(ctx).load(sectionId);
   if (!section || section.siteId !== siteId || section.groupId !== groupId) return true;
@@ -478,7 +509,13 @@ export async function removeSectionFromGroup(ctx: Context, organizationId: strin
 }
 
 /** Moves a group among the top-level groups and ungrouped sections. */
-export async function moveGroup(ctx: Context, organizationId: string, siteId: string, groupId: string, position: PositionInput | null | undefined) {
+export async function moveGroup(
+  ctx: Context,
+  organizationId: string,
+  siteId: string,
+  groupId: string,
+  position: PositionInput | null | undefined,
+) {
   await requireEditableSite(ctx, organizationId, siteId, "change sites");
   await requireGroup(ctx, siteId, groupId);
   return change(ctx, siteId, async (tx, tree) => {
@@ -501,8 +538,15 @@ export async function moveGroup(ctx: Context, organizationId: string, siteId: st
       return id;
     };
     const pos = { before: resolve("position.before", position?.before), after: resolve("position.after", position?.after) };
-    const list = topLevel(tree.sections, tree.groups.filter((g) => g.id !== groupId));
-    list.splice(insertionIndex(list, (i) => i.row.id, pos), 0, { kind: "group", row: { ...moving, position: -1 } });
+    const list = topLevel(
+      tree.sections,
+      tree.groups.filter((g) => g.id !== groupId),
+    );
+    list.splice(
+      insertionIndex(list, (i) => i.row.id, pos),
+      0,
+      { kind: "group", row: { ...moving, position: -1 } },
+    );
     await writeTopOrder(tx, list);
     return tx.siteSectionGroup.findUniqueOrThrow({ where: { id: groupId } });
   });
@@ -541,13 +585,19 @@ export async function listSiteSpaces(
 }
 
 /** Adds a site space last in a section (`sectionId`; omitted: the default section) or at the root of a site without sections. */
-export async function addSiteSpace(ctx: Context, organizationId: string, siteId: string, input: { spaceId: string; sectionId?: string | null }) {
+export async function addSiteSpace(
+  ctx: Context,
+  organizationId: string,
+  siteId: string,
+  input: { spaceId: string; sectionId?: string | null },
+) {
   await requireEditableSite(ctx, organizationId, siteId, "change sites");
   const space = await requireLinkableSpace(ctx, organizationId, input.spaceId, "spaceId");
   return change(ctx, siteId, async (tx, tree) => {
     let containerId: string | null = null;
     if (input.sectionId) {
-      if (!sectionOf(tree, input.sectionId)) throw badInput(`sectionId: section "${input.sectionId}" is not a section of site "${siteId}".`);
+      if (!sectionOf(tree, input.sectionId))
+        throw badInput(`sectionId: section "${input.sectionId}" is not a section of site "${siteId}".`);
       containerId = input.sectionId;
     } else if (tree.sections.length) {
       containerId = sectionOf(tree, tree.site.defaultSectionId ?? "")?.id ?? displaySections(tree.sections, tree.groups)[0]!.id;
@@ -557,7 +607,9 @@ export async function addSiteSpace(ctx: Context, organizationId: string, siteId:
     if (siblings.some((s) => s.spaceId === space.id)) throw conflict(`spaceId: space "${space.id}" is already in ${where}.`);
     const id = newId("SiteSpace");
     const path = uniquePath(pathFrom(space.title, "space"), new Set(siblings.map((s) => s.path)));
-    const created = await tx.siteSpace.create({ data: { id, siteId, sectionId: containerId, spaceId: space.id, path, position: nextPosition(siblings) } });
+    const created = await tx.siteSpace.create({
+      data: { id, siteId, sectionId: containerId, spaceId: space.id, path, position: nextPosition(siblings) },
+    });
     if (containerId) {
       const section = sectionOf(tree, containerId)!;
       if (!siblings.some((s) => s.id === section.defaultSiteSpaceId)) {
@@ -624,7 +676,13 @@ export async function deleteSiteSpace(ctx: Context, organizationId: string, site
 }
 
 /** Moves a site space among the site spaces of its section (or of the root). */
-export async function moveSiteSpace(ctx: Context, organizationId: string, siteId: string, siteSpaceId: string, position: PositionInput | null | undefined) {
+export async function moveSiteSpace(
+  ctx: Context,
+  organizationId: string,
+  siteId: string,
+  siteSpaceId: string,
+  position: PositionInput | null | undefined,
+) {
   await requireEditableSite(ctx, organizationId, siteId, "change sites");
   const current = await siteSpaceById(ctx).load(siteSpaceId);
   if (!current || current.siteId !== siteId) throw notFound(`Site space "${siteSpaceId}"`);
@@ -643,7 +701,11 @@ export async function moveSiteSpace(ctx: Context, organizationId: string, siteId
       return id;
     };
     const pos = { before: resolve("position.before", position?.before), after: resolve("position.after", position?.after) };
-    siblings.splice(insertionIndex(siblings, (s) => s.id, pos), 0, { ...moving, position: -1 });
+    siblings.splice(
+      insertionIndex(siblings, (s) => s.id, pos),
+      0,
+      { ...moving, position: -1 },
+    );
     for (const [i, s] of siblings.entries()) {
       if (s.position !== i + 1) await tx.siteSpace.update({ where: { id: s.id }, data: { position: i + 1 } });
     }
@@ -680,7 +742,11 @@ export async function sortStructure(ctx: Context, organizationId: string, siteId
       if (!item || typeof item.id !== "string") throw badInput(`${field}.id is required.`);
       if (!allowed.includes(item.type)) throw badInput(`${field}.type must be ${allowed.join(" or ")} here (got "${item.type}").`);
       const known =
-        item.type === "site-section" ? sectionsById.has(item.id) : item.type === "site-section-group" ? groupsById.has(item.id) : siteSpacesById.has(item.id);
+        item.type === "site-section"
+          ? sectionsById.has(item.id)
+          : item.type === "site-section-group"
+            ? groupsById.has(item.id)
+            : siteSpacesById.has(item.id);
       if (!known) throw badInput(`${field}: ${item.type} "${item.id}" is not part of site "${siteId}".`);
       if (seen.has(item.id)) throw badInput(`${field}: ${item.type} "${item.id}" is listed more than once.`);
       seen.add(item.id);
@@ -730,7 +796,9 @@ export async function sortStructure(ctx: Context, organizationId: string, siteId
     }
     const missing = [...tree.groups, ...tree.sections, ...tree.siteSpaces].filter((x) => !seen.has(x.id)).map((x) => x.id);
     if (missing.length) {
-      throw badInput(`structure must list every group, section and site space of the site exactly once; missing: ${missing.slice(0, 20).join(", ")}.`);
+      throw badInput(
+        `structure must list every group, section and site space of the site exactly once; missing: ${missing.slice(0, 20).join(", ")}.`,
+      );
     }
     for (const [sectionId, ids] of sectionSpaces) {
       const paths = new Map<string, string>();
@@ -738,8 +806,10 @@ export async function sortStructure(ctx: Context, organizationId: string, siteId
       for (const id of ids) {
         const row = siteSpacesById.get(id)!;
         const where = sectionId ? `section "${sectionId}"` : "the root";
-        if (paths.has(row.path)) throw conflict(`structure: site spaces "${paths.get(row.path)}" and "${id}" would share the path "${row.path}" in ${where}.`);
-        if (spaces.has(row.spaceId)) throw conflict(`structure: site spaces "${spaces.get(row.spaceId)}" and "${id}" would show the same space in ${where}.`);
+        if (paths.has(row.path))
+          throw conflict(`structure: site spaces "${paths.get(row.path)}" and "${id}" would share the path "${row.path}" in ${where}.`);
+        if (spaces.has(row.spaceId))
+          throw conflict(`structure: site spaces "${spaces.get(row.spaceId)}" and "${id}" would show the same space in ${where}.`);
         paths.set(row.path, id);
         spaces.set(row.spaceId, id);
       }
@@ -747,7 +817,8 @@ export async function sortStructure(ctx: Context, organizationId: string, siteId
     // Writes: only what changes.
     for (const [i, item] of top.entries()) {
       const wanted = { position: i + 1 };
-      if (item.kind === "group" && item.row.position !== wanted.position) await tx.siteSectionGroup.update({ where: { id: item.row.id }, data: wanted });
+      if (item.kind === "group" && item.row.position !== wanted.position)
+        await tx.siteSectionGroup.update({ where: { id: item.row.id }, data: wanted });
       if (item.kind === "section" && (item.row.position !== wanted.position || item.row.groupId !== null)) {
         await tx.siteSection.update({ where: { id: item.row.id }, data: { ...wanted, groupId: null } });
       }
@@ -755,18 +826,22 @@ export async function sortStructure(ctx: Context, organizationId: string, siteId
     for (const [groupId, ids] of groupSections) {
       for (const [k, id] of ids.entries()) {
         const row = sectionsById.get(id)!;
-        if (row.position !== k + 1 || row.groupId !== groupId) await tx.siteSection.update({ where: { id }, data: { position: k + 1, groupId } });
+        if (row.position !== k + 1 || row.groupId !== groupId)
+          await tx.siteSection.update({ where: { id }, data: { position: k + 1, groupId } });
       }
     }
     for (const [sectionId, ids] of sectionSpaces) {
       for (const [k, id] of ids.entries()) {
         const row = siteSpacesById.get(id)!;
-        if (row.position !== k + 1 || row.sectionId !== sectionId) await tx.siteSpace.update({ where: { id }, data: { position: k + 1, sectionId } });
+        if (row.position !== k + 1 || row.sectionId !== sectionId)
+          await tx.siteSpace.update({ where: { id }, data: { position: k + 1, sectionId } });
       }
       if (sectionId) {
         const section = sectionsById.get(sectionId)!;
-        const wantedDefault = section.defaultSiteSpaceId && ids.includes(section.defaultSiteSpaceId) ? section.defaultSiteSpaceId : (ids[0] ?? null);
-        if (wantedDefault !== section.defaultSiteSpaceId) await tx.siteSection.update({ where: { id: sectionId }, data: { defaultSiteSpaceId: wantedDefault } });
+        const wantedDefault =
+          section.defaultSiteSpaceId && ids.includes(section.defaultSiteSpaceId) ? section.defaultSiteSpaceId : (ids[0] ?? null);
+        if (wantedDefault !== section.defaultSiteSpaceId)
+          await tx.siteSection.update({ where: { id: sectionId }, data: { defaultSiteSpaceId: wantedDefault } });
       }
     }
     return tx.site.findUniqueOrThrow({ where: { id: siteId } });

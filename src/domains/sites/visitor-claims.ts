@@ -22,13 +22,21 @@ async function ensureOrganizationVisitorSecret(prisma: PrismaClient, organizatio
   const org = await prisma.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { visitorClaimsSecret: true } });
   if (org.visitorClaimsSecret) return org.visitorClaimsSecret;
   const secret = crypto.randomBytes(32).toString("base64url");
-  const { count } = await prisma.organization.updateMany({ where: { id: organizationId, visitorClaimsSecret: null }, data: { visitorClaimsSecret: secret } });
+  const { count } = await prisma.organization.updateMany({
+    where: { id: organizationId, visitorClaimsSecret: null },
+    data: { visitorClaimsSecret: secret },
+  });
   if (count) return secret;
-  return (await prisma.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { visitorClaimsSecret: true } })).visitorClaimsSecret!;
+  return (await prisma.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { visitorClaimsSecret: true } }))
+    .visitorClaimsSecret!;
 }
 
 /** Signs the visitor claims of a member of the organization (the caller of ping). */
-export async function signMemberVisitorClaims(ctx: Context, organizationId: string, member: { userId: string; role: string | null }): Promise<string> {
+export async function signMemberVisitorClaims(
+  ctx: Context,
+  organizationId: string,
+  member: { userId: string; role: string | null },
+): Promise<string> {
   const [secret, user] = await Promise.all([
     ensureOrganizationVisitorSecret(ctx.prisma, organizationId),
     ctx.prisma.user.findUniqueOrThrow({ where: { id: member.userId }, select: { email: true, displayName: true } }),
@@ -48,7 +56,11 @@ export async function signMemberVisitorClaims(ctx: Context, organizationId: stri
  * organization has no key or the signature is not its key's. Expiry and audience errors throw
  * (jose's errors), as for site keys.
  */
-export async function verifyMemberVisitorClaims(prisma: PrismaClient, organizationId: string, token: string): Promise<Record<string, unknown> | null> {
+export async function verifyMemberVisitorClaims(
+  prisma: PrismaClient,
+  organizationId: string,
+  token: string,
+): Promise<Record<string, unknown> | null> {
   const org = await prisma.organization.findUnique({ where: { id: organizationId }, select: { visitorClaimsSecret: true } });
   if (!org?.visitorClaimsSecret) return null;
   try {

@@ -3,7 +3,7 @@ import type { Context } from "../../core/context.js";
 import { membershipAccess, membershipRefusal, viewerMemberWhere, viewerMemberships } from "../../core/access/access.js";
 import { byKeys, defineLoader, defineSharedLoader } from "../../core/graph/loaders.js";
 import { conflict, forbidden, notFound } from "../../core/errors.js";
-import { type Role } from "../../core/access/roles.js";
+import type { Role } from "../../core/access/roles.js";
 import { effectiveSpaceRole, spaceRefusal, type EditMode, type SpaceAction } from "./spaces.policy.js";
 import { collectionById } from "../collections/collections.access.js";
 
@@ -93,7 +93,11 @@ export function visibleSpaceWhere(ctx: Context): P.SpaceWhereInput {
  * member who is not a guest sees every space that is not deleted; a guest, those granted to them
  * or to one of their teams.
  */
-export function visibleSpaceWhereIn(ctx: Context, organizationId: string, member: Pick<Member, "organizationId" | "role">): P.SpaceWhereInput {
+export function visibleSpaceWhereIn(
+  ctx: Context,
+  organizationId: string,
+  member: Pick<Member, "organizationId" | "role">,
+): P.SpaceWhereInput {
   if (member.organizationId !== organizationId) throw new Error("visibleSpaceWhereIn: the membership of another organization");
   const { userId } = ctx.viewer;
   if (member.role !== null) return { organizationId, deletedAt: null };

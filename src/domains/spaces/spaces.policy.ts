@@ -24,7 +24,17 @@ export function effectiveSpaceRole(input: {
   return strongest(inherited, ...(input.grants ?? []));
 }
 
-export const SPACE_PERMISSIONS = ["view", "access", "admin", "viewInviteLinks", "edit", "triggerGitSync", "comment", "merge", "review"] as const;
+export const SPACE_PERMISSIONS = [
+  "view",
+  "access",
+  "admin",
+  "viewInviteLinks",
+  "edit",
+  "triggerGitSync",
+  "comment",
+  "merge",
+  "review",
+] as const;
 export type SpacePermission = (typeof SPACE_PERMISSIONS)[number];
 export type EditMode = "live" | "locked";
 
@@ -65,7 +75,8 @@ export function canOnSpace(role: Role | null | undefined, editMode: EditMode, ac
 export function spaceRefusal(role: Role | null | undefined, editMode: EditMode, action: SpaceAction, what: string): string | null {
   const rule = SPACE_RULES[action];
   if (!atLeast(role, rule.role)) return `Your role on this space (${role ?? "none"}) does not allow you to ${what}; it needs ${rule.role}.`;
-  if (rule.live && editMode !== "live") return `This space is locked (editMode locked): nobody can ${what} until an admin sets editMode to live.`;
+  if (rule.live && editMode !== "live")
+    return `This space is locked (editMode locked): nobody can ${what} until an admin sets editMode to live.`;
   return null;
 }
 

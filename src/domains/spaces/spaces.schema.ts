@@ -5,7 +5,16 @@ import { stringScalar } from "../../core/graph/scalars.js";
 import { argsWithNulls, type Context } from "../../core/context.js";
 import { viewerMembership } from "../../core/access/access.js";
 import type { Role } from "../../core/access/roles.js";
-import { DefaultLevelEnum, GRAPH_ONLY, MergeRulesRef, RoleEnum, listOf, pageArgs, permissionsOf, restOnly, urlsOf } from "../../core/graph/rest-fields.js";
+import {
+  DefaultLevelEnum,
+  GRAPH_ONLY,
+  MergeRulesRef,
+  listOf,
+  pageArgs,
+  permissionsOf,
+  restOnly,
+  urlsOf,
+} from "../../core/graph/rest-fields.js";
 import { ensureSpaceRevision } from "../content/revisions.js";
 import { SPACE_PERMISSION_KEYS, spacePermissionsFor } from "./spaces.policy.js";
 import * as service from "./spaces.service.js";
@@ -96,7 +105,7 @@ export const SpaceRef = builder.prismaNode("Space", {
   fields: (t) => ({
     object: t.string({ resolve: () => "space" }),
     title: t.exposeString("title"),
-    emoji: t.string({ description: "A Unicode character or hex codepoint; \"\" when the space has none.", resolve: (s) => s.emoji ?? "" }),
+    emoji: t.string({ description: 'A Unicode character or hex codepoint; "" when the space has none.', resolve: (s) => s.emoji ?? "" }),
     visibility: t.field({ type: SpaceVisibilityScalar, resolve: (s) => service.visibilityValue(s.visibility) }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
@@ -107,7 +116,11 @@ export const SpaceRef = builder.prismaNode("Space", {
     }),
     editMode: t.field({ type: EditModeEnum, resolve: (s) => s.editMode }),
     urls: t.field({ type: SpaceUrls, resolve: (s, _a, ctx) => service.spaceUrls(ctx, s) }),
-    organizationId: t.string({ extensions: restOnly("organization"), description: "Id of the owning organization.", resolve: (s) => s.organizationId }),
+    organizationId: t.string({
+      extensions: restOnly("organization"),
+      description: "Id of the owning organization.",
+      resolve: (s) => s.organizationId,
+    }),
     parentId: t.string({
       nullable: true,
       extensions: restOnly("parent"),
@@ -184,7 +197,9 @@ builder.mutationFields((t) => ({
       "Creates a space (needs the create role). It goes last under its parent; its visibility is in-collection inside a collection, private otherwise.",
     args: {
       organizationId: t.arg.string({ required: true }),
-      title: t.arg.string({ description: `Title, at most ${service.SPACE_TITLE_MAX} characters; "${service.SPACE_DEFAULT_TITLE}" when omitted.` }),
+      title: t.arg.string({
+        description: `Title, at most ${service.SPACE_TITLE_MAX} characters; "${service.SPACE_DEFAULT_TITLE}" when omitted.`,
+      }),
       emoji: t.arg.string({ description: `A Unicode character (📚) or hex codepoint (1f4da), at most ${service.EMOJI_MAX} characters.` }),
       parent: t.arg.string({ description: "Id of the parent collection; the top level when omitted." }),
       editMode: t.arg({ type: EditModeEnum, description: "live (default) or locked." }),
@@ -200,8 +215,13 @@ builder.mutationFields((t) => ({
       spaceId: t.arg.string({ required: true }),
       editMode: t.arg({ type: EditModeEnum }),
       title: t.arg.string({ description: `At most ${service.SPACE_TITLE_MAX} characters.` }),
-      defaultLevel: t.arg({ type: DefaultLevelEnum, description: "Default role on the content; inherit (or null) makes the space inherit it again." }),
-      emoji: t.arg.string({ description: `A Unicode character (📚) or hex codepoint (1f4da), at most ${service.EMOJI_MAX} characters; null removes it.` }),
+      defaultLevel: t.arg({
+        type: DefaultLevelEnum,
+        description: "Default role on the content; inherit (or null) makes the space inherit it again.",
+      }),
+      emoji: t.arg.string({
+        description: `A Unicode character (📚) or hex codepoint (1f4da), at most ${service.EMOJI_MAX} characters; null removes it.`,
+      }),
     },
     resolve: (_r, rawArgs, ctx) => {
       const { spaceId: id, ...patch } = argsWithNulls(ctx, rawArgs);
@@ -225,7 +245,8 @@ builder.mutationFields((t) => ({
   }),
   spaceRestore: t.field({
     type: SpaceRef,
-    description: "Restores a space deleted less than 7 days ago (needs admin); after that it is gone (404). Restoring a space that is not deleted returns it unchanged.",
+    description:
+      "Restores a space deleted less than 7 days ago (needs admin); after that it is gone (404). Restoring a space that is not deleted returns it unchanged.",
     args: { spaceId: t.arg.string({ required: true }) },
     resolve: (_r, args, ctx) => service.restoreSpace(ctx, args.spaceId),
   }),
@@ -234,7 +255,9 @@ builder.mutationFields((t) => ({
     description: "Moves a space (needs admin) under another collection of its organization and/or among its siblings.",
     args: {
       spaceId: t.arg.string({ required: true }),
-      parent: t.arg.string({ description: "Id of the new parent collection; null for the top level; omitted to stay in the current parent." }),
+      parent: t.arg.string({
+        description: "Id of the new parent collection; null for the top level; omitted to stay in the current parent.",
+      }),
       position: t.arg({ type: PositionInput }),
     },
     resolve: (_r, rawArgs, ctx) => {

@@ -2,7 +2,7 @@ import { Prisma, type Prisma as P, type PrismaClient, type Space } from "../../g
 import type { Context } from "../../core/context.js";
 import { requireMembership, requireOrgRole } from "../../core/access/access.js";
 import { paginate, type PageArgs } from "../../core/graph/pagination.js";
-import { badInput, forbidden } from "../../core/errors.js";
+import { badInput } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkPattern, optionalId } from "../../core/validate.js";
 import { ROLES, type Role } from "../../core/access/roles.js";
 import { copySpaceContent } from "../content/revisions.js";
@@ -134,10 +134,7 @@ async function siblingsOf(db: Db, organizationId: string, parentId: string | nul
     db.collection.findMany({ where: { organizationId, parentId }, select: { id: true, position: true } }),
     db.space.findMany({ where: { organizationId, parentId, deletedAt: null }, select: { id: true, position: true } }),
   ]);
-  return [
-    ...collections.map((c) => ({ kind: "collection" as const, ...c })),
-    ...spaces.map((s) => ({ kind: "space" as const, ...s })),
-  ]
+  return [...collections.map((c) => ({ kind: "collection" as const, ...c })), ...spaces.map((s) => ({ kind: "space" as const, ...s }))]
     .filter((s) => s.id !== excludeId)
     .sort((a, b) => a.position - b.position || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
@@ -226,7 +223,10 @@ export async function listOrganizationSpaces(ctx: Context, organizationId: strin
   return paginate({
     args,
     where: visibleSpaceWhereIn(ctx, organizationId, member),
-    order: [["createdAt", "asc"], ["id", "asc"]],
+    order: [
+      ["createdAt", "asc"],
+      ["id", "asc"],
+    ],
     from: ctx.prisma.space,
   });
 }
@@ -265,7 +265,14 @@ export async function createSpace(ctx: Context, organizationId: string, input: S
       },
     }),
     ctx.prisma.revision.create({
-      data: { id: revisionId, spaceId: id, parents: [], type: "initial", content: emptyContent() as object, createdById: ctx.viewer.userId },
+      data: {
+        id: revisionId,
+        spaceId: id,
+        parents: [],
+        type: "initial",
+        content: emptyContent() as object,
+        createdById: ctx.viewer.userId,
+      },
     }),
   ]);
   return space;

@@ -31,7 +31,8 @@ async function readSamlResponse(services: Services, request: Request): Promise<s
   } else {
     value = new URLSearchParams(text).get("SAMLResponse");
   }
-  if (typeof value !== "string" || !value.trim()) throw badInput("SAMLResponse is required (the identity provider's HTTP-POST form field).");
+  if (typeof value !== "string" || !value.trim())
+    throw badInput("SAMLResponse is required (the identity provider's HTTP-POST form field).");
   return value.replace(/\s+/g, "");
 }
 
@@ -62,7 +63,9 @@ export const samlRoutes: RawRoute[] = [
       const provider = await activeProvider(services, providerId);
       const identity = await (await saml()).verifySamlResponse(provider, services.config, await readSamlResponse(services, request));
       const session = await signInWithSaml(services, provider, identity);
-      return new Response(JSON.stringify(session), { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
+      return new Response(JSON.stringify(session), {
+        headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+      });
     },
   }),
   rawRoute({
@@ -72,7 +75,9 @@ export const samlRoutes: RawRoute[] = [
     rateLimited: true,
     async handler(services, { providerId }) {
       const provider = await activeProvider(services, providerId);
-      return new Response((await saml()).serviceMetadata(provider, services.config), { headers: { "content-type": "application/samlmetadata+xml; charset=utf-8" } });
+      return new Response((await saml()).serviceMetadata(provider, services.config), {
+        headers: { "content-type": "application/samlmetadata+xml; charset=utf-8" },
+      });
     },
   }),
 ];

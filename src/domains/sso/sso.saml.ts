@@ -24,7 +24,12 @@ const EMAIL_ATTRIBUTES = [
   "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress",
   "urn:oid:0.9.2342.19200300.100.1.3",
 ];
-const NAME_ATTRIBUTES = ["displayName", "name", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name", "urn:oid:2.16.840.1.113730.3.1.241"];
+const NAME_ATTRIBUTES = [
+  "displayName",
+  "name",
+  "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name",
+  "urn:oid:2.16.840.1.113730.3.1.241",
+];
 
 const refused = (message: string) => new AppError(401, message);
 
@@ -116,10 +121,9 @@ export async function verifySamlResponse(provider: SamlProvider, config: SamlCon
   let doc: Document | undefined;
   if (xml.trimStart().startsWith("<")) {
     const errors: string[] = [];
-    doc = new DOMParser({ errorHandler: { error: (e: string) => errors.push(e), fatalError: (e: string) => errors.push(e), warning: () => undefined } }).parseFromString(
-      xml,
-      "text/xml",
-    ) as unknown as Document;
+    doc = new DOMParser({
+      errorHandler: { error: (e: string) => errors.push(e), fatalError: (e: string) => errors.push(e), warning: () => undefined },
+    }).parseFromString(xml, "text/xml") as unknown as Document;
     if (errors.length) doc = undefined;
   }
   const root = doc?.documentElement;
@@ -180,7 +184,9 @@ export async function verifySamlResponse(provider: SamlProvider, config: SamlCon
   for (const name of NAME_ATTRIBUTES) if ((displayName = first(attributes[name]))) break;
   if (!displayName) {
     const given = first(attributes.givenName ?? attributes["http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname"]);
-    const family = first(attributes.sn ?? attributes.surname ?? attributes["http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname"]);
+    const family = first(
+      attributes.sn ?? attributes.surname ?? attributes["http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname"],
+    );
     displayName = [given, family].filter(Boolean).join(" ") || null;
   }
   return { email: email.toLowerCase(), displayName, assertionId, expiresAt };

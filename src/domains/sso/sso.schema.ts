@@ -30,7 +30,10 @@ export const SamlProviderRef = builder.prismaNode("SamlProvider", {
     object: t.string({ resolve: () => "saml-provider" }),
     label: t.exposeString("label", { description: `1 to ${service.LIMITS.label} characters.` }),
     ssoURL: t.exposeString("ssoURL", { nullable: true, description: "The identity provider's sign-in URL (HTTP-Redirect binding)." }),
-    entityID: t.exposeString("entityID", { nullable: true, description: "The identity provider's entity id (the Issuer of its assertions)." }),
+    entityID: t.exposeString("entityID", {
+      nullable: true,
+      description: "The identity provider's entity id (the Issuer of its assertions).",
+    }),
     certificate: t.exposeString("certificate", { nullable: true, description: "The identity provider's X.509 signing certificate (PEM)." }),
     defaultTeam: t.field({
       type: TeamRef,
@@ -77,7 +80,9 @@ builder.prismaObjectFields("Organization", (t) => ({
 
 const providerArgs = builder.args((t) => ({
   entityID: t.string({ description: `The identity provider's entity id, at most ${service.LIMITS.entityID} characters.` }),
-  certificate: t.string({ description: `The identity provider's X.509 certificate in PEM, at most ${service.LIMITS.certificate} characters.` }),
+  certificate: t.string({
+    description: `The identity provider's X.509 certificate in PEM, at most ${service.LIMITS.certificate} characters.`,
+  }),
   ssoURL: t.string({ description: `The identity provider's sign-in URL, at most ${service.LIMITS.ssoURL} characters.` }),
   defaultTeam: t.string({ description: "Id of a team of the organization that new members join." }),
   defaultRole: t.field({ type: RoleEnum, description: "Role of new members; null: guest." }),
@@ -138,6 +143,7 @@ builder.mutationFields((t) => ({
     type: SamlProviderDeletePayload,
     description: "Removes a SAML provider (succeeds also when it did not exist; admins only).",
     args: { organizationId: t.arg.string({ required: true }), samlProviderId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => deleted(service.deleteProvider(ctx, args.organizationId, args.samlProviderId), args.samlProviderId, args.organizationId),
+    resolve: async (_r, args, ctx) =>
+      deleted(service.deleteProvider(ctx, args.organizationId, args.samlProviderId), args.samlProviderId, args.organizationId),
   }),
 }));

@@ -1,7 +1,7 @@
 import type { Prisma as P, PrismaClient, SamlProvider, Team } from "../../generated/prisma/client.js";
 import type { Context, Services } from "../../core/context.js";
 import { membershipAccess, requireOrgRole } from "../../core/access/access.js";
-import { byKeys, defineLoader } from "../../core/graph/loaders.js";
+import { defineLoader } from "../../core/graph/loaders.js";
 import { paginate, type PageArgs } from "../../core/graph/pagination.js";
 import { AppError, badInput, forbidden, notFound } from "../../core/errors.js";
 import { checkLength, checkOneOf, checkUri } from "../../core/validate.js";
@@ -42,7 +42,8 @@ export interface ProviderInput {
 /** Checks the given fields (absent: unchanged; null: cleared) and returns the data to store. */
 async function providerData(ctx: Context, organizationId: string, input: ProviderInput, creating: boolean) {
   const data: P.SamlProviderUncheckedUpdateInput = {};
-  if (input.label === null || (creating && input.label === undefined)) throw badInput(creating ? "label is required." : "label cannot be null.");
+  if (input.label === null || (creating && input.label === undefined))
+    throw badInput(creating ? "label is required." : "label cannot be null.");
   if (input.label !== undefined) {
     const label = input.label.trim();
     checkLength("label", label, 1, LIMITS.label);
@@ -85,7 +86,10 @@ export async function listProviders(ctx: Context, organizationId: string, args: 
   return paginate({
     args,
     where: { organizationId },
-    order: [["createdAt", "asc"], ["id", "asc"]],
+    order: [
+      ["createdAt", "asc"],
+      ["id", "asc"],
+    ],
     from: ctx.prisma.samlProvider,
   });
 }
@@ -175,7 +179,10 @@ export async function signInWithSaml(services: Pick<Services, "prisma" | "urls">
   const user = existing ?? (await prisma.user.findUniqueOrThrow({ where: { email: identity.email } }));
   if (member) {
     if (!member.sso) {
-      await prisma.member.update({ where: { organizationId_userId: { organizationId: organization.id, userId: user.id } }, data: { sso: true } });
+      await prisma.member.update({
+        where: { organizationId_userId: { organizationId: organization.id, userId: user.id } },
+        data: { sso: true },
+      });
     }
   } else {
     await prisma.member.upsert({
@@ -201,6 +208,11 @@ export async function signInWithSaml(services: Pick<Services, "prisma" | "urls">
       ...(user.photoURL ? { photoURL: user.photoURL } : {}),
       urls: services.urls.user(user.id),
     },
-    organization: { object: "organization", id: organization.id, title: organization.title, urls: services.urls.organization(organization.id) },
+    organization: {
+      object: "organization",
+      id: organization.id,
+      title: organization.title,
+      urls: services.urls.organization(organization.id),
+    },
   };
 }

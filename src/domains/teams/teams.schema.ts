@@ -34,7 +34,11 @@ export const TeamRef = builder.prismaNode("Team", {
   fields: (t) => ({
     object: t.string({ resolve: () => "team" }),
     title: t.exposeString("title"),
-    membersCount: t.int({ extensions: restName("members"), description: "Number of members.", resolve: (team, _a, ctx) => service.teamMemberCount(ctx).load(team.id) }),
+    membersCount: t.int({
+      extensions: restName("members"),
+      description: "Number of members.",
+      resolve: (team, _a, ctx) => service.teamMemberCount(ctx).load(team.id),
+    }),
     spacesCount: t.int({
       extensions: restName("spaces"),
       description: "Number of spaces the team is granted access to.",
@@ -180,6 +184,7 @@ builder.mutationFields((t) => ({
       teamId: t.arg.string({ required: true }),
       userId: t.arg.string({ required: true }),
     },
-    resolve: async (_r, args, ctx) => deleted(service.removeTeamMember(ctx, args.organizationId, args.teamId, args.userId), args.userId, args.teamId),
+    resolve: async (_r, args, ctx) =>
+      deleted(service.removeTeamMember(ctx, args.organizationId, args.teamId, args.userId), args.userId, args.teamId),
   }),
 }));

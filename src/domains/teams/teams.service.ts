@@ -29,7 +29,10 @@ export const viewerTeamRole = defineLoader<string, TeamRole | null>(async (teamI
 
 export const teamMemberCount = defineSharedLoader<string, number>(async (teamIds, prisma) => {
   const rows = await prisma.teamMember.groupBy({ by: ["teamId"], where: { teamId: { in: [...teamIds] } }, _count: { _all: true } });
-  return countsByKeys(teamIds, rows.map((r) => ({ key: r.teamId, count: r._count._all })));
+  return countsByKeys(
+    teamIds,
+    rows.map((r) => ({ key: r.teamId, count: r._count._all })),
+  );
 });
 
 /** Spaces the team is granted access to (SpaceAccess rows of the team on live spaces). */
@@ -39,7 +42,10 @@ export const teamSpaceCount = defineSharedLoader<string, number>(async (teamIds,
     where: { teamId: { in: [...teamIds] }, space: { deletedAt: null } },
     _count: { _all: true },
   });
-  return countsByKeys(teamIds, rows.map((r) => ({ key: r.teamId!, count: r._count._all })));
+  return countsByKeys(
+    teamIds,
+    rows.map((r) => ({ key: r.teamId!, count: r._count._all })),
+  );
 });
 
 export async function permissionsOfTeam(ctx: Context, team: Pick<Team, "id" | "organizationId">) {
@@ -108,7 +114,8 @@ async function resolveMembers(ctx: Context, organizationId: string, fields: [fie
       const user = userOf(e);
       return user && user.memberships.length === 0;
     });
-    if (unknown.length) problems.push(`${field}: ${quoted(unknown)} ${unknown.length === 1 ? "is not a known user" : "are not known users"}.`);
+    if (unknown.length)
+      problems.push(`${field}: ${quoted(unknown)} ${unknown.length === 1 ? "is not a known user" : "are not known users"}.`);
     if (outside.length) {
       problems.push(`${field}: ${quoted(outside)} ${outside.length === 1 ? "is not a member" : "are not members"} of this organization.`);
     }
@@ -138,7 +145,15 @@ export async function listTeams(ctx: Context, organizationId: string, args: Team
   }
   // By title ignoring case (the database's collation may sort "Zeta" before "alpha").
   const titled = await ctx.prisma.team.findMany({ where, select: { id: true, title: true } });
-  return pageOfTeams(ctx, sortByText(titled, (t) => t.title, (t) => t.id), args);
+  return pageOfTeams(
+    ctx,
+    sortByText(
+      titled,
+      (t) => t.title,
+      (t) => t.id,
+    ),
+    args,
+  );
 }
 
 /** Creates a team with the given members (all with the `member` role). */
@@ -146,11 +161,7 @@ export async function createTeam(ctx: Context, organizationId: string, input: { 
   await requireOrgRole(ctx, organizationId, "admin", "create teams");
   const title = checkTitle(input.title);
   const requested = unique(input.members ?? []);
-  const idOf = await resolveMembers(
-    ctx,
-    organizationId,
-    [["members", requested]],
-  );
+  const idOf = await resolveMembers(ctx, organizationId, [["members", requested]]);
   return ctx.prisma.team.create({
     data: {
       id: newId("Team"),
@@ -251,7 +262,10 @@ export async function updateTeamMembers(ctx: Context, organizationId: string, te
   const added = unique(add.map(idOf)).filter((id) => !removed.has(id) && !withRole.has(id));
   await ctx.prisma.$transaction([
     ctx.prisma.teamMember.deleteMany({ where: { teamId: team.id, userId: { in: [...removed] } } }),
-    ctx.prisma.teamMember.createMany({ data: added.map((userId) => ({ teamId: team.id, userId, role: "member" as const })), skipDuplicates: true }),
+    ctx.prisma.teamMember.createMany({
+      data: added.map((userId) => ({ teamId: team.id, userId, role: "member" as const })),
+      skipDuplicates: true,
+    }),
     ...[...withRole]
       .filter(([userId]) => !removed.has(userId))
       .map(([userId, role]) =>
@@ -266,7 +280,13 @@ export async function updateTeamMembers(ctx: Context, organizationId: string, te
 }
 
 /** Adds a member to the team, or changes their role when already in it. */
-export async function setTeamMember(ctx: Context, organizationId: string, teamId: string, userId: string, input: { role?: TeamRole | null }) {
+export async function setTeamMember(
+  ctx: Context,
+  organizationId: string,
+  teamId: string,
+  userId: string,
+  input: { role?: TeamRole | null },
+) {
   const team = await requireManageableTeam(ctx, organizationId, teamId, "change this team's members");
   const member = await memberByKey(ctx).load({ organizationId, userId });
   if (!member) throw badInput(`userId ${JSON.stringify(userId)} is not a member of this organization.`);

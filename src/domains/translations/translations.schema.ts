@@ -98,6 +98,11 @@ builder.mutationFields((t) => ({
     type: TranslationSettingsDeletePayload,
     description: "Deletes translation settings (succeeds also when they did not exist).",
     args: { organizationId: t.arg.string({ required: true }), translationSettingsId: t.arg.string({ required: true }) },
-    resolve: async (_r, args, ctx) => deleted(service.deleteTranslations(ctx, args.organizationId, args.translationSettingsId), args.translationSettingsId, args.organizationId),
+    resolve: async (_r, args, ctx) =>
+      deleted(
+        service.deleteTranslations(ctx, args.organizationId, args.translationSettingsId),
+        args.translationSettingsId,
+        args.organizationId,
+      ),
   }),
 }));

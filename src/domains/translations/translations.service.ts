@@ -47,7 +47,10 @@ export async function listTranslations(ctx: Context, organizationId: string, arg
   return paginate({
     args,
     where: { organizationId },
-    order: [["createdAt", "asc"], ["id", "asc"]],
+    order: [
+      ["createdAt", "asc"],
+      ["id", "asc"],
+    ],
     from: ctx.prisma.translationSettings,
   });
 }

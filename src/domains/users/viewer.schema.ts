@@ -16,16 +16,18 @@ export const ViewerRef = builder.prismaObject("User", {
     displayName: t.exposeString("displayName"),
     email: t.exposeString("email"),
     photoURL: t.exposeString("photoURL", { nullable: true }),
-    organizations: t.prismaConnection(
-      {
-        type: "Organization",
-        cursor: "id",
-        description: "Organizations the caller is a member of, oldest membership first.",
-        totalCount: (_user, _args, ctx) => ctx.prisma.organization.count({ where: { members: { some: viewerMemberWhere(ctx) } } }),
-        resolve: (query, _user, _args, ctx) =>
-          ctx.prisma.organization.findMany({ ...query, where: { members: { some: viewerMemberWhere(ctx) } }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] }),
-      },
-    ),
+    organizations: t.prismaConnection({
+      type: "Organization",
+      cursor: "id",
+      description: "Organizations the caller is a member of, oldest membership first.",
+      totalCount: (_user, _args, ctx) => ctx.prisma.organization.count({ where: { members: { some: viewerMemberWhere(ctx) } } }),
+      resolve: (query, _user, _args, ctx) =>
+        ctx.prisma.organization.findMany({
+          ...query,
+          where: { members: { some: viewerMemberWhere(ctx) } },
+          orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        }),
+    }),
     memberships: t.prismaConnection({
       type: "Member",
       cursor: "organizationId_userId",

@@ -1,7 +1,8 @@
 import { defaultFieldResolver, type ExecutionResult, type GraphQLSchema } from "graphql";
 import type { Context } from "../../core/context.js";
 
-export const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> => typeof (value as any)?.[Symbol.asyncIterator] === "function";
+export const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
+  typeof (value as any)?.[Symbol.asyncIterator] === "function";
 export const DONE: IteratorResult<never> = { done: true, value: undefined };
 
 /** The `subscribe` functions gateSubscriptions made (a schema is gated once). */

@@ -32,7 +32,13 @@ export function isStateStream(args: ExecutionArgs): boolean {
 }
 
 /** The subscription field's access grade, or null when the selection may depend on the viewer (or the field grades nothing). */
-export async function accessGrade(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Record<string, unknown>, ctx: Context): Promise<string | null> {
+export async function accessGrade(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown>,
+  ctx: Context,
+): Promise<string | null> {
   const subscribed = subscriptionField(schema, document, operationName);
   const grade = subscribed?.field.extensions?.streamAccess as StreamAccess | undefined;
   if (!subscribed || !grade) return null;
@@ -65,7 +71,13 @@ function valueOf(node: any, variables: Record<string, unknown>): unknown {
 }
 
 /** Whether every selected field reads only its parent and arguments, so the result is the same whoever asks. */
-function viewerFree(schema: GraphQLSchema, type: ReturnType<typeof getNamedType>, selection: SelectionSetNode, fragments: Map<string, any>, visiting: Set<string>): boolean {
+function viewerFree(
+  schema: GraphQLSchema,
+  type: ReturnType<typeof getNamedType>,
+  selection: SelectionSetNode,
+  fragments: Map<string, any>,
+  visiting: Set<string>,
+): boolean {
   const types = isObjectType(type) ? [type] : isAbstractType(type) ? schema.getPossibleTypes(type) : [];
   for (const s of selection.selections) {
     if (s.kind === Kind.FIELD) {
@@ -73,7 +85,13 @@ function viewerFree(schema: GraphQLSchema, type: ReturnType<typeof getNamedType>
       for (const t of types) {
         const field = t.getFields()[s.name.value];
         if (!field) continue;
-        if (!resolvesFromParent(field, t.getInterfaces().some((i) => i.name === "Node"))) return false;
+        if (
+          !resolvesFromParent(
+            field,
+            t.getInterfaces().some((i) => i.name === "Node"),
+          )
+        )
+          return false;
         if (s.selectionSet && !viewerFree(schema, getNamedType(field.type), s.selectionSet, fragments, visiting)) return false;
       }
     } else {

@@ -206,7 +206,22 @@ export class LiveStreams {
     // Only the operation, not graphql-ws's extras holding the opener's socket: the group outlives it.
     const { schema, document, operationName, variableValues, rootValue } = op.args;
     const args = { schema, document, operationName, variableValues, rootValue, contextValue: ctx };
-    const group: Group = { key: op.key, ctx, args, members: new Set(), ready: undefined as any, checked: 0, closed: false, latest: isStateStream(args), log: [], logStart: 0, logEnds: [], startBytes: 0, sending: false, arena: new FrameArena() };
+    const group: Group = {
+      key: op.key,
+      ctx,
+      args,
+      members: new Set(),
+      ready: undefined as any,
+      checked: 0,
+      closed: false,
+      latest: isStateStream(args),
+      log: [],
+      logStart: 0,
+      logEnds: [],
+      startBytes: 0,
+      sending: false,
+      arena: new FrameArena(),
+    };
     ctx.streamGate = () => this.gate(group);
     this.groups.set(op.key, group);
     group.ready = (async () => {
@@ -246,7 +261,8 @@ export class LiveStreams {
         if (member.ended) return;
         member.ended = true;
         release();
-        if (payload !== undefined && member.socket.readyState === member.socket.OPEN) member.socket.send(nextMessage(member.prefix, Buffer.from(payload)), TEXT);
+        if (payload !== undefined && member.socket.readyState === member.socket.OPEN)
+          member.socket.send(nextMessage(member.prefix, Buffer.from(payload)), TEXT);
         group.members.delete(member);
         if (group.members.size === 0) this.end(group);
         member.waiting?.(DONE);
@@ -270,7 +286,11 @@ export class LiveStreams {
         if (!access) return;
         if (access === "moved" && next.value.errors?.length) continue;
         if (group.log.length >= MAX_QUEUED) this.dropStalled(group);
-        if (group.log.length >= MAX_QUEUED) throw new AppError(503, `This live stream fell more than ${MAX_QUEUED} events behind its delivery and was ended; subscribe again.`);
+        if (group.log.length >= MAX_QUEUED)
+          throw new AppError(
+            503,
+            `This live stream fell more than ${MAX_QUEUED} events behind its delivery and was ended; subscribe again.`,
+          );
         const payload = Buffer.from(this.opts.serialize(next.value));
         // An event executed after a later write reads the same newest state: nothing new.
         if (group.latest && group.newest?.equals(payload)) continue;
@@ -304,7 +324,13 @@ export class LiveStreams {
     const refusals = await Promise.all(
       [...viewers.values()].map(async ([first]) => {
         // No gate: this check reads no event.
-        const contextValue: Context = { ...group.ctx, viewer: first!.viewer, loaders: new Map(), sharedStream: true, streamGate: undefined };
+        const contextValue: Context = {
+          ...group.ctx,
+          viewer: first!.viewer,
+          loaders: new Map(),
+          sharedStream: true,
+          streamGate: undefined,
+        };
         const args = { ...group.args, contextValue };
         let result: unknown;
         try {
@@ -422,7 +448,8 @@ export class LiveStreams {
       const first = from - group.logStart;
       if (m.raw) {
         const stretch = stretchKey(from, end);
-        if (last?.id !== m.id || last.stretch !== stretch) last = { id: m.id, stretch, chunks: buildFrames(group.arena, m.prefix, group.log, first, end - group.logStart) };
+        if (last?.id !== m.id || last.stretch !== stretch)
+          last = { id: m.id, stretch, chunks: buildFrames(group.arena, m.prefix, group.log, first, end - group.logStart) };
         const { chunks } = last;
         if (chunks.length === 1) m.raw.write(chunks[0]!);
         else {

@@ -42,7 +42,22 @@ describe("POST /v1/spaces/{spaceId}/change-requests", () => {
     expect(res.status).toBe(201);
     const cr = res.body;
     expect(Object.keys(cr).sort()).toEqual(
-      ["comments", "createdAt", "createdBy", "id", "number", "object", "outdated", "revision", "revisionInitial", "space", "status", "subject", "updatedAt", "urls"].sort(),
+      [
+        "comments",
+        "createdAt",
+        "createdBy",
+        "id",
+        "number",
+        "object",
+        "outdated",
+        "revision",
+        "revisionInitial",
+        "space",
+        "status",
+        "subject",
+        "updatedAt",
+        "urls",
+      ].sort(),
     );
     expect(cr).toMatchObject({
       object: "change-request",
@@ -68,7 +83,9 @@ describe("POST /v1/spaces/{spaceId}/change-requests", () => {
 
   it("numbers change requests one by one per space, also when created at the same time", async () => {
     const spaceId = await newSpace();
-    const created = await Promise.all(Array.from({ length: 6 }, (_, i) => admin.post(`/v1/spaces/${spaceId}/change-requests`, { subject: `cr ${i}` })));
+    const created = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => admin.post(`/v1/spaces/${spaceId}/change-requests`, { subject: `cr ${i}` })),
+    );
     expect(created.map((r) => r.status)).toEqual(Array(6).fill(201));
     expect(created.map((r) => r.body.number).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
     expect((await newCr(await newSpace())).number).toBe(1); // numbers are per space
@@ -115,13 +132,21 @@ describe("reading and listing change requests", () => {
     expect(open.status).toBe(200);
     expect(open.body.count).toBe(2);
     expect(open.body.items.map((i: any) => i.number)).toEqual([3, 2]);
-    expect((await reader.get(`/v1/spaces/${spaceId}/change-requests`, { status: "draft" })).body.items.map((i: any) => i.id)).toEqual([a.id]);
-    expect((await reader.get(`/v1/spaces/${spaceId}/change-requests`, { creator: editor.user })).body.items.map((i: any) => i.id)).toEqual([b.id]);
-    expect((await reader.get(`/v1/spaces/${spaceId}/change-requests`, { contributor: admin.user })).body.items.map((i: any) => i.id)).toEqual([c.id, b.id]);
+    expect((await reader.get(`/v1/spaces/${spaceId}/change-requests`, { status: "draft" })).body.items.map((i: any) => i.id)).toEqual([
+      a.id,
+    ]);
+    expect((await reader.get(`/v1/spaces/${spaceId}/change-requests`, { creator: editor.user })).body.items.map((i: any) => i.id)).toEqual([
+      b.id,
+    ]);
+    expect(
+      (await reader.get(`/v1/spaces/${spaceId}/change-requests`, { contributor: admin.user })).body.items.map((i: any) => i.id),
+    ).toEqual([c.id, b.id]);
     expect((await reader.get(`/v1/spaces/${spaceId}/change-requests`, { contributor: reader.user })).body.count).toBe(0);
     const first = await reader.get(`/v1/spaces/${spaceId}/change-requests`, { limit: 1 });
     expect(first.body.items[0].id).toBe(c.id);
-    expect((await reader.get(`/v1/spaces/${spaceId}/change-requests`, { limit: 1, page: first.body.next.page })).body.items[0].id).toBe(b.id);
+    expect((await reader.get(`/v1/spaces/${spaceId}/change-requests`, { limit: 1, page: first.body.next.page })).body.items[0].id).toBe(
+      b.id,
+    );
     expectError(await reader.get(`/v1/spaces/${spaceId}/change-requests`, { status: "closed" }), 400, "status");
     expectError(await reader.get(`/v1/spaces/${spaceId}/change-requests`, { limit: 1001 }), 400, "limit");
     expectError(await other.get(`/v1/spaces/${spaceId}/change-requests`), 404);
@@ -177,7 +202,11 @@ describe("change request content", () => {
     expect(edited.status).toBe(200);
     expect(edited.body.urls.app).toBe(`${t.url}/app/s/${spaceId}/~/changes/${cr.number}/home`);
     const added = await newPage(spaceId, { title: "CR only", parent: page.id }, editor, cr.id);
-    const file = await editor.post(`${prefix}/files`, { name: "a.txt", contentType: "text/plain", data: Buffer.from("hi").toString("base64") });
+    const file = await editor.post(`${prefix}/files`, {
+      name: "a.txt",
+      contentType: "text/plain",
+      data: Buffer.from("hi").toString("base64"),
+    });
     expect(file.status).toBe(201);
 
     const revision = await reader.get(prefix);
@@ -218,11 +247,17 @@ describe("change request content", () => {
     const cr = await newCr(spaceId);
     await admin.patch(`/v1/spaces/${spaceId}`, { editMode: "locked" });
     expectError(await admin.patch(`/v1/spaces/${spaceId}/content/page/${page.id}`, { markdown: "direct" }), 403, "locked");
-    expect((await editor.patch(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${page.id}`, { markdown: "proposed" })).status).toBe(200);
+    expect(
+      (await editor.patch(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${page.id}`, { markdown: "proposed" })).status,
+    ).toBe(200);
     expectError(await admin.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`), 403, "locked");
     await admin.patch(`/v1/spaces/${spaceId}`, { editMode: "live" });
     await admin.patch(`/v1/spaces/${spaceId}/change-requests/${cr.id}`, { status: "archived" });
-    expectError(await editor.patch(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${page.id}`, { markdown: "late" }), 409, "archived");
+    expectError(
+      await editor.patch(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${page.id}`, { markdown: "late" }),
+      409,
+      "archived",
+    );
     expectError(await admin.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`), 409, "archived");
   });
 
@@ -231,11 +266,20 @@ describe("change request content", () => {
     const cr = await newCr(spaceId);
     const results = await Promise.all([
       ...Array.from({ length: 4 }, (_, i) => admin.post(`/v1/spaces/${spaceId}/content/pages`, { title: `Main ${i}` })),
-      ...Array.from({ length: 4 }, (_, i) => admin.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/pages`, { title: `CR ${i}` })),
+      ...Array.from({ length: 4 }, (_, i) =>
+        admin.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/pages`, { title: `CR ${i}` }),
+      ),
     ]);
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
-    expect((await admin.get(`/v1/spaces/${spaceId}/content/pages`)).body.pages.map((p: any) => p.title).sort()).toEqual(["Main 0", "Main 1", "Main 2", "Main 3"]);
-    expect((await admin.get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/pages`)).body.pages.map((p: any) => p.title).sort()).toEqual(["CR 0", "CR 1", "CR 2", "CR 3"]);
+    expect((await admin.get(`/v1/spaces/${spaceId}/content/pages`)).body.pages.map((p: any) => p.title).sort()).toEqual([
+      "Main 0",
+      "Main 1",
+      "Main 2",
+      "Main 3",
+    ]);
+    expect(
+      (await admin.get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/pages`)).body.pages.map((p: any) => p.title).sort(),
+    ).toEqual(["CR 0", "CR 1", "CR 2", "CR 3"]);
     const revisions = await t.gateway.db.prisma.revision.findMany({ where: { spaceId, changeRequestId: null, type: "edits" } });
     // One linear history: every revision's parent is the one before it.
     const parents = new Set(revisions.map((r) => r.parents[0]));
@@ -252,9 +296,13 @@ describe("merging and updating", () => {
 
     const cr1 = await newCr(spaceId, { subject: "First" }, editor);
     const cr2 = await newCr(spaceId, { subject: "Second" }, editor);
-    await editor.patch(`/v1/spaces/${spaceId}/change-requests/${cr1.id}/content/page/${intro.id}`, { markdown: "line ONE (cr1)\n\nline two\n\nline three" });
+    await editor.patch(`/v1/spaces/${spaceId}/change-requests/${cr1.id}/content/page/${intro.id}`, {
+      markdown: "line ONE (cr1)\n\nline two\n\nline three",
+    });
     const added = await newPage(spaceId, { title: "New in CR1", markdown: "fresh" }, editor, cr1.id);
-    await editor.patch(`/v1/spaces/${spaceId}/change-requests/${cr2.id}/content/page/${intro.id}`, { markdown: "line one (cr2)\n\nline two\n\nline three (cr2)" });
+    await editor.patch(`/v1/spaces/${spaceId}/change-requests/${cr2.id}/content/page/${intro.id}`, {
+      markdown: "line one (cr2)\n\nline two\n\nline three (cr2)",
+    });
     // Meanwhile, on the space itself.
     await admin.patch(`/v1/spaces/${spaceId}/content/page/${guide.id}`, { markdown: "ALPHA (main)\n\nbeta" });
     const mainBefore = await mainRevision(spaceId);
@@ -294,19 +342,29 @@ describe("merging and updating", () => {
     expect((await admin.get(`/v1/spaces/${spaceId}/change-requests/${cr2.id}`)).body).toEqual(cr2Before);
 
     // 4. Resolve in the change request (take the space's line, keep its own other change), then update and merge.
-    await editor.patch(`/v1/spaces/${spaceId}/change-requests/${cr2.id}/content/page/${intro.id}`, { markdown: "line ONE (cr1)\n\nline two\n\nline three (cr2)" });
+    await editor.patch(`/v1/spaces/${spaceId}/change-requests/${cr2.id}/content/page/${intro.id}`, {
+      markdown: "line ONE (cr1)\n\nline two\n\nline three (cr2)",
+    });
     const cr2Head = (await admin.get(`/v1/spaces/${spaceId}/change-requests/${cr2.id}`)).body.revision;
     const updated = await editor.post(`/v1/spaces/${spaceId}/change-requests/${cr2.id}/update`);
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
     expect(updated.body.result).toBe("update");
     const cr2After = (await admin.get(`/v1/spaces/${spaceId}/change-requests/${cr2.id}`)).body;
-    expect(cr2After).toMatchObject({ revision: updated.body.revision, revisionMergedAncestor: merged.body.revision, outdated: false, status: "draft" });
+    expect(cr2After).toMatchObject({
+      revision: updated.body.revision,
+      revisionMergedAncestor: merged.body.revision,
+      outdated: false,
+      status: "draft",
+    });
     const cr2Content = (await admin.get(`/v1/spaces/${spaceId}/change-requests/${cr2.id}/content`)).body;
     expect(cr2Content).toMatchObject({ type: "update", parents: [cr2Head, merged.body.revision] });
     expect(cr2Content.pages.map((p: any) => p.title)).toEqual(["Intro", "Guide", "New in CR1"]);
     expect(cr2Content.pages[1].markdown).toBe("ALPHA (main)\n\nbeta");
     // Already up to date: nothing new.
-    expect((await editor.post(`/v1/spaces/${spaceId}/change-requests/${cr2.id}/update`)).body).toEqual({ revision: updated.body.revision, result: "update" });
+    expect((await editor.post(`/v1/spaces/${spaceId}/change-requests/${cr2.id}/update`)).body).toEqual({
+      revision: updated.body.revision,
+      result: "update",
+    });
 
     const second = await admin.post(`/v1/spaces/${spaceId}/change-requests/${cr2.id}/merge`);
     expect(second.status, JSON.stringify(second.body)).toBe(200);
@@ -319,7 +377,11 @@ describe("merging and updating", () => {
     expectError(await admin.post(`/v1/spaces/${spaceId}/change-requests/${cr2.id}/merge`), 409, "merged");
     expectError(await admin.post(`/v1/spaces/${spaceId}/change-requests/${cr2.id}/update`), 409, "merged");
     expectError(await admin.patch(`/v1/spaces/${spaceId}/change-requests/${cr2.id}`, { status: "open" }), 409, "merged");
-    expectError(await admin.patch(`/v1/spaces/${spaceId}/change-requests/${cr2.id}/content/page/${intro.id}`, { title: "x" }), 409, "merged");
+    expectError(
+      await admin.patch(`/v1/spaces/${spaceId}/change-requests/${cr2.id}/content/page/${intro.id}`, { title: "x" }),
+      409,
+      "merged",
+    );
     void start;
   });
 
@@ -338,7 +400,10 @@ describe("merging and updating", () => {
     await newPage(spaceId, { title: "Via graph" }, admin, cr.id);
     expectError(await other.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`), 404);
     expectError(await other.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/update`), 404);
-    const res = await admin.graphql(`mutation($s: String!, $c: String!) { changeRequestMerge(spaceId: $s, changeRequestId: $c) { revision result } }`, { s: spaceId, c: String(cr.number) });
+    const res = await admin.graphql(
+      `mutation($s: String!, $c: String!) { changeRequestMerge(spaceId: $s, changeRequestId: $c) { revision result } }`,
+      { s: spaceId, c: String(cr.number) },
+    );
     expect(res.errors).toBeUndefined();
     expect(res.data.changeRequestMerge.result).toBe("merge");
     expect((await admin.get(`/v1/spaces/${spaceId}/content/pages`)).body.pages[0].title).toBe("Via graph");
@@ -349,7 +414,18 @@ describe("GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf", () =>
   it("answers a URL serving the change request's content as a PDF, optionally one page", async () => {
     const spaceId = await newSpace("Printable");
     const cr = await newCr(spaceId, { subject: "Print me" });
-    const one = await newPage(spaceId, { title: "Chapter one", markdown: "# Heading\n\nSome text that is long enough to wrap " + "word ".repeat(80) + "\n\n- item\n\n```\ncode\n```\n\nUnicode: café ✓ 漢字" }, admin, cr.id);
+    const one = await newPage(
+      spaceId,
+      {
+        title: "Chapter one",
+        markdown:
+          "# Heading\n\nSome text that is long enough to wrap " +
+          "word ".repeat(80) +
+          "\n\n- item\n\n```\ncode\n```\n\nUnicode: café ✓ 漢字",
+      },
+      admin,
+      cr.id,
+    );
     await newPage(spaceId, { title: "Chapter two", markdown: "More." }, admin, cr.id);
 
     const res = await reader.get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/pdf`);
@@ -365,7 +441,9 @@ describe("GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf", () =>
 
     const single = await reader.get(`/v1/spaces/${spaceId}/change-requests/${cr.number}/pdf`, { pageId: one.id });
     expect(single.body.url).toBe(`${t.url}/v1/spaces/${spaceId}/change-requests/${cr.id}/pdf/download?pageId=${one.id}`);
-    const singleBytes = Buffer.from(await (await fetch(single.body.url, { headers: { authorization: `Bearer ${reader.token}` } })).arrayBuffer());
+    const singleBytes = Buffer.from(
+      await (await fetch(single.body.url, { headers: { authorization: `Bearer ${reader.token}` } })).arrayBuffer(),
+    );
     expect(singleBytes.subarray(0, 5).toString("latin1")).toBe("%PDF-");
     expect(pagesIn(singleBytes)).toBeLessThan(pagesIn(bytes));
 

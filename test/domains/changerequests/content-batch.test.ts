@@ -57,9 +57,20 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
         {
           operation: "insert_page",
           ref: "setup",
-          document: { markdown: "# Setup\n\nSee [the architecture](./overview.md), the [intro](/pages/" + intro.id + "#top), [guide](/pages/guide.md) and ![diagram](./diagram.png).\n" },
+          document: {
+            markdown:
+              "# Setup\n\nSee [the architecture](./overview.md), the [intro](/pages/" +
+              intro.id +
+              "#top), [guide](/pages/guide.md) and ![diagram](./diagram.png).\n",
+          },
         },
-        { operation: "insert_files", files: [{ ref: "diagram.png", name: "diagram.png", url: `${filesUrl}/diagram.png` }, { name: "notes.txt", contentType: "text/plain", base64: Buffer.from("hi").toString("base64") }] },
+        {
+          operation: "insert_files",
+          files: [
+            { ref: "diagram.png", name: "diagram.png", url: `${filesUrl}/diagram.png` },
+            { name: "notes.txt", contentType: "text/plain", base64: Buffer.from("hi").toString("base64") },
+          ],
+        },
         {
           operation: "insert_page",
           ref: "overview",
@@ -91,9 +102,17 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
       `See [the architecture](page:${overviewRef.id}), the [intro](page:${intro.id}#top), [guide](page:${(await pageByTitle(base, "Guide")).id}) and ![diagram](file:${diagram}).\n`,
     );
     const overview = (await admin.get(`${base}/page/${overviewRef.id}`)).body;
-    expect(overview).toMatchObject({ title: "Architecture", description: "How it fits", hidden: true, path: "intro/architecture", markdown: `Back to [setup](page:${setupRef.id}).\n` });
+    expect(overview).toMatchObject({
+      title: "Architecture",
+      description: "How it fits",
+      hidden: true,
+      path: "intro/architecture",
+      markdown: `Back to [setup](page:${setupRef.id}).\n`,
+    });
     // The file's bytes are served, and the link report sees the page and file links as ok.
-    const download = await fetch(`${t.url}${base.replace(/\/change-requests\/[^/]+/, "")}/files/${diagram}/download`, { headers: { authorization: `Bearer ${admin.token}` } });
+    const download = await fetch(`${t.url}${base.replace(/\/change-requests\/[^/]+/, "")}/files/${diagram}/download`, {
+      headers: { authorization: `Bearer ${admin.token}` },
+    });
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(PNG)).toBe(true);
 
@@ -122,7 +141,12 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     expect(pages[0].pages[0]).toMatchObject({ id: guide.id, title: "Handbook", slug: "handbook", emoji: "📚", path: "intro/handbook" });
 
     // into: null brings it back to the top level, first.
-    const moved = await admin.post(`${base}?compat=false`, { changes: [{ operation: "update_page", page: guide.id, into: null, at: 0 }, { operation: "delete_page", page: intro.id }] });
+    const moved = await admin.post(`${base}?compat=false`, {
+      changes: [
+        { operation: "update_page", page: guide.id, into: null, at: 0 },
+        { operation: "delete_page", page: intro.id },
+      ],
+    });
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
     expect(moved.body.changes).toEqual([
       { object: "updated_page", page: { object: "page", id: guide.id, urls: { location: `${t.url}${base}/page/${guide.id}` } } },
@@ -164,8 +188,22 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     const base2 = (await admin.get(`${base}/pages`)).body.pages;
     expect(base2[0].pages.map((p: any) => p.id)).toEqual([guide.id]);
     const revision = (await admin.get(base)).body.id;
-    expect((await admin.post(base, { changes: [{ operation: "update_page", page: guide.id, into: null }, { operation: "update_page", page: intro.id, into: guide.id }] })).status).toBe(200);
-    expectError(await admin.post(base, { changes: [{ operation: "revert_page", page: guide.id, revision }] }), 400, "changes[0].page", "sub-pages");
+    expect(
+      (
+        await admin.post(base, {
+          changes: [
+            { operation: "update_page", page: guide.id, into: null },
+            { operation: "update_page", page: intro.id, into: guide.id },
+          ],
+        })
+      ).status,
+    ).toBe(200);
+    expectError(
+      await admin.post(base, { changes: [{ operation: "revert_page", page: guide.id, revision }] }),
+      400,
+      "changes[0].page",
+      "sub-pages",
+    );
   });
 
   it("takes a JSON document and turns it into markdown", async () => {
@@ -174,10 +212,39 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
       object: "document",
       nodes: [
         { object: "block", type: "heading-2", nodes: [{ object: "text", leaves: [{ object: "leaf", text: "Steps", marks: [] }] }] },
-        { object: "block", type: "paragraph", nodes: [{ object: "text", text: "Run " }, { object: "text", text: "npm start", marks: ["code"] }, { object: "text", leaves: [{ text: " now", marks: [{ object: "mark", type: "bold" }] }] }] },
-        { object: "block", type: "paragraph", nodes: [{ object: "inline", type: "link", data: { ref: { kind: "page", page: "page_abc" } }, nodes: [{ object: "text", text: "see" }] }] },
-        { object: "block", type: "list-ordered", nodes: [{ object: "block", type: "list-item", nodes: [{ object: "block", type: "paragraph", nodes: [{ object: "text", text: "one" }] }] }] },
-        { object: "block", type: "code", data: { syntax: "sh" }, nodes: [{ object: "block", type: "code-line", nodes: [{ object: "text", text: "npm i" }] }] },
+        {
+          object: "block",
+          type: "paragraph",
+          nodes: [
+            { object: "text", text: "Run " },
+            { object: "text", text: "npm start", marks: ["code"] },
+            { object: "text", leaves: [{ text: " now", marks: [{ object: "mark", type: "bold" }] }] },
+          ],
+        },
+        {
+          object: "block",
+          type: "paragraph",
+          nodes: [
+            { object: "inline", type: "link", data: { ref: { kind: "page", page: "page_abc" } }, nodes: [{ object: "text", text: "see" }] },
+          ],
+        },
+        {
+          object: "block",
+          type: "list-ordered",
+          nodes: [
+            {
+              object: "block",
+              type: "list-item",
+              nodes: [{ object: "block", type: "paragraph", nodes: [{ object: "text", text: "one" }] }],
+            },
+          ],
+        },
+        {
+          object: "block",
+          type: "code",
+          data: { syntax: "sh" },
+          nodes: [{ object: "block", type: "code-line", nodes: [{ object: "text", text: "npm i" }] }],
+        },
       ],
     };
     const res = await admin.post(`${base}?compat=false`, { changes: [{ operation: "insert_page", title: "Run", document: { document } }] });
@@ -217,23 +284,62 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
       [{ changes: [{ operation: "insert_page", document: { markdown: "x" }, into: null }] }, "changes[0].into cannot be null"],
       [{ changes: [{ operation: "insert_page", document: { markdown: "x" }, into: "page_nope" }] }, "changes[0].into"],
       [{ changes: [{ operation: "insert_page", document: { markdown: "x", document: { object: "document", nodes: [] } } }] }, "not both"],
-      [{ changes: [{ operation: "insert_page", document: { document: { object: "document", nodes: [{ object: "block", type: "openapi", nodes: [] }] } } }] }, "openapi"],
+      [
+        {
+          changes: [
+            {
+              operation: "insert_page",
+              document: { document: { object: "document", nodes: [{ object: "block", type: "openapi", nodes: [] }] } },
+            },
+          ],
+        },
+        "openapi",
+      ],
       [{ changes: [{ operation: "insert_page", document: { markdown: "---\ntitle: [oops\n---\n" } }] }, "frontmatter"],
       [{ changes: [{ operation: "insert_page", document: { markdown: "x" }, condition: "visitor.claims.x" }] }, "condition"],
       [{ changes: [{ operation: "update_page", page: guide.id, slug: "Not A Slug" }] }, "changes[0].slug"],
       [{ changes: [{ operation: "update_page", page: guide.id, slug: "intro" }] }, "already used"],
-      [{ changes: [{ operation: "update_page", page: intro.id, into: guide.id }, { operation: "update_page", page: guide.id, into: intro.id }] }, "changes[1].into"],
+      [
+        {
+          changes: [
+            { operation: "update_page", page: intro.id, into: guide.id },
+            { operation: "update_page", page: guide.id, into: intro.id },
+          ],
+        },
+        "changes[1].into",
+      ],
       [{ changes: [{ operation: "update_page", page: guide.id, at: -1 }] }, "at"],
       [{ changes: [{ operation: "revert_page", page: guide.id, block: ["b1"] }] }, "changes[0].block"],
       [{ changes: [{ operation: "revert_page", page: guide.id, revision: "rev_nope" }] }, "changes[0].revision"],
-      [{ changes: [{ operation: "insert_page", ref: "a", document: {} }, { operation: "insert_page", ref: "./a.md", document: {} }] }, "changes[1].ref"],
+      [
+        {
+          changes: [
+            { operation: "insert_page", ref: "a", document: {} },
+            { operation: "insert_page", ref: "./a.md", document: {} },
+          ],
+        },
+        "changes[1].ref",
+      ],
       [{ changes: [{ operation: "insert_page", ref: "intro", document: {} }] }, "path of an existing page"],
       [{ changes: [{ operation: "insert_files", files: [] }] }, "changes[0].files"],
       [{ changes: [{ operation: "insert_files", files: [{ name: "a.png", base64: "aGk=" }] }] }, "contentType is required"],
-      [{ changes: [{ operation: "insert_files", files: [{ name: "a.png", base64: "aGk=", url: `${filesUrl}/diagram.png`, contentType: "image/png" }] }] }, "exactly one"],
+      [
+        {
+          changes: [
+            {
+              operation: "insert_files",
+              files: [{ name: "a.png", base64: "aGk=", url: `${filesUrl}/diagram.png`, contentType: "image/png" }],
+            },
+          ],
+        },
+        "exactly one",
+      ],
       [{ changes: [{ operation: "insert_files", files: [{ name: "a.png", url: "http://10.0.0.1/a.png" }] }] }, "changes[0].files[0].url"],
       [{ changes: [{ operation: "insert_files", files: [{ name: "a.png", url: `${filesUrl}/missing.png` }] }] }, "could not be fetched"],
-      [{ changes: [{ operation: "insert_files", files: [{ name: "a/b.png", contentType: "image/png", base64: "aGk=" }] }] }, "changes[0].files[0].name"],
+      [
+        { changes: [{ operation: "insert_files", files: [{ name: "a/b.png", contentType: "image/png", base64: "aGk=" }] }] },
+        "changes[0].files[0].name",
+      ],
     ];
     for (const [body, text] of cases) expectError(await admin.post(base, body), 400, text);
     expectError(await admin.post(`${base}?compat=maybe`, { changes: [{ operation: "delete_page", page: intro.id }] }), 400, "compat");
@@ -253,7 +359,9 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
   it("lands every one of concurrent batches on the same change request, each on the result of the one before", async () => {
     const { cr, base } = await setup();
     const answers = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => admin.post(base, { changes: [{ operation: "insert_page", title: `Page ${i}`, document: { markdown: `Text ${i}` } }] })),
+      Array.from({ length: 5 }, (_, i) =>
+        admin.post(base, { changes: [{ operation: "insert_page", title: `Page ${i}`, document: { markdown: `Text ${i}` } }] }),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
     const titles = (await admin.get(`${base}/pages`)).body.pages.map((p: any) => p.title);
@@ -264,13 +372,31 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     expect(answers.map((a) => a.body.revision)).toContain(after.revision);
   });
 
-  it("applies a random batch whole or not at all (property): a refused batch leaves the content as it was, an applied one shows every page it reports", { timeout: 120_000 }, async () => {
+  it("applies a random batch whole or not at all (property): a refused batch leaves the content as it was, an applied one shows every page it reports", {
+    timeout: 120_000,
+  }, async () => {
     const { base, cr } = await setup();
     const pick = fc.oneof({ weight: 9, arbitrary: fc.nat({ max: 3 }) }, { weight: 1, arbitrary: fc.constant(99) });
     const change = fc.oneof(
-      { weight: 3, arbitrary: fc.record({ operation: fc.constant("insert_page"), into: fc.option(pick, { nil: undefined }), title: fc.constantFrom("A", "B", "Notes") }) },
-      fc.record({ operation: fc.constant("insert_page"), into: fc.option(pick, { nil: undefined }), title: fc.constantFrom("A", "B", "Notes") }),
-      fc.record({ operation: fc.constant("update_page"), page: pick, title: fc.option(fc.constantFrom("Renamed", "Renamed", "Renamed", ""), { nil: undefined }), into: fc.option(fc.oneof(pick, fc.constant(null)), { nil: undefined }) }),
+      {
+        weight: 3,
+        arbitrary: fc.record({
+          operation: fc.constant("insert_page"),
+          into: fc.option(pick, { nil: undefined }),
+          title: fc.constantFrom("A", "B", "Notes"),
+        }),
+      },
+      fc.record({
+        operation: fc.constant("insert_page"),
+        into: fc.option(pick, { nil: undefined }),
+        title: fc.constantFrom("A", "B", "Notes"),
+      }),
+      fc.record({
+        operation: fc.constant("update_page"),
+        page: pick,
+        title: fc.option(fc.constantFrom("Renamed", "Renamed", "Renamed", ""), { nil: undefined }),
+        into: fc.option(fc.oneof(pick, fc.constant(null)), { nil: undefined }),
+      }),
       fc.record({ operation: fc.constant("delete_page"), page: pick }),
       fc.record({ operation: fc.constant("revert_page"), page: pick }),
     );
@@ -338,7 +464,14 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
           ... on ChangeRequestContentUpdate { changeRequest { number } changes { object ref page { id urls { location } } } insertedFiles { name } }
         }
       }`,
-      { space: cr.space, cr: String(cr.number), changes: [{ operation: "insert_page", ref: "x", into: intro.id, document: { markdown: "Hi" } }, { operation: "delete_page", page: intro.id }] },
+      {
+        space: cr.space,
+        cr: String(cr.number),
+        changes: [
+          { operation: "insert_page", ref: "x", into: intro.id, document: { markdown: "Hi" } },
+          { operation: "delete_page", page: intro.id },
+        ],
+      },
     );
     expect(res.errors).toBeUndefined();
     const out = res.data.changeRequestContentUpdate;

@@ -155,7 +155,12 @@ describe("GET /v1/collections/{collectionId}/spaces", () => {
     expect(res.status).toBe(200);
     expect(res.body.count).toBe(3);
     expect(res.body.items.map((s: any) => s.id)).toEqual([s1.id, s2.id, s3.id]);
-    expect(res.body.items[0]).toMatchObject({ object: "space", parent: c.id, organization: admin.organization, visibility: "in-collection" });
+    expect(res.body.items[0]).toMatchObject({
+      object: "space",
+      parent: c.id,
+      organization: admin.organization,
+      visibility: "in-collection",
+    });
 
     expect((await admin.delete(`/v1/spaces/${s2.id}`)).status).toBe(204);
     const page1 = await admin.get(`/v1/collections/${c.id}/spaces`, { limit: 1 });
@@ -291,7 +296,9 @@ describe("POST /v1/collections/{collectionId}/transfer", () => {
     const listed = await admin.get(`/v1/orgs/${third.organization}/collections`);
     expect(listed.body.items.map((x: any) => x.id)).toEqual(expect.arrayContaining([c.id, sub.id]));
     // Back home: transferring to the organization it is in changes nothing.
-    expect((await admin.post(`/v1/collections/${c.id}/transfer`, { organization: third.organization })).body.organization).toBe(third.organization);
+    expect((await admin.post(`/v1/collections/${c.id}/transfer`, { organization: third.organization })).body.organization).toBe(
+      third.organization,
+    );
   });
 
   it("needs admin in both organizations", async () => {

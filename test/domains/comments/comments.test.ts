@@ -49,7 +49,10 @@ const crOnly = storedPage("page_new", "Brand new", { position: 3 });
 
 beforeAll(async () => {
   t = await startGateway();
-  ({ admin, other, org, commenter, reader } = await acmeDocs(t, { commenter: ["cora@acme.test", "comment"], reader: ["rita@acme.test", "read"] }));
+  ({ admin, other, org, commenter, reader } = await acmeDocs(t, {
+    commenter: ["cora@acme.test", "comment"],
+    reader: ["rita@acme.test", "read"],
+  }));
   const prisma = t.gateway.db.prisma;
   await prisma.user.update({ where: { id: admin.user }, data: { displayName: "Ada Admin" } });
   await prisma.user.update({ where: { id: commenter.user }, data: { displayName: "Cora Commenter" } });
@@ -61,10 +64,27 @@ beforeAll(async () => {
 
   await createRevision("rev_cr1", space, [intro, setup, faq, crOnly], CR_ID);
   await prisma.changeRequest.create({
-    data: { id: CR_ID, spaceId: space, number: 1, status: "open", subject: "More pages", createdById: admin.user, revisionId: "rev_cr1", revisionInitial: "rev_main1" },
+    data: {
+      id: CR_ID,
+      spaceId: space,
+      number: 1,
+      status: "open",
+      subject: "More pages",
+      createdById: admin.user,
+      revisionId: "rev_cr1",
+      revisionInitial: "rev_main1",
+    },
   });
   await prisma.changeRequest.create({
-    data: { id: CR_OTHER, spaceId: space, number: 2, status: "draft", createdById: admin.user, revisionId: "rev_main1", revisionInitial: "rev_main1" },
+    data: {
+      id: CR_OTHER,
+      spaceId: space,
+      number: 2,
+      status: "draft",
+      createdById: admin.user,
+      revisionId: "rev_main1",
+      revisionInitial: "rev_main1",
+    },
   });
   crBase = `${spaceBase}/change-requests/${CR_ID}`;
 }, 180_000);
@@ -72,7 +92,11 @@ afterAll(() => t?.close());
 
 describe("POST /v1/spaces/{spaceId}/comments", () => {
   it("posts a comment on a page and a node, with every documented field", async () => {
-    const res = await commenter.post(`${spaceBase}/comments`, { page: "page_setup", node: "node_42", body: { markdown: "Is this **right**?" } });
+    const res = await commenter.post(`${spaceBase}/comments`, {
+      page: "page_setup",
+      node: "node_42",
+      body: { markdown: "Is this **right**?" },
+    });
     expect(res.status).toBe(201);
     const c = res.body;
     expect(c.id).toMatch(/^cmt_/);
@@ -111,7 +135,15 @@ describe("POST /v1/spaces/{spaceId}/comments", () => {
     });
     expect(iso(c.postedAt)).toBe(true);
     const row = await t.gateway.db.prisma.comment.findUniqueOrThrow({ where: { id: c.id } });
-    expect(row).toMatchObject({ spaceId: space, changeRequestId: null, parentId: null, pageId: "page_setup", nodeId: "node_42", revisionId: "rev_main1", postedById: commenter.user });
+    expect(row).toMatchObject({
+      spaceId: space,
+      changeRequestId: null,
+      parentId: null,
+      pageId: "page_setup",
+      nodeId: "node_42",
+      revisionId: "rev_main1",
+      postedById: commenter.user,
+    });
   });
 
   it("posts a comment without a target page: target holds the space and the revision only", async () => {
@@ -165,7 +197,10 @@ describe("GET /v1/spaces/{spaceId}/comments/{commentId}", () => {
   it("reads a comment; format=document adds a parsed document to the body", async () => {
     const posted = await commenter.post(`${spaceBase}/comments`, {
       page: "page_faq",
-      body: { markdown: "# Title\n\nSome **bold** and _italic_ text with [a link](https://example.com).\n\n- one\n- two\n\n```js\nlet a = 1;\n```" },
+      body: {
+        markdown:
+          "# Title\n\nSome **bold** and _italic_ text with [a link](https://example.com).\n\n- one\n- two\n\n```js\nlet a = 1;\n```",
+      },
     });
     const plain = await reader.get(`${spaceBase}/comments/${posted.body.id}`);
     expect(plain.status).toBe(200);
@@ -182,7 +217,10 @@ describe("GET /v1/spaces/{spaceId}/comments/{commentId}", () => {
     const texts = document.nodes[1].nodes.filter((n: any) => n.object === "text");
     expect(texts.find((n: any) => n.text === "bold").marks).toEqual(["bold"]);
     expect(texts.find((n: any) => n.text === "italic").marks).toEqual(["italic"]);
-    expect(document.nodes[1].nodes.find((n: any) => n.object === "inline")).toMatchObject({ type: "link", data: { href: "https://example.com" } });
+    expect(document.nodes[1].nodes.find((n: any) => n.object === "inline")).toMatchObject({
+      type: "link",
+      data: { href: "https://example.com" },
+    });
     expect(document.nodes[2].nodes).toHaveLength(2);
     expect(document.nodes[3]).toMatchObject({ type: "code", data: { syntax: "js" }, nodes: [{ object: "text", text: "let a = 1;" }] });
 
@@ -295,7 +333,12 @@ describe("GET /v1/spaces/{spaceId}/comments", () => {
     expect(names(second.body.items)).toEqual(["fourth"]);
     expect(second.body).not.toHaveProperty("next");
 
-    for (const [query, field] of [[{ limit: 1001 }, "limit"], [{ order: "up" }, "order"], [{ status: "closed" }, "status"], [{ page: "garbage" }, "page"]] as const) {
+    for (const [query, field] of [
+      [{ limit: 1001 }, "limit"],
+      [{ order: "up" }, "order"],
+      [{ status: "closed" }, "status"],
+      [{ page: "garbage" }, "page"],
+    ] as const) {
       const res = await list(query as any);
       expect(res.status, JSON.stringify(query)).toBe(400);
       expect(res.body.error.message).toContain(field);
@@ -371,7 +414,9 @@ describe("replies", () => {
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.message).toContain("author");
     const reacted = await admin.put(`${spaceBase}/comments/${comment.id}/replies/${r.id}`, { addedReactions: ["👍"] });
-    expect(reacted.body.reactions).toEqual([{ emoji: "👍", count: 1, users: [{ user: expect.objectContaining({ id: admin.user }), reactedAt: expect.any(String) }] }]);
+    expect(reacted.body.reactions).toEqual([
+      { emoji: "👍", count: 1, users: [{ user: expect.objectContaining({ id: admin.user }), reactedAt: expect.any(String) }] },
+    ]);
     const resolved = await admin.put(`${spaceBase}/comments/${comment.id}/replies/${r.id}`, { resolved: true });
     expect(resolved.status).toBe(400);
     expect(resolved.body.error.message).toContain("resolved");
@@ -408,7 +453,11 @@ describe("PUT /v1/spaces/{spaceId}/comments/{commentId}", () => {
         { user: expect.objectContaining({ object: "user", id: commenter.user }), reactedAt: expect.any(String) },
       ],
     });
-    expect(byEmoji["🎉"]).toEqual({ emoji: "🎉", count: 1, users: [{ user: expect.objectContaining({ id: admin.user }), reactedAt: expect.any(String) }] });
+    expect(byEmoji["🎉"]).toEqual({
+      emoji: "🎉",
+      count: 1,
+      users: [{ user: expect.objectContaining({ id: admin.user }), reactedAt: expect.any(String) }],
+    });
     expect(iso(byEmoji["👍"].users[0].reactedAt)).toBe(true);
     // The same order on every read.
     const again = await reader.get(url);
@@ -440,7 +489,9 @@ describe("PUT /v1/spaces/{spaceId}/comments/{commentId}", () => {
     expect(resolved.status).toBe(200);
     expect(resolved.body.status).toBe("resolved");
     expect(iso(resolved.body.resolvedAt)).toBe(true);
-    expect(resolved.body.resolvedBy).toEqual(expect.objectContaining({ object: "user", id: commenter.user, displayName: "Cora Commenter" }));
+    expect(resolved.body.resolvedBy).toEqual(
+      expect.objectContaining({ object: "user", id: commenter.user, displayName: "Cora Commenter" }),
+    );
     // Resolving again keeps who resolved it first.
     const twice = await admin.put(url, { resolved: true });
     expect(twice.body.resolvedBy.id).toBe(commenter.user);
@@ -509,7 +560,14 @@ describe("change request comments", () => {
     const res = await commenter.post(`${crBase}/comments`, { page: "page_new", node: "n1", body: { markdown: "New page comment" } });
     expect(res.status).toBe(201);
     expect(res.body.target).toEqual({
-      page: { id: "page_new", title: "Brand new", createdAt: "2024-01-01T00:00:00.000Z", updatedAt: "2024-01-02T00:00:00.000Z", path: "brand-new", outdated: false },
+      page: {
+        id: "page_new",
+        title: "Brand new",
+        createdAt: "2024-01-01T00:00:00.000Z",
+        updatedAt: "2024-01-02T00:00:00.000Z",
+        path: "brand-new",
+        outdated: false,
+      },
       node: { id: "n1" },
       changeRequest: CR_ID,
       space,
@@ -570,7 +628,11 @@ describe("change request comments", () => {
 
     const got = await reader.get(`${url}/replies/${first.body.id}`);
     expect(got.body.body).toEqual({ markdown: "*one*" });
-    const put = await commenter.put(`${url}/replies/${first.body.id}`, { resolved: true, body: { markdown: "*uno*" }, addedReactions: ["✅"] });
+    const put = await commenter.put(`${url}/replies/${first.body.id}`, {
+      resolved: true,
+      body: { markdown: "*uno*" },
+      addedReactions: ["✅"],
+    });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ object: "comment-reply", body: { markdown: "*uno*" }, reactions: [{ emoji: "✅", count: 1 }] });
     expect(put.body).not.toHaveProperty("status");
@@ -590,9 +652,18 @@ describe("change request comments", () => {
 
   it("PUT comment: resolve, edit and react on a change request comment", async () => {
     const c = (await commenter.post(`${crBase}/comments`, { body: { markdown: "cr put" } })).body;
-    const res = await commenter.put(`${spaceBase}/change-requests/1/comments/${c.id}`, { resolved: true, body: { markdown: "cr put!" }, addedReactions: ["👀"] });
+    const res = await commenter.put(`${spaceBase}/change-requests/1/comments/${c.id}`, {
+      resolved: true,
+      body: { markdown: "cr put!" },
+      addedReactions: ["👀"],
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: "resolved", body: { markdown: "cr put!" }, reactions: [{ emoji: "👀", count: 1 }], resolvedBy: { id: commenter.user } });
+    expect(res.body).toMatchObject({
+      status: "resolved",
+      body: { markdown: "cr put!" },
+      reactions: [{ emoji: "👀", count: 1 }],
+      resolvedBy: { id: commenter.user },
+    });
     expect(iso(res.body.editedAt)).toBe(true);
     expect((await admin.put(`${crBase}/comments/${c.id}`, { body: { markdown: "x" } })).status).toBe(403);
   });
@@ -629,7 +700,14 @@ describe("commenters", () => {
     expect(res.body.count).toBe(2);
     expect(res.body.items.map((m: any) => m.id).sort()).toEqual([admin.user, commenter.user].sort());
     const cora = res.body.items.find((m: any) => m.id === commenter.user);
-    expect(cora).toMatchObject({ object: "member", id: commenter.user, role: "comment", user: { object: "user", id: commenter.user }, disabled: false, sso: false });
+    expect(cora).toMatchObject({
+      object: "member",
+      id: commenter.user,
+      role: "comment",
+      user: { object: "user", id: commenter.user },
+      disabled: false,
+      sso: false,
+    });
     const paged = await reader.get(`/v1/spaces/${s}/commenters`, { limit: 1 });
     expect(paged.body.items).toHaveLength(1);
     expect(paged.body.next.page).toEqual(expect.any(String));
@@ -705,10 +783,20 @@ describe("GraphQL", () => {
     expect(conn.totalCount).toBe(2);
     expect(conn.edges.map((e: any) => e.node.id)).toEqual([c2.id, c1.id]);
     const first = conn.edges[1].node;
-    expect(first).toMatchObject({ object: "comment", repliesCount: 2, status: "open", body: { markdown: "g1" }, postedBy: { id: admin.user } });
+    expect(first).toMatchObject({
+      object: "comment",
+      repliesCount: 2,
+      status: "open",
+      body: { markdown: "g1" },
+      postedBy: { id: admin.user },
+    });
     expect(first.replies.totalCount).toBe(2);
     expect(first.replies.pageInfo.hasNextPage).toBe(true);
-    expect(first.replies.edges[0].node).toMatchObject({ object: "comment-reply", body: { markdown: "g1 r1" }, postedBy: { id: commenter.user } });
+    expect(first.replies.edges[0].node).toMatchObject({
+      object: "comment-reply",
+      body: { markdown: "g1 r1" },
+      postedBy: { id: commenter.user },
+    });
     expect(res.data.space.open.totalCount).toBe(1);
 
     const cr = await reader.graphql(

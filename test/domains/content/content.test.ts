@@ -11,7 +11,6 @@ let other: Admin; // admin of another organization
 let editor: Member;
 let reader: Member;
 
-
 beforeAll(async () => {
   t = await startGateway();
   ({ admin, other, editor, reader } = await acmeDocs(t, { editor: ["eddie@acme.test", "edit"], reader: ["rita@acme.test", "read"] }));
@@ -27,7 +26,25 @@ async function newPage(spaceId: string, body: Record<string, unknown>, by: Calle
 }
 
 // The spec's fields, and `kind` and `tags` that GitBook's schema requires.
-const DOC_PAGE_KEYS = ["createdAt", "documentId", "hidden", "id", "kind", "layout", "markdown", "noIndex", "noRobotsIndex", "pages", "path", "slug", "tags", "title", "type", "updatedAt", "urls"];
+const DOC_PAGE_KEYS = [
+  "createdAt",
+  "documentId",
+  "hidden",
+  "id",
+  "kind",
+  "layout",
+  "markdown",
+  "noIndex",
+  "noRobotsIndex",
+  "pages",
+  "path",
+  "slug",
+  "tags",
+  "title",
+  "type",
+  "updatedAt",
+  "urls",
+];
 
 describe("GET /v1/spaces/{spaceId}/content", () => {
   it("serves a new space's initial, empty revision with the documented fields", async () => {
@@ -35,8 +52,28 @@ describe("GET /v1/spaces/{spaceId}/content", () => {
     const res = await admin.get(`/v1/spaces/${spaceId}/content`);
     expect(res.status).toBe(200);
     const rev = res.body;
-    expect(Object.keys(rev).sort()).toEqual(["createdAt", "files", "id", "object", "pages", "parents", "reusableContents", "tags", "type", "urls", "variables"]);
-    expect(rev).toMatchObject({ object: "revision", parents: [], pages: [], files: [], reusableContents: [], variables: {}, type: "initial" });
+    expect(Object.keys(rev).sort()).toEqual([
+      "createdAt",
+      "files",
+      "id",
+      "object",
+      "pages",
+      "parents",
+      "reusableContents",
+      "tags",
+      "type",
+      "urls",
+      "variables",
+    ]);
+    expect(rev).toMatchObject({
+      object: "revision",
+      parents: [],
+      pages: [],
+      files: [],
+      reusableContents: [],
+      variables: {},
+      type: "initial",
+    });
     expect(rev.id).toMatch(/^rev_/);
     expect(rev.urls).toEqual({ app: `${t.url}/app/s/${spaceId}/~/revisions/${rev.id}` });
     expect(new Date(rev.createdAt).toISOString()).toBe(rev.createdAt);
@@ -72,7 +109,12 @@ describe("GET /v1/spaces/{spaceId}/content", () => {
 describe("pages", () => {
   it("creates document, group and link pages with exactly the documented fields (201)", async () => {
     const spaceId = await newSpace();
-    const doc = await newPage(spaceId, { title: "Getting Started", markdown: "# Install\n\nRun it.", description: "First steps", emoji: "🚀" });
+    const doc = await newPage(spaceId, {
+      title: "Getting Started",
+      markdown: "# Install\n\nRun it.",
+      description: "First steps",
+      emoji: "🚀",
+    });
     expect(Object.keys(doc).sort()).toEqual([...DOC_PAGE_KEYS, "description", "emoji"].sort());
     expect(doc).toMatchObject({
       id: expect.stringMatching(/^page_/),
@@ -110,7 +152,22 @@ describe("pages", () => {
     expect(doc.createdAt).toBe(doc.updatedAt);
 
     const group = await newPage(spaceId, { title: "Guides", type: "group" });
-    expect(Object.keys(group).sort()).toEqual(["createdAt", "hidden", "id", "kind", "noIndex", "noRobotsIndex", "pages", "path", "slug", "tags", "title", "type", "updatedAt", "urls"]);
+    expect(Object.keys(group).sort()).toEqual([
+      "createdAt",
+      "hidden",
+      "id",
+      "kind",
+      "noIndex",
+      "noRobotsIndex",
+      "pages",
+      "path",
+      "slug",
+      "tags",
+      "title",
+      "type",
+      "updatedAt",
+      "urls",
+    ]);
     expect(group).toMatchObject({ type: "group", path: "" });
     const inGroup = await newPage(spaceId, { title: "Deploy", parent: group.id, markdown: "Ship it." });
     expect(inGroup.path).toBe("deploy"); // groups add no path segment
@@ -150,7 +207,7 @@ describe("pages", () => {
     const markdown = [
       "# Title",
       "",
-      "Some **bold** and _italic_ and `code` and ~~gone~~ with a [link](https://example.com \"Ex\").",
+      'Some **bold** and _italic_ and `code` and ~~gone~~ with a [link](https://example.com "Ex").',
       "",
       "- one",
       "- [x] done",
@@ -177,7 +234,12 @@ describe("pages", () => {
     expect(plain.body).not.toHaveProperty("document");
     expect(plain.body.markdown).toBe(markdown);
 
-    const res = await admin.get(`/v1/spaces/${spaceId}/content/page/${page.id}`, { format: "document", evaluated: true, metadata: true, computed: false });
+    const res = await admin.get(`/v1/spaces/${spaceId}/content/page/${page.id}`, {
+      format: "document",
+      evaluated: true,
+      metadata: true,
+      computed: false,
+    });
     expect(res.status).toBe(200);
     const doc = res.body.document;
     expect(doc.object).toBe("document");
@@ -198,13 +260,28 @@ describe("pages", () => {
     expect(para).toContainEqual({ object: "text", text: "italic", marks: ["italic"] });
     expect(para).toContainEqual({ object: "text", text: "code", marks: ["code"] });
     expect(para).toContainEqual({ object: "text", text: "gone", marks: ["strikethrough"] });
-    expect(para).toContainEqual({ object: "inline", type: "link", data: { href: "https://example.com", title: "Ex" }, nodes: [{ object: "text", text: "link" }] });
+    expect(para).toContainEqual({
+      object: "inline",
+      type: "link",
+      data: { href: "https://example.com", title: "Ex" },
+      nodes: [{ object: "text", text: "link" }],
+    });
     expect(doc.nodes[2].nodes[1]).toMatchObject({ type: "list-item", data: { checked: true } });
     expect(doc.nodes[3].data).toEqual({ start: 1 });
-    expect(doc.nodes[4]).toEqual({ object: "block", type: "code", data: { syntax: "ts" }, nodes: [{ object: "text", text: "const a = 1;" }] });
+    expect(doc.nodes[4]).toEqual({
+      object: "block",
+      type: "code",
+      data: { syntax: "ts" },
+      nodes: [{ object: "text", text: "const a = 1;" }],
+    });
     expect(doc.nodes[6].data).toEqual({ aligns: ["left", "right"] });
     expect(doc.nodes[6].nodes[1].nodes[1].nodes).toEqual([{ object: "text", text: "2" }]);
-    expect(doc.nodes[7].nodes[0]).toEqual({ object: "inline", type: "image", data: { src: "https://example.com/i.png", alt: "alt text" }, nodes: [] });
+    expect(doc.nodes[7].nodes[0]).toEqual({
+      object: "inline",
+      type: "image",
+      data: { src: "https://example.com/i.png", alt: "alt text" },
+      nodes: [],
+    });
 
     expectError(await admin.get(`/v1/spaces/${spaceId}/content/page/${page.id}`, { format: "html" }), 400, "format");
     expectError(await admin.get(`/v1/spaces/${spaceId}/content/page/page_missing`), 404, "page_missing");
@@ -218,7 +295,13 @@ describe("pages", () => {
     const grandchild = await newPage(spaceId, { title: "Grandchild", parent: child.id });
     const sibling = await newPage(spaceId, { title: "Sibling" });
 
-    const res = await admin.patch(`/v1/spaces/${spaceId}/content/page/${parent.id}`, { title: "Renamed", markdown: "New body", description: null, emoji: null, hidden: true });
+    const res = await admin.patch(`/v1/spaces/${spaceId}/content/page/${parent.id}`, {
+      title: "Renamed",
+      markdown: "New body",
+      description: null,
+      emoji: null,
+      hidden: true,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: parent.id, title: "Renamed", markdown: "New body", hidden: true, slug: "parent", path: "parent" });
     expect(res.body).not.toHaveProperty("description");
@@ -287,7 +370,11 @@ describe("pages", () => {
     expectError(await admin.post(`/v1/spaces/${spaceId}/content/pages`, { title: "Locked" }), 403, "locked");
     expectError(await editor.patch(`/v1/spaces/${spaceId}/content/page/${page.id}`, { title: "Locked" }), 403, "locked");
     expectError(await admin.delete(`/v1/spaces/${spaceId}/content/page/${page.id}`), 403, "locked");
-    expectError(await admin.post(`/v1/spaces/${spaceId}/content/files`, { name: "a.png", contentType: "image/png", data: PNG }), 403, "locked");
+    expectError(
+      await admin.post(`/v1/spaces/${spaceId}/content/files`, { name: "a.png", contentType: "image/png", data: PNG }),
+      403,
+      "locked",
+    );
     expectError(await admin.post(`/v1/spaces/${spaceId}/content/import`, { url: "http://127.0.0.1:9/", source: "website" }), 403, "locked");
     expect((await admin.get(`/v1/spaces/${spaceId}/content`)).body.id).toBe(before);
     expect((await reader.get(`/v1/spaces/${spaceId}/content/pages`)).status).toBe(200);
@@ -317,7 +404,10 @@ describe("pages", () => {
       { s: spaceId, p: top.id },
     );
     expect(child.data.pageCreate.path).toBe("top/sub");
-    await admin.graphql(`mutation($s: String!, $p: String) { pageCreate(spaceId: $s, title: "Deep", parent: $p) { id } }`, { s: spaceId, p: child.data.pageCreate.id });
+    await admin.graphql(`mutation($s: String!, $p: String) { pageCreate(spaceId: $s, title: "Deep", parent: $p) { id } }`, {
+      s: spaceId,
+      p: child.data.pageCreate.id,
+    });
     const res = await admin.graphql(
       `query($s: String!) {
         spacePages(spaceId: $s) { pages { title pages { title pages { title path type } } } }
@@ -328,9 +418,15 @@ describe("pages", () => {
     expect(res.errors).toBeUndefined();
     expect(res.data.spacePages.pages[0].pages[0].pages[0]).toEqual({ title: "Deep", path: "top/sub/deep", type: "document" });
     expect(res.data.space.content).toEqual({ type: "edits", files: [], pages: [{ id: top.id }] });
-    const updated = await admin.graphql(`mutation($s: String!, $p: String!) { pageUpdate(spaceId: $s, pageId: $p, title: "Top!") { title } }`, { s: spaceId, p: top.id });
+    const updated = await admin.graphql(
+      `mutation($s: String!, $p: String!) { pageUpdate(spaceId: $s, pageId: $p, title: "Top!") { title } }`,
+      { s: spaceId, p: top.id },
+    );
     expect(updated.data.pageUpdate.title).toBe("Top!");
-    const deleted = await admin.graphql(`mutation($s: String!, $p: String!) { pageDelete(spaceId: $s, pageId: $p) { deletedId space { id } } }`, { s: spaceId, p: top.id });
+    const deleted = await admin.graphql(
+      `mutation($s: String!, $p: String!) { pageDelete(spaceId: $s, pageId: $p) { deletedId space { id } } }`,
+      { s: spaceId, p: top.id },
+    );
     expect(deleted.data.pageDelete).toEqual({ deletedId: top.id, space: { id: spaceId } });
     const denied = await reader.graphql(`mutation($s: String!) { pageCreate(spaceId: $s, title: "x") { id } }`, { s: spaceId });
     expect(denied.errors[0].extensions.code).toBe(403);
@@ -340,13 +436,19 @@ describe("pages", () => {
 describe("files", () => {
   it("gives a duplicated space its own copy of the content and files, kept when the source is deleted for good", async () => {
     const source = await newSpace("Source");
-    const file = created(await admin.post(`/v1/spaces/${source}/content/files`, { name: "diagram.png", contentType: "image/png", data: PNG }));
+    const file = created(
+      await admin.post(`/v1/spaces/${source}/content/files`, { name: "diagram.png", contentType: "image/png", data: PNG }),
+    );
     const page = await newPage(source, { title: "Intro", markdown: `See ![diagram](file:${file.id})` });
     const copy = created(await admin.post(`/v1/spaces/${source}/duplicate`)).id;
     const content = (await admin.get(`/v1/spaces/${copy}/content`)).body;
     expect(content.pages.map((p: any) => [p.id, p.title])).toEqual([[page.id, "Intro"]]);
     const copied = (await admin.get(`/v1/spaces/${copy}/content/files/${file.id}`)).body;
-    expect(copied).toMatchObject({ id: file.id, name: "diagram.png", downloadURL: `${t.url}/v1/spaces/${copy}/content/files/${file.id}/download` });
+    expect(copied).toMatchObject({
+      id: file.id,
+      name: "diagram.png",
+      downloadURL: `${t.url}/v1/spaces/${copy}/content/files/${file.id}/download`,
+    });
     const bytes = async () => {
       const res = await fetch(copied.downloadURL, { headers: { authorization: `Bearer ${admin.token}` } });
       expect(res.status).toBe(200);
@@ -374,7 +476,11 @@ describe("files", () => {
       dimensions: { width: 2, height: 3 },
       downloadURL: `${t.url}/v1/spaces/${spaceId}/content/files/${file.id}/download`,
     });
-    const text = await admin.post(`/v1/spaces/${spaceId}/content/files`, { name: "notes.txt", contentType: "text/plain", data: Buffer.from("hello").toString("base64") });
+    const text = await admin.post(`/v1/spaces/${spaceId}/content/files`, {
+      name: "notes.txt",
+      contentType: "text/plain",
+      data: Buffer.from("hello").toString("base64"),
+    });
     expect(text.body).not.toHaveProperty("dimensions");
 
     const list = await admin.get(`/v1/spaces/${spaceId}/content/files`);
@@ -382,7 +488,9 @@ describe("files", () => {
     expect(list.body.items.map((f: any) => f.name)).toEqual(["diagram.png", "notes.txt"]);
     const paged = await admin.get(`/v1/spaces/${spaceId}/content/files`, { limit: 1 });
     expect(paged.body.items).toHaveLength(1);
-    expect((await admin.get(`/v1/spaces/${spaceId}/content/files`, { limit: 1, page: paged.body.next.page })).body.items[0].name).toBe("notes.txt");
+    expect((await admin.get(`/v1/spaces/${spaceId}/content/files`, { limit: 1, page: paged.body.next.page })).body.items[0].name).toBe(
+      "notes.txt",
+    );
     expect((await reader.get(`/v1/spaces/${spaceId}/content/files/${file.id}`, { metadata: false })).body).toEqual(file);
     expect((await admin.get(`/v1/spaces/${spaceId}`)).body.revision).toBe((await admin.get(`/v1/spaces/${spaceId}/content`)).body.id);
     expect((await admin.get(`/v1/spaces/${spaceId}/content`)).body.files).toHaveLength(2);
@@ -396,7 +504,13 @@ describe("files", () => {
     expect(anonymous.status).toBe(401);
     expect((await anonymous.json()).error.code).toBe(401);
     expect((await fetch(file.downloadURL, { headers: { authorization: `Bearer ${other.token}` } })).status).toBe(404);
-    expect((await fetch(`${t.url}/v1/spaces/${spaceId}/content/files/file_nope/download`, { headers: { authorization: `Bearer ${admin.token}` } })).status).toBe(404);
+    expect(
+      (
+        await fetch(`${t.url}/v1/spaces/${spaceId}/content/files/file_nope/download`, {
+          headers: { authorization: `Bearer ${admin.token}` },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it("rejects bad uploads with a 400 naming the field", async () => {
@@ -413,13 +527,25 @@ describe("files", () => {
     const before = t.config.maxFileBytes;
     t.config.maxFileBytes = 10;
     try {
-      expectError(await admin.post(`/v1/spaces/${spaceId}/content/files`, { name: "big.bin", contentType: "application/octet-stream", data: Buffer.alloc(64).toString("base64") }), 400, "at most 10 bytes");
+      expectError(
+        await admin.post(`/v1/spaces/${spaceId}/content/files`, {
+          name: "big.bin",
+          contentType: "application/octet-stream",
+          data: Buffer.alloc(64).toString("base64"),
+        }),
+        400,
+        "at most 10 bytes",
+      );
     } finally {
       t.config.maxFileBytes = before;
     }
     expect((await admin.get(`/v1/spaces/${spaceId}/content/files`)).body.count).toBe(0);
     expect(await t.gateway.db.prisma.fileBlob.count({ where: { spaceId } })).toBe(0);
-    expectError(await reader.post(`/v1/spaces/${spaceId}/content/files`, { name: "a.png", contentType: "image/png", data: PNG }), 403, "edit");
+    expectError(
+      await reader.post(`/v1/spaces/${spaceId}/content/files`, { name: "a.png", contentType: "image/png", data: PNG }),
+      403,
+      "edit",
+    );
   });
 
   it("lists the pages using a file as backlinks", async () => {
@@ -436,7 +562,9 @@ describe("files", () => {
     const item = res.body.items[0];
     expect(Object.keys(item).sort()).toEqual(["kind", "page", "space", "versionContext"]);
     expect(item).toMatchObject({ kind: "page", versionContext: { type: "revision", revision }, space: { object: "space", id: spaceId } });
-    expect((await admin.get(`/v1/spaces/${spaceId}/content/files/${file.id}/backlinks`, { limit: 1 })).body.next.page).toEqual(expect.any(String));
+    expect((await admin.get(`/v1/spaces/${spaceId}/content/files/${file.id}/backlinks`, { limit: 1 })).body.next.page).toEqual(
+      expect.any(String),
+    );
     expectError(await admin.get(`/v1/spaces/${spaceId}/content/files/file_nope/backlinks`), 404);
   });
 });
@@ -456,7 +584,11 @@ describe("links", () => {
         `![img](file:${file.id}) [gone](file:file_gone)`,
       ].join("\n"),
     });
-    const faq = await newPage(spaceId, { title: "FAQ", slug: "faq", markdown: "## Billing\n\n[back](/guide#setup) [ext](https://example.com/x)" });
+    const faq = await newPage(spaceId, {
+      title: "FAQ",
+      slug: "faq",
+      markdown: "## Billing\n\n[back](/guide#setup) [ext](https://example.com/x)",
+    });
     const revision = (await admin.get(`/v1/spaces/${spaceId}/content`)).body.id;
 
     const res = await admin.get(`/v1/spaces/${spaceId}/links`);
@@ -464,26 +596,56 @@ describe("links", () => {
     expect(Object.keys(res.body).sort()).toEqual(["count", "items", "stats"]);
     const items = res.body.items as any[];
     expect(res.body.stats).toEqual({ total: items.length, broken: { total: 3, changeRequest: 0 } });
-    expect(items.map((i) => i.status)).toEqual([...items.map((i) => i.status)].sort((a, b) => ["broken", "in-app", "ok"].indexOf(a) - ["broken", "in-app", "ok"].indexOf(b)));
+    expect(items.map((i) => i.status)).toEqual(
+      [...items.map((i) => i.status)].sort((a, b) => ["broken", "in-app", "ok"].indexOf(a) - ["broken", "in-app", "ok"].indexOf(b)),
+    );
     const find = (pred: (i: any) => boolean) => items.filter(pred);
     const toFaq = find((i) => i.targetReference.kind === "page" && i.targetReference.page === faq.id);
     expect(toFaq).toHaveLength(1); // both spellings of the link are one target
-    expect(toFaq[0]).toMatchObject({ status: "ok", relation: "reference", targetReference: { versionContext: { type: "revision", revision }, space: { id: spaceId } } });
-    expect(toFaq[0].locationReferences).toEqual([expect.objectContaining({ kind: "page", page: guide.id, versionContext: { type: "revision", revision } })]);
+    expect(toFaq[0]).toMatchObject({
+      status: "ok",
+      relation: "reference",
+      targetReference: { versionContext: { type: "revision", revision }, space: { id: spaceId } },
+    });
+    expect(toFaq[0].locationReferences).toEqual([
+      expect.objectContaining({ kind: "page", page: guide.id, versionContext: { type: "revision", revision } }),
+    ]);
     expect(find((i) => i.targetReference.url === "missing-page")[0]).toMatchObject({ status: "broken", targetReference: { kind: "page" } });
-    expect(find((i) => i.targetReference.anchor === "nope")[0]).toMatchObject({ status: "broken", targetReference: { kind: "anchor", page: guide.id } });
+    expect(find((i) => i.targetReference.anchor === "nope")[0]).toMatchObject({
+      status: "broken",
+      targetReference: { kind: "anchor", page: guide.id },
+    });
     expect(find((i) => i.targetReference.anchor === "setup")).toHaveLength(1); // from the guide itself and from the FAQ
-    expect(find((i) => i.targetReference.anchor === "setup")[0].locationReferences.map((l: any) => l.page).sort()).toEqual([guide.id, faq.id].sort());
-    expect(find((i) => i.targetReference.anchor === "billing")[0]).toMatchObject({ status: "ok", targetReference: { kind: "anchor", page: faq.id } });
-    expect(find((i) => i.targetReference.url === "https://example.com/x")[0]).toMatchObject({ status: "ok", targetReference: { kind: "url" } });
+    expect(
+      find((i) => i.targetReference.anchor === "setup")[0]
+        .locationReferences.map((l: any) => l.page)
+        .sort(),
+    ).toEqual([guide.id, faq.id].sort());
+    expect(find((i) => i.targetReference.anchor === "billing")[0]).toMatchObject({
+      status: "ok",
+      targetReference: { kind: "anchor", page: faq.id },
+    });
+    expect(find((i) => i.targetReference.url === "https://example.com/x")[0]).toMatchObject({
+      status: "ok",
+      targetReference: { kind: "url" },
+    });
     expect(find((i) => i.targetReference.url === "https://example.com/x")[0].locationReferences).toHaveLength(2);
-    expect(find((i) => i.targetReference.kind === "space")[0]).toMatchObject({ status: "in-app", targetReference: { url: `${t.url}/app/s/${spaceId}`, space: { id: spaceId } } });
+    expect(find((i) => i.targetReference.kind === "space")[0]).toMatchObject({
+      status: "in-app",
+      targetReference: { url: `${t.url}/app/s/${spaceId}`, space: { id: spaceId } },
+    });
     expect(find((i) => i.targetReference.kind === "organization")[0]).toMatchObject({
       status: "in-app",
       targetReference: { organization: { object: "organization", id: admin.organization } },
     });
-    expect(find((i) => i.relation === "image")[0]).toMatchObject({ status: "ok", targetReference: { kind: "file", file: { id: file.id, name: "d.png" } } });
-    expect(find((i) => i.targetReference.url === "file:file_gone")[0]).toMatchObject({ status: "broken", targetReference: { kind: "file" } });
+    expect(find((i) => i.relation === "image")[0]).toMatchObject({
+      status: "ok",
+      targetReference: { kind: "file", file: { id: file.id, name: "d.png" } },
+    });
+    expect(find((i) => i.targetReference.url === "file:file_gone")[0]).toMatchObject({
+      status: "broken",
+      targetReference: { kind: "file" },
+    });
 
     const broken = await admin.get(`/v1/spaces/${spaceId}/links`, { status: "broken" });
     expect(broken.body.count).toBe(3);
@@ -500,21 +662,28 @@ describe("links", () => {
     expect(pageLinks.status).toBe(200);
     expect(pageLinks.body.count).toBe(2);
     expect(pageLinks.body.stats).toEqual({ total: 2, broken: { total: 0, changeRequest: 0 } });
-    expect((await reader.get(`/v1/spaces/${spaceId}/content/page/${guide.id}/links`, { status: "broken", limit: 1 })).body).toMatchObject({ count: 3, next: { page: expect.any(String) } });
+    expect((await reader.get(`/v1/spaces/${spaceId}/content/page/${guide.id}/links`, { status: "broken", limit: 1 })).body).toMatchObject({
+      count: 3,
+      next: { page: expect.any(String) },
+    });
     expectError(await admin.get(`/v1/spaces/${spaceId}/content/page/page_nope/links`), 404);
 
     // A stranger's space linked in-app stays a plain URL.
     const hidden = await newSpace("Other", other, other.organization);
     await admin.patch(`/v1/spaces/${spaceId}/content/page/${faq.id}`, { markdown: `[x](${t.url}/app/s/${hidden})` });
     const strangers = (await admin.get(`/v1/spaces/${spaceId}/content/page/${faq.id}/links`)).body.items;
-    expect(strangers).toEqual([expect.objectContaining({ status: "in-app", targetReference: { kind: "url", url: `${t.url}/app/s/${hidden}` } })]);
+    expect(strangers).toEqual([
+      expect.objectContaining({ status: "in-app", targetReference: { kind: "url", url: `${t.url}/app/s/${hidden}` } }),
+    ]);
   });
 
   it("counts broken links that change requests add", async () => {
     const spaceId = await newSpace();
     const page = await newPage(spaceId, { title: "Home", markdown: "[ok](https://example.com)" });
     const cr = (await admin.post(`/v1/spaces/${spaceId}/change-requests`, { subject: "links" })).body;
-    await admin.patch(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${page.id}`, { markdown: "[ok](https://example.com) [broken](nowhere)" });
+    await admin.patch(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${page.id}`, {
+      markdown: "[ok](https://example.com) [broken](nowhere)",
+    });
     const main = await admin.get(`/v1/spaces/${spaceId}/links`);
     expect(main.body.stats).toEqual({ total: 1, broken: { total: 0, changeRequest: 1 } });
     const inCr = await admin.get(`/v1/spaces/${spaceId}/change-requests/${cr.number}/content/page/${page.id}/links`);
@@ -532,7 +701,8 @@ describe("search", () => {
     spaceId = await newSpace("Gateway docs");
     config = await newPage(spaceId, {
       title: "Configuration",
-      markdown: "Before you provision, read this.\n\n## Provision options\n\nThe provision can use Docker. Provision flags: --quiet.\n\n## Logging\n\nLogs go to stdout.",
+      markdown:
+        "Before you provision, read this.\n\n## Provision options\n\nThe provision can use Docker. Provision flags: --quiet.\n\n## Logging\n\nLogs go to stdout.",
     });
     install = await newPage(spaceId, { title: "Provision the gateway", markdown: "Download it.\n\n## Requirements\n\nNode 20." });
     await newPage(spaceId, { title: "Unrelated", markdown: "Nothing to see." });
@@ -556,12 +726,16 @@ describe("search", () => {
     expect(hit.sections.map((s: any) => s.id)).toEqual(["provision-options", config.id]);
     // Stemming: "provisioning" finds "provision"; websearch syntax: exclusions.
     expect((await reader.get(`/v1/spaces/${spaceId}/search`, { query: "provisioning" })).body.count).toBe(2);
-    expect((await reader.get(`/v1/spaces/${spaceId}/search`, { query: "provision -docker" })).body.items.map((i: any) => i.id)).toEqual([install.id]);
+    expect((await reader.get(`/v1/spaces/${spaceId}/search`, { query: "provision -docker" })).body.items.map((i: any) => i.id)).toEqual([
+      install.id,
+    ]);
     expect((await reader.get(`/v1/spaces/${spaceId}/search`, { query: "stdout" })).body.items[0].sections[0].id).toBe("logging");
     expect((await reader.get(`/v1/spaces/${spaceId}/search`, { query: "zebra" })).body).toEqual({ count: 0, items: [] });
     const page1 = await reader.get(`/v1/spaces/${spaceId}/search`, { query: "provision", limit: 1 });
     expect(page1.body.items.map((i: any) => i.id)).toEqual([install.id]);
-    expect((await reader.get(`/v1/spaces/${spaceId}/search`, { query: "provision", limit: 1, page: page1.body.next.page })).body.items[0].id).toBe(config.id);
+    expect(
+      (await reader.get(`/v1/spaces/${spaceId}/search`, { query: "provision", limit: 1, page: page1.body.next.page })).body.items[0].id,
+    ).toBe(config.id);
   });
 
   it("follows the active revision", async () => {
@@ -592,7 +766,10 @@ describe("search", () => {
     const [first, next] = res.body.items;
     expect(Object.keys(first).sort()).toEqual(["id", "pages", "title"]);
     expect(res.body.items.map((i: any) => i.id).sort()).toEqual([spaceId, second].sort());
-    expect(res.body.items.find((i: any) => i.id === spaceId)).toMatchObject({ title: "Gateway docs", pages: [{ id: install.id }, { id: config.id }] });
+    expect(res.body.items.find((i: any) => i.id === spaceId)).toMatchObject({
+      title: "Gateway docs",
+      pages: [{ id: install.id }, { id: config.id }],
+    });
     expect(next.pages[0].urls.app).toContain(`/s/${next.id}/`);
     // Another organization's member learns nothing; its own search does not see these spaces.
     expectError(await other.get(`/v1/orgs/${admin.organization}/search`, { query: "provision" }), 404);
@@ -602,7 +779,9 @@ describe("search", () => {
     expect((await guest.get(`/v1/orgs/${admin.organization}/search`, { query: "provision" })).body).toEqual({ count: 0, items: [] });
     // Deleted spaces drop out.
     await admin.delete(`/v1/spaces/${second}`);
-    expect((await reader.get(`/v1/orgs/${admin.organization}/search`, { query: "provision" })).body.items.map((i: any) => i.id)).toEqual([spaceId]);
+    expect((await reader.get(`/v1/orgs/${admin.organization}/search`, { query: "provision" })).body.items.map((i: any) => i.id)).toEqual([
+      spaceId,
+    ]);
   });
 });
 
@@ -661,9 +840,7 @@ describe("POST /v1/spaces/{spaceId}/content/import", () => {
     void existing;
     const home = content.pages[1];
     expect(home.slug).toBe("welcome");
-    expect(home.pages.map((p: any) => [p.title, p.path])).toEqual([
-      ["Guide", "welcome/guide"],
-    ]);
+    expect(home.pages.map((p: any) => [p.title, p.path])).toEqual([["Guide", "welcome/guide"]]);
     expect(home.pages[0].pages.map((p: any) => [p.title, p.path])).toEqual([["Advanced", "welcome/guide/advanced"]]);
     expect(home.markdown).toContain("Start with the [guide](/welcome/guide)");
     expect(home.markdown).toContain("[advanced tips](/welcome/guide/advanced#tips)");
@@ -700,7 +877,10 @@ describe("POST /v1/spaces/{spaceId}/content/import", () => {
     expect(imported.map((p: any) => p.title)).toEqual(["Guide", "Setup notes"]);
     expect(imported[1].markdown).toBe("Install **carefully**.\n\n## Then\n\nRun it.");
     const cr = (await admin.post(`/v1/spaces/${spaceId}/change-requests`, {})).body;
-    const inCr = await admin.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/import`, { url: `${base}/docs/`, source: "website" });
+    const inCr = await admin.post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/import`, {
+      url: `${base}/docs/`,
+      source: "website",
+    });
     expect(inCr.status).toBe(201);
     expect((await admin.get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`)).body.id).toBe(inCr.body.revision);
     expect((await admin.get(`/v1/spaces/${spaceId}/content/pages`)).body.pages).toHaveLength(2);

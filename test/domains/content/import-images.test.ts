@@ -37,10 +37,14 @@ beforeAll(async () => {
       );
     }
     if (path === "/docs/guide.html") {
-      return void res.writeHead(200, { "content-type": "text/html" }).end(`<html><body><h1>Guide</h1><img src="/img/pixel.png" alt="Pixel"></body></html>`);
+      return void res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(`<html><body><h1>Guide</h1><img src="/img/pixel.png" alt="Pixel"></body></html>`);
     }
     if (path === "/refused.html") {
-      return void res.writeHead(200, { "content-type": "text/html" }).end(`<html><body><h1>Inside</h1><img src="http://10.0.0.1/secret.png" alt="Secret"></body></html>`);
+      return void res
+        .writeHead(200, { "content-type": "text/html" })
+        .end(`<html><body><h1>Inside</h1><img src="http://10.0.0.1/secret.png" alt="Secret"></body></html>`);
     }
     if (path === "/notes.md") {
       return void res.writeHead(200, { "content-type": "text/markdown" }).end(`# Notes\n\n![Pixel](${base}/img/pixel.png "A pixel")\n`);
@@ -71,7 +75,9 @@ describe("website import brings images in as files of the space", () => {
     expect(file).toMatchObject({ name: "pixel.png", contentType: "image/png", size: PIXEL.length, dimensions: { width: 1, height: 1 } });
     expect(requests.filter((p) => p === "/img/pixel.png")).toHaveLength(1); // fetched once for both pages
 
-    const download = await fetch(`${t.url}/v1/spaces/${space.id}/content/files/${file.id}/download`, { headers: { authorization: `Bearer ${admin.token}` } });
+    const download = await fetch(`${t.url}/v1/spaces/${space.id}/content/files/${file.id}/download`, {
+      headers: { authorization: `Bearer ${admin.token}` },
+    });
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(PIXEL)).toBe(true);
 

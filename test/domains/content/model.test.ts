@@ -36,7 +36,11 @@ describe("mergeContents", () => {
 
   it("combines edits to different pages and fields", () => {
     const ours = content(page("a", { markdown: "ONE\n\ntwo\n\nthree" }), page("b", { position: 1, title: "Bee" }));
-    const theirs = content(page("a", { markdown: "one\n\ntwo\n\nTHREE", emoji: "1f600" }), page("b", { position: 1 }), page("c", { position: 2 }));
+    const theirs = content(
+      page("a", { markdown: "one\n\ntwo\n\nTHREE", emoji: "1f600" }),
+      page("b", { position: 1 }),
+      page("c", { position: 2 }),
+    );
     const { content: merged, conflicts } = mergeContents(base, ours, theirs);
     expect(conflicts).toEqual([]);
     expect(merged.pages.a!.markdown).toBe("ONE\n\ntwo\n\nTHREE");
@@ -64,7 +68,12 @@ describe("mergeContents", () => {
 
 describe("pageTree", () => {
   it("orders siblings and builds paths from slugs, groups adding no segment", () => {
-    const c = content(page("g", { type: "group", slug: "guides", position: 0 }), page("x", { parentId: "g", slug: "install" }), page("y", { slug: "faq", position: 1 }), page("z", { parentId: "y", slug: "billing" }));
+    const c = content(
+      page("g", { type: "group", slug: "guides", position: 0 }),
+      page("x", { parentId: "g", slug: "install" }),
+      page("y", { slug: "faq", position: 1 }),
+      page("z", { parentId: "y", slug: "billing" }),
+    );
     const tree = pageTree(c);
     expect(tree.map((n) => n.id)).toEqual(["g", "y"]);
     expect(tree[0]!.pages[0]!.path).toBe("install");
@@ -106,11 +115,18 @@ describe("editing helpers", () => {
     expect(p).toBeLessThan(c.pages.b!.position);
   });
   it("shares slugs between the pages of sibling groups, which add no path segment", () => {
-    const c = content(page("g1", { type: "group", slug: "g1" }), page("g2", { type: "group", slug: "g2", position: 1 }), page("x", { parentId: "g1", slug: "intro" }));
+    const c = content(
+      page("g1", { type: "group", slug: "g1" }),
+      page("g2", { type: "group", slug: "g2", position: 1 }),
+      page("x", { parentId: "g1", slug: "intro" }),
+    );
     expect([...takenSlugs(c, "g2")]).toEqual(["intro"]);
   });
   it("gives pages that ended on the same path distinct slugs, the older keeping its own", () => {
-    const c = content(page("old", { slug: "intro", createdAt: "2026-01-01T00:00:00.000Z" }), page("new", { slug: "intro", createdAt: "2026-02-01T00:00:00.000Z", position: 1 }));
+    const c = content(
+      page("old", { slug: "intro", createdAt: "2026-01-01T00:00:00.000Z" }),
+      page("new", { slug: "intro", createdAt: "2026-02-01T00:00:00.000Z", position: 1 }),
+    );
     dedupeSlugs(c);
     expect([c.pages.old!.slug, c.pages.new!.slug]).toEqual(["intro", "intro-2"]);
   });

@@ -11,7 +11,16 @@ import { migrationsDir } from "../../../src/core/db/migrate.js";
  * other, of nothing. They answer 404 (400 where they name a parent or a page in a body) and write
  * nothing; revisions already holding such junk keys are repaired by a migration.
  */
-const NAMES = ["constructor", "__proto__", "hasOwnProperty", "toString", "valueOf", "isPrototypeOf", "__defineGetter__", "propertyIsEnumerable"];
+const NAMES = [
+  "constructor",
+  "__proto__",
+  "hasOwnProperty",
+  "toString",
+  "valueOf",
+  "isPrototypeOf",
+  "__defineGetter__",
+  "propertyIsEnumerable",
+];
 
 let t: TestGateway;
 let admin: Admin;
@@ -58,7 +67,9 @@ describe("prototype names as page and file ids", () => {
     // The content is intact: one page, and edits and merges go on.
     const pages = (await admin.get(`/v1/spaces/${spaceId}/content/pages`)).body;
     expect(pages.pages.map((p: any) => p.id)).toEqual([pageId]);
-    expect((await admin.patch(`/v1/spaces/${spaceId}/change-requests/${crId}/content/page/${pageId}`, { markdown: "Hello\n\nEveryone" })).status).toBe(200);
+    expect(
+      (await admin.patch(`/v1/spaces/${spaceId}/change-requests/${crId}/content/page/${pageId}`, { markdown: "Hello\n\nEveryone" })).status,
+    ).toBe(200);
     expect((await admin.patch(`/v1/spaces/${spaceId}/content/page/${pageId}`, { title: "Introduction" })).status).toBe(200);
     expect((await admin.patch(`/v1/spaces/${spaceId}/change-requests/${crId}`, { status: "open" })).status).toBe(200);
     const merged = await admin.post(`/v1/spaces/${spaceId}/change-requests/${crId}/merge`, {});
@@ -91,21 +102,28 @@ describe("revisions stored with junk keys", () => {
       const content = r.content as any;
       await prisma.revision.update({
         where: { id: r.id },
-        data: { content: { ...content, pages: { ...content.pages, ...junk }, files: { ...junk }, variables: { ok: "yes", bad: { x: 1 } } } },
+        data: {
+          content: { ...content, pages: { ...content.pages, ...junk }, files: { ...junk }, variables: { ok: "yes", bad: { x: 1 } } },
+        },
       });
     }
     const pages = await admin.get(`/v1/spaces/${space.id}/content/pages`);
     expect(pages.status).toBe(200);
     expect(pages.body.pages.map((p: any) => p.id)).toEqual([page.id]);
     expect((await admin.get(`/v1/spaces/${space.id}/content/files`)).body.count).toBe(0);
-    expect((await admin.patch(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/page/${page.id}`, { markdown: "b" })).status).toBe(200);
+    expect((await admin.patch(`/v1/spaces/${space.id}/change-requests/${cr.id}/content/page/${page.id}`, { markdown: "b" })).status).toBe(
+      200,
+    );
     expect((await admin.patch(`/v1/spaces/${space.id}/change-requests/${cr.id}`, { status: "open" })).status).toBe(200);
     expect((await admin.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/merge`, {})).status).toBe(200);
 
     // The repair migration, run again on the damaged rows (it ran once at start, on none).
     const dir = fs.readdirSync(migrationsDir).find((d) => d.endsWith("_revision_content_own_ids"))!;
     const sql = fs.readFileSync(path.join(migrationsDir, dir, "migration.sql"), "utf8");
-    for (const statement of sql.split(/;\s*\n/).map((s) => s.replace(/^--.*$/gm, "").trim()).filter(Boolean)) {
+    for (const statement of sql
+      .split(/;\s*\n/)
+      .map((s) => s.replace(/^--.*$/gm, "").trim())
+      .filter(Boolean)) {
       await prisma.$executeRawUnsafe(statement);
     }
     for (const r of await prisma.revision.findMany({ where: { id: { in: damaged.map((d) => d.id) } } })) {

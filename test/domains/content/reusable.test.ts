@@ -13,7 +13,6 @@ let other: Admin;
 let editor: Member;
 let reader: Member;
 
-
 beforeAll(async () => {
   t = await startGateway();
   ({ admin, other, editor, reader } = await acmeDocs(t, { editor: ["eddie@acme.test", "edit"], reader: ["rita@acme.test", "read"] }));
@@ -34,8 +33,15 @@ async function merge(spaceId: string, crId: string) {
 describe("reusable contents", () => {
   it("are created, read at GitBook's paths, updated and deleted in a change request, and merged into the space", async () => {
     const { spaceId, crId, base } = await spaceWithCr();
-    const rc = created(await editor.post(`${base}/reusable-contents`, { title: "Support hint", markdown: "Need help? Write to **support**.\n" }));
-    expect(rc).toEqual({ id: expect.stringMatching(/^rc_/), title: "Support hint", markdown: "Need help? Write to **support**.\n", document: expect.stringMatching(/^doc_/) });
+    const rc = created(
+      await editor.post(`${base}/reusable-contents`, { title: "Support hint", markdown: "Need help? Write to **support**.\n" }),
+    );
+    expect(rc).toEqual({
+      id: expect.stringMatching(/^rc_/),
+      title: "Support hint",
+      markdown: "Need help? Write to **support**.\n",
+      document: expect.stringMatching(/^doc_/),
+    });
     expect((await reader.get(`${base}/reusable-contents/${rc.id}`)).body).toEqual(rc);
     // Not in the space's content until the change request is merged.
     expectError(await reader.get(`/v1/spaces/${spaceId}/content/reusable-contents/${rc.id}`), 404, rc.id);
@@ -43,7 +49,18 @@ describe("reusable contents", () => {
     const updated = await editor.patch(`${base}/reusable-contents/${rc.id}`, { title: "Support" });
     expect(updated.body).toMatchObject({ id: rc.id, title: "Support", markdown: rc.markdown });
     const fromDocument = await editor.patch(`${base}/reusable-contents/${rc.id}`, {
-      document: { object: "document", data: {}, nodes: [{ object: "block", type: "paragraph", data: {}, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "Call us.", marks: [] }] }] }] },
+      document: {
+        object: "document",
+        data: {},
+        nodes: [
+          {
+            object: "block",
+            type: "paragraph",
+            data: {},
+            nodes: [{ object: "text", leaves: [{ object: "leaf", text: "Call us.", marks: [] }] }],
+          },
+        ],
+      },
     });
     expect(fromDocument.body.markdown).toBe("Call us.\n");
 
@@ -52,11 +69,18 @@ describe("reusable contents", () => {
     expect(revision.reusableContents).toEqual([{ id: rc.id, title: "Support", markdown: "Call us.\n", document: rc.document }]);
     const inRevision = await reader.get(`/v1/spaces/${spaceId}/revisions/${revision.id}/reusable-contents/${rc.id}`);
     expect(inRevision.body).toEqual(revision.reusableContents[0]);
-    const document = await reader.get(`/v1/spaces/${spaceId}/revisions/${revision.id}/reusable-contents/${rc.id}/document`, { dereferenced: "reusable-contents", evaluated: true });
+    const document = await reader.get(`/v1/spaces/${spaceId}/revisions/${revision.id}/reusable-contents/${rc.id}/document`, {
+      dereferenced: "reusable-contents",
+      evaluated: true,
+    });
     expect(document.status).toBe(200);
     expect(document.body).toMatchObject({ object: "document", nodes: [{ object: "block", type: "paragraph" }] });
     expect(JSON.stringify(document.body)).toContain("Call us.");
-    expectError(await reader.get(`/v1/spaces/${spaceId}/revisions/${revision.id}/reusable-contents/${rc.id}/document`, { dereferenced: "maybe" }), 400, "dereferenced");
+    expectError(
+      await reader.get(`/v1/spaces/${spaceId}/revisions/${revision.id}/reusable-contents/${rc.id}/document`, { dereferenced: "maybe" }),
+      400,
+      "dereferenced",
+    );
 
     // A second one, deleted again; deleting what is not there is done too.
     const gone = created(await editor.post(`${base}/reusable-contents`, { title: "Temporary" }));
@@ -68,7 +92,10 @@ describe("reusable contents", () => {
     expect((await reader.get(`/v1/spaces/${spaceId}/revisions/${revision.id}/reusable-contents/${rc.id}`)).status).toBe(200);
 
     expect((await merge(spaceId, crId)).status).toBe(200);
-    expect((await reader.get(`/v1/spaces/${spaceId}/content/reusable-contents/${rc.id}`)).body).toMatchObject({ id: rc.id, title: "Support" });
+    expect((await reader.get(`/v1/spaces/${spaceId}/content/reusable-contents/${rc.id}`)).body).toMatchObject({
+      id: rc.id,
+      title: "Support",
+    });
     // Merged: the change request takes no more writes.
     expectError(await editor.post(`${base}/reusable-contents`, { title: "Late" }), 409, "merged");
     expectError(await editor.put(`${base}/variables`, { variables: { a: 1 } }), 409, "merged");
@@ -81,7 +108,11 @@ describe("reusable contents", () => {
     const page = created(await admin.post(`${base}/pages`, { title: "Setup", markdown: "## Install" }));
     const markdown = [
       "# Title",
-      "Some **bold**, _italic_, ~~struck~~ and `code` text with [a page](page:" + page.id + "#install), [a site](https://example.com) and ![a diagram](file:" + file.id + ").",
+      "Some **bold**, _italic_, ~~struck~~ and `code` text with [a page](page:" +
+        page.id +
+        "#install), [a site](https://example.com) and ![a diagram](file:" +
+        file.id +
+        ").",
       "#### Deep heading",
       "> A quote\n>\n> ```js\n> quoted()\n> ```",
       "- one\n- two\n  1. nested",
@@ -99,7 +130,20 @@ describe("reusable contents", () => {
     const doc = (await reader.get(`/v1/spaces/${spaceId}/revisions/${revision}/reusable-contents/${rc.id}/document`)).body;
     expect(doc.object).toBe("document");
     expect(doc.nodes.map((n: any) => n.type)).toEqual([
-      "heading-1", "paragraph", "heading-3", "blockquote", "list-unordered", "list-ordered", "list-tasks", "code", "divider", "code", "code", "paragraph", "paragraph", "paragraph",
+      "heading-1",
+      "paragraph",
+      "heading-3",
+      "blockquote",
+      "list-unordered",
+      "list-ordered",
+      "list-tasks",
+      "code",
+      "divider",
+      "code",
+      "code",
+      "paragraph",
+      "paragraph",
+      "paragraph",
     ]);
     const links = JSON.stringify(doc.nodes[1]);
     expect(links).toContain(JSON.stringify({ kind: "anchor", page: page.id, anchor: "install" }));
@@ -107,8 +151,12 @@ describe("reusable contents", () => {
     expect(links).toContain(JSON.stringify({ kind: "file", file: file.id }));
     expect(doc.nodes[7].nodes.map((l: any) => l.nodes[0].leaves[0].text)).toEqual(["const a = 1;", "const b = 2;"]);
     // Written back, GitBook's document gives the same text (a plain paragraph, a list, a code block).
-    const simple = created(await editor.post(`${base}/reusable-contents`, { title: "Simple", markdown: "Hello **world**.\n\n- a\n- b\n\n```js\nx()\n```\n" }));
-    const simpleDoc = (await reader.get(`/v1/spaces/${spaceId}/revisions/${(await reader.get(base)).body.id}/reusable-contents/${simple.id}/document`)).body;
+    const simple = created(
+      await editor.post(`${base}/reusable-contents`, { title: "Simple", markdown: "Hello **world**.\n\n- a\n- b\n\n```js\nx()\n```\n" }),
+    );
+    const simpleDoc = (
+      await reader.get(`/v1/spaces/${spaceId}/revisions/${(await reader.get(base)).body.id}/reusable-contents/${simple.id}/document`)
+    ).body;
     const back = await editor.patch(`${base}/reusable-contents/${simple.id}`, { document: simpleDoc });
     expect(back.body.markdown).toBe("Hello **world**.\n\n- a\n- b\n\n```js\nx()\n```\n");
   });
@@ -142,8 +190,19 @@ describe("reusable contents", () => {
     expectError(await editor.post(`${base}/reusable-contents`, { title: "x", markdown: "\ud800" }), 400, "markdown");
     expectError(await editor.post(`${base}/reusable-contents`, { title: "x".repeat(257) }), 400, "title");
     expectError(await editor.post(`${base}/reusable-contents`, { title: "x", markdown: "x".repeat(1_000_001) }), 400, "markdown");
-    expectError(await editor.post(`${base}/reusable-contents`, { title: "x", markdown: "a", document: { object: "document", nodes: [] } }), 400, "markdown or document");
-    expectError(await editor.post(`${base}/reusable-contents`, { title: "x", document: { object: "document", nodes: [{ object: "block", type: "nope" }] } }), 400, "document");
+    expectError(
+      await editor.post(`${base}/reusable-contents`, { title: "x", markdown: "a", document: { object: "document", nodes: [] } }),
+      400,
+      "markdown or document",
+    );
+    expectError(
+      await editor.post(`${base}/reusable-contents`, {
+        title: "x",
+        document: { object: "document", nodes: [{ object: "block", type: "nope" }] },
+      }),
+      400,
+      "document",
+    );
     const rc = created(await editor.post(`${base}/reusable-contents`, { title: "Kept" }));
     expectError(await editor.patch(`${base}/reusable-contents/${rc.id}`, { markdown: null }), 400, "markdown");
     for (const id of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
@@ -228,7 +287,9 @@ describe("file deletion", () => {
     expect((await merge(spaceId, cr.id)).status).toBe(200);
     expectError(await reader.get(`/v1/spaces/${spaceId}/content/files/${file.id}`), 404);
     expect((await reader.get(`/v1/spaces/${spaceId}/content/files`)).body.items).toEqual([]);
-    const download = await fetch(`${t.url}/v1/spaces/${spaceId}/content/files/${file.id}/download`, { headers: { authorization: `Bearer ${reader.token}` } });
+    const download = await fetch(`${t.url}/v1/spaces/${spaceId}/content/files/${file.id}/download`, {
+      headers: { authorization: `Bearer ${reader.token}` },
+    });
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(Buffer.from(PNG, "base64"))).toBe(true);
 
@@ -258,7 +319,10 @@ describe("merging", () => {
     expect((await merge(spaceId, crA)).status).toBe(200);
     expect((await merge(spaceId, crB)).status).toBe(200);
     expect((await admin.get(`${content}/variables`)).body).toEqual({ version: "2", region: "us", plan: "pro" });
-    expect((await admin.get(`${content}/reusable-contents/${rc.id}`)).body).toMatchObject({ title: "Notice!", markdown: "ONE\ntwo\nTHREE\n" });
+    expect((await admin.get(`${content}/reusable-contents/${rc.id}`)).body).toMatchObject({
+      title: "Notice!",
+      markdown: "ONE\ntwo\nTHREE\n",
+    });
 
     // The same variable and the same line on both sides: the second merge is a conflict.
     const crC = created(await admin.post(`/v1/spaces/${spaceId}/change-requests`, { subject: "C" })).id;
@@ -290,11 +354,14 @@ describe("GraphQL", () => {
     );
     const rc = create.data.changeRequestReusableContentCreate;
     expect(rc).toMatchObject({ title: "Intro", markdown: "Hello", document: expect.stringMatching(/^doc_/) });
-    const vars = await editor.graphql(`mutation($s: String!, $c: String!, $v: ContentVariables!) { changeRequestVariablesReplace(spaceId: $s, changeRequestId: $c, variables: $v) }`, {
-      s: spaceId,
-      c: crId,
-      v: { product: "Acme", year: 2026 },
-    });
+    const vars = await editor.graphql(
+      `mutation($s: String!, $c: String!, $v: ContentVariables!) { changeRequestVariablesReplace(spaceId: $s, changeRequestId: $c, variables: $v) }`,
+      {
+        s: spaceId,
+        c: crId,
+        v: { product: "Acme", year: 2026 },
+      },
+    );
     expect(vars.data.changeRequestVariablesReplace).toEqual({ product: "Acme", year: 2026 });
     const read = await reader.graphql(
       `query($s: String!, $c: String!) { changeRequestContent(spaceId: $s, changeRequestId: $c) { id variables reusableContents { id title } } }`,
@@ -302,25 +369,37 @@ describe("GraphQL", () => {
     );
     const revision = read.data.changeRequestContent;
     expect(revision).toMatchObject({ variables: { product: "Acme", year: 2026 }, reusableContents: [{ id: rc.id, title: "Intro" }] });
-    const doc = await reader.graphql(`query($s: String!, $r: String!, $id: String!) { revisionReusableContentDocument(spaceId: $s, revisionId: $r, reusableContentId: $id) }`, {
-      s: spaceId,
-      r: revision.id,
-      id: rc.id,
-    });
+    const doc = await reader.graphql(
+      `query($s: String!, $r: String!, $id: String!) { revisionReusableContentDocument(spaceId: $s, revisionId: $r, reusableContentId: $id) }`,
+      {
+        s: spaceId,
+        r: revision.id,
+        id: rc.id,
+      },
+    );
     expect(doc.data.revisionReusableContentDocument).toMatchObject({ object: "document" });
-    const bad = await editor.graphql(`mutation($s: String!, $c: String!, $v: ContentVariables!) { changeRequestVariablesUpdate(spaceId: $s, changeRequestId: $c, variables: $v) }`, {
-      s: spaceId,
-      c: crId,
-      v: { "bad name": "x" },
-    });
+    const bad = await editor.graphql(
+      `mutation($s: String!, $c: String!, $v: ContentVariables!) { changeRequestVariablesUpdate(spaceId: $s, changeRequestId: $c, variables: $v) }`,
+      {
+        s: spaceId,
+        c: crId,
+        v: { "bad name": "x" },
+      },
+    );
     expect(bad.errors[0].message).toContain("variables.bad name");
-    const del = await editor.graphql(`mutation($s: String!, $c: String!, $id: String!) { changeRequestReusableContentDelete(spaceId: $s, changeRequestId: $c, reusableContentId: $id) { deletedId } }`, {
-      s: spaceId,
-      c: crId,
-      id: rc.id,
-    });
+    const del = await editor.graphql(
+      `mutation($s: String!, $c: String!, $id: String!) { changeRequestReusableContentDelete(spaceId: $s, changeRequestId: $c, reusableContentId: $id) { deletedId } }`,
+      {
+        s: spaceId,
+        c: crId,
+        id: rc.id,
+      },
+    );
     expect(del.data.changeRequestReusableContentDelete.deletedId).toBe(rc.id);
-    const denied = await reader.graphql(`mutation($s: String!, $c: String!) { changeRequestVariableDelete(spaceId: $s, changeRequestId: $c, variableName: "year") { deletedId } }`, { s: spaceId, c: crId });
+    const denied = await reader.graphql(
+      `mutation($s: String!, $c: String!) { changeRequestVariableDelete(spaceId: $s, changeRequestId: $c, variableName: "year") { deletedId } }`,
+      { s: spaceId, c: crId },
+    );
     expect(denied.errors[0].extensions.code).toBe(403);
   });
 });

@@ -24,7 +24,11 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 const words = fc.constantFrom("Install", "Guide", "Linux", "Provision", "Überblick", "日本語", "Setup & run", "API");
-const markdown = fc.array(fc.constantFrom("Intro text.", "## Options\n\nFlags here.", "## Logging\n\nTo stdout.", "- a list\n- of items", ""), { maxLength: 3 }).map((parts) => parts.join("\n\n"));
+const markdown = fc
+  .array(fc.constantFrom("Intro text.", "## Options\n\nFlags here.", "## Logging\n\nTo stdout.", "- a list\n- of items", ""), {
+    maxLength: 3,
+  })
+  .map((parts) => parts.join("\n\n"));
 
 type Op =
   | { kind: "create"; parent: number; title: string; markdown: string }
@@ -34,14 +38,22 @@ type Op =
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant("create" as const), parent: fc.nat(20), title: words, markdown }),
-  fc.record({ kind: fc.constant("edit" as const), page: fc.nat(20), title: fc.option(words, { nil: undefined }), markdown: fc.option(markdown, { nil: undefined }), description: fc.option(fc.option(words, { nil: null }), { nil: undefined }) }),
+  fc.record({
+    kind: fc.constant("edit" as const),
+    page: fc.nat(20),
+    title: fc.option(words, { nil: undefined }),
+    markdown: fc.option(markdown, { nil: undefined }),
+    description: fc.option(fc.option(words, { nil: null }), { nil: undefined }),
+  }),
   fc.record({ kind: fc.constant("move" as const), page: fc.nat(20), parent: fc.nat(20) }),
   fc.record({ kind: fc.constant("delete" as const), page: fc.nat(20) }),
 );
 
 type Row = Record<string, unknown>;
 const rowsOf = async (spaceId: string): Promise<Row[]> =>
-  (await t.gateway.db.prisma.pageSearch.findMany({ where: { spaceId }, orderBy: { pageId: "asc" } })).map(({ revisionId: _, ...row }) => row);
+  (await t.gateway.db.prisma.pageSearch.findMany({ where: { spaceId }, orderBy: { pageId: "asc" } })).map(
+    ({ revisionId: _, ...row }) => row,
+  );
 
 describe("search rows kept by edits", () => {
   it("equal a full rebuild from the head revision after any edits", async () => {
@@ -55,7 +67,11 @@ describe("search rows kept by edits", () => {
         for (const o of ops) {
           // Refusals (a page moved under itself, a page deleted before) are part of the sequence: they write nothing.
           if (o.kind === "create") {
-            const res = await admin.post(`${base}/pages`, { title: o.title, markdown: o.markdown, parent: o.parent % 3 === 0 ? undefined : pick(o.parent) });
+            const res = await admin.post(`${base}/pages`, {
+              title: o.title,
+              markdown: o.markdown,
+              parent: o.parent % 3 === 0 ? undefined : pick(o.parent),
+            });
             if (res.status === 201) pages.push(res.body.id);
           } else if (o.kind === "edit") {
             await admin.patch(`${base}/page/${pick(o.page)}`, { title: o.title, markdown: o.markdown, description: o.description });

@@ -39,7 +39,14 @@ const FULL = {
   scopes: ["space:content:read", "space:comments:read"],
   categories: ["visual", "collaboration"],
   blocks: [
-    { id: "figma-embed", title: "Figma frame", description: "A frame", icon: "figma", urlUnfurl: ["https://www.figma.com/file/"], markdown: { codeblock: "figma", body: "url" } },
+    {
+      id: "figma-embed",
+      title: "Figma frame",
+      description: "A frame",
+      icon: "figma",
+      urlUnfurl: ["https://www.figma.com/file/"],
+      markdown: { codeblock: "figma", body: "url" },
+    },
   ],
   contentSources: [{ id: "frames", title: "Frames", description: "Import frames", configuration: { componentId: "source-config" } }],
   externalLinks: [{ url: "https://figma.example/docs", label: "Documentation" }],
@@ -67,8 +74,26 @@ describe("POST /v1/integrations/{integrationName} (publish)", () => {
     const i = res.body;
     expect(Object.keys(i).sort()).toEqual(
       [
-        "object", "name", "version", "title", "description", "summary", "previewImages", "target", "verified", "visibility", "scopes",
-        "categories", "blocks", "contentSources", "configurations", "externalLinks", "owner", "urls", "permissions", "contentSecurityPolicy",
+        "object",
+        "name",
+        "version",
+        "title",
+        "description",
+        "summary",
+        "previewImages",
+        "target",
+        "verified",
+        "visibility",
+        "scopes",
+        "categories",
+        "blocks",
+        "contentSources",
+        "configurations",
+        "externalLinks",
+        "owner",
+        "urls",
+        "permissions",
+        "contentSecurityPolicy",
       ].sort(),
     );
     expect(i).toMatchObject({
@@ -133,12 +158,31 @@ describe("POST /v1/integrations/{integrationName} (publish)", () => {
       ["fresh", { title: "x", organization: "acme", scopes: ["Space Read"] }, "scopes[0]"],
       ["fresh", { title: "x", organization: "acme", categories: ["Has Space"] }, "categories[0]"],
       ["fresh", { title: "x", organization: "acme", blocks: [{ id: "a b", title: "x" }] }, "blocks[0].id"],
-      ["fresh", { title: "x", organization: "acme", blocks: [{ id: "a", title: "x" }, { id: "a", title: "y" }] }, "blocks[1].id"],
+      [
+        "fresh",
+        {
+          title: "x",
+          organization: "acme",
+          blocks: [
+            { id: "a", title: "x" },
+            { id: "a", title: "y" },
+          ],
+        },
+        "blocks[1].id",
+      ],
       ["fresh", { title: "x", organization: "acme", blocks: [{ title: "x" }] }, "id"],
       ["fresh", { title: "x", organization: "acme", contentSources: [{ id: "a", title: "x", configuration: {} }] }, "componentId"],
       ["fresh", { title: "x", organization: "acme", externalLinks: [{ url: "nope", label: "x" }] }, "externalLinks[0].url"],
-      ["fresh", { title: "x", organization: "acme", configurations: { account: { properties: { a: { type: "date" } } } } }, "configurations.account.properties.a.type"],
-      ["fresh", { title: "x", organization: "acme", configurations: { account: { properties: {}, required: ["zzz"] } } }, "configurations.account.required[0]"],
+      [
+        "fresh",
+        { title: "x", organization: "acme", configurations: { account: { properties: { a: { type: "date" } } } } },
+        "configurations.account.properties.a.type",
+      ],
+      [
+        "fresh",
+        { title: "x", organization: "acme", configurations: { account: { properties: {}, required: ["zzz"] } } },
+        "configurations.account.required[0]",
+      ],
       ["fresh", { title: "x", organization: "acme", secrets: { KEY: 3 } }, "secrets"],
       ["fresh", { title: "x", organization: "acme", contentSecurityPolicy: "a\nb" }, "contentSecurityPolicy"],
       ["fresh", { title: "x", organization: "acme", unknownField: 1 }, "unknownField"],
@@ -206,7 +250,9 @@ describe("GET /v1/integrations and /v1/integrations/{integrationName}", () => {
     expect(await names({ target: "organization" })).toEqual(["acme-private", "slack"]);
     const first = await admin.get("/v1/integrations", { limit: 2 });
     expect(first.body.count).toBe(3);
-    expect((await admin.get("/v1/integrations", { limit: 2, page: first.body.next.page })).body.items.map((i: any) => i.name)).toEqual(["slack"]);
+    expect((await admin.get("/v1/integrations", { limit: 2, page: first.body.next.page })).body.items.map((i: any) => i.name)).toEqual([
+      "slack",
+    ]);
     const paged = await admin.get("/v1/integrations", { hasBlocks: false, limit: 1 });
     expect(paged.body).toMatchObject({ count: 2, items: [{ name: "acme-private" }] });
     expect((await admin.get("/v1/integrations", { blockDomain: "bad domain" })).status).toBe(400);
@@ -225,7 +271,19 @@ describe("installations", () => {
     expect(res.status).toBe(201);
     installation = res.body;
     expect(Object.keys(installation).sort()).toEqual(
-      ["id", "status", "space_selection", "site_selection", "spaces", "configuration", "createdAt", "updatedAt", "urls", "externalIds", "target"].sort(),
+      [
+        "id",
+        "status",
+        "space_selection",
+        "site_selection",
+        "spaces",
+        "configuration",
+        "createdAt",
+        "updatedAt",
+        "urls",
+        "externalIds",
+        "target",
+      ].sort(),
     );
     expect(installation).toMatchObject({
       status: "active",
@@ -263,7 +321,9 @@ describe("installations", () => {
     const bad = await admin.patch(`/v1/integrations/figma/installations/${installation.id}`, { configuration: { mode: "fast" } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain("configuration.apiKey");
-    expect((await admin.patch(`/v1/integrations/figma/installations/${installation.id}`, { configuration: { apiKey: 1 } })).body.error.message).toContain("configuration.apiKey");
+    expect(
+      (await admin.patch(`/v1/integrations/figma/installations/${installation.id}`, { configuration: { apiKey: 1 } })).body.error.message,
+    ).toContain("configuration.apiKey");
     expect((await admin.patch(`/v1/integrations/figma/installations/${installation.id}`, { space_selection: "some" })).status).toBe(400);
     const res = await admin.patch(`/v1/integrations/figma/installations/${installation.id}`, {
       configuration: { apiKey: "k1", mode: "slow" },
@@ -287,7 +347,9 @@ describe("installations", () => {
 
   it("reads and lists installations with the external id filter", async () => {
     expect((await admin.get(`/v1/integrations/figma/installations/${installation.id}`)).body.id).toBe(installation.id);
-    expect((await admin.get("/v1/integrations/figma/installations", { externalId: "acct-2" })).body.items.map((i: any) => i.id)).toEqual([installation.id]);
+    expect((await admin.get("/v1/integrations/figma/installations", { externalId: "acct-2" })).body.items.map((i: any) => i.id)).toEqual([
+      installation.id,
+    ]);
     expect((await admin.get("/v1/integrations/figma/installations", { externalId: "nope" })).body.count).toBe(0);
     // Another organization installs it: the owner's admins see both, the other organization only its own.
     const theirs = await other.post("/v1/integrations/figma/installations", { organization: other.organization });
@@ -323,7 +385,12 @@ describe("installations", () => {
     const plain = await admin.get("/v1/integrations/figma/spaces");
     expect(plain.body).toMatchObject({ count: 1, items: [{ space: spaceId, installation: installation.id }] });
     const expanded = await admin.get("/v1/integrations/figma/spaces", { expand: true });
-    expect(expanded.body.items[0].space).toMatchObject({ object: "space", id: spaceId, title: "Handbook", organization: admin.organization });
+    expect(expanded.body.items[0].space).toMatchObject({
+      object: "space",
+      id: spaceId,
+      title: "Handbook",
+      organization: admin.organization,
+    });
     expect((await admin.get("/v1/integrations/figma/spaces", { externalId: "space-ext" })).body.count).toBe(1);
     expect((await admin.get("/v1/integrations/figma/spaces", { externalId: "other" })).body.count).toBe(0);
     expect((await other.get("/v1/integrations/figma/spaces")).body.count).toBe(0);
@@ -372,8 +439,14 @@ describe("installations", () => {
     const missing = await admin.put(path, { configuration: {} });
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toContain("trackingId");
-    expect((await admin.put(`/v1/integrations/analytics/installations/${inst.id}/sites/${theirSite.id}`, { configuration: { trackingId: "x" } })).status).toBe(404);
-    expect((await admin.put(`/v1/integrations/analytics/installations/${inst.id}/sites/site_nope`, { configuration: { trackingId: "x" } })).status).toBe(404);
+    expect(
+      (await admin.put(`/v1/integrations/analytics/installations/${inst.id}/sites/${theirSite.id}`, { configuration: { trackingId: "x" } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await admin.put(`/v1/integrations/analytics/installations/${inst.id}/sites/site_nope`, { configuration: { trackingId: "x" } }))
+        .status,
+    ).toBe(404);
     expect((await reader.put(path, { configuration: { trackingId: "x" } })).status).toBe(403);
 
     const res = await admin.put(path, { configuration: { trackingId: "UA-1" }, externalIds: ["prop-1"] });
@@ -408,7 +481,10 @@ describe("installations", () => {
     expect(setups.items[1].payload).not.toHaveProperty("previous");
 
     const plain = await admin.get("/v1/integrations/analytics/sites");
-    expect(plain.body).toMatchObject({ count: 1, items: [{ site: site.id, installation: inst.id, configuration: { trackingId: "UA-2" } }] });
+    expect(plain.body).toMatchObject({
+      count: 1,
+      items: [{ site: site.id, installation: inst.id, configuration: { trackingId: "UA-2" } }],
+    });
     const expanded = await admin.get("/v1/integrations/analytics/sites", { expand: true });
     expect(expanded.body.items[0].site).toMatchObject({ object: "site", id: site.id, title: "Help center" });
     expect((await admin.get(path, { expand: true })).body.site).toMatchObject({ object: "site", id: site.id });
@@ -430,7 +506,11 @@ describe("installations", () => {
     expect((await admin.delete(path)).status).toBe(204);
     const deleted = (await admin.get("/v1/integrations/analytics/events", { type: "site_installation_deleted" })).body;
     expect(deleted.count).toBe(1);
-    expect(deleted.items[0].payload).toMatchObject({ siteId: site.id, status: "active", previous: { configuration: { trackingId: "UA-2" } } });
+    expect(deleted.items[0].payload).toMatchObject({
+      siteId: site.id,
+      status: "active",
+      previous: { configuration: { trackingId: "UA-2" } },
+    });
     expect((await admin.get("/v1/integrations/analytics/sites")).body.count).toBe(0);
 
     // Deleting the site removes its installations.
@@ -485,11 +565,18 @@ describe("installations", () => {
     await recordSpaceActivity(ctx, { type: "space_content_updated", spaceId: loose, revisionId: "rev_2" });
     expect((await admin.get("/v1/integrations/figma/events")).body.count).toBe(before + 2);
     // Slack listens to change requests, installed for all spaces.
-    const slackInst = (await admin.get("/v1/integrations/slack/installations")).body.items.find((i: any) => i.target.organization === admin.organization);
+    const slackInst = (await admin.get("/v1/integrations/slack/installations")).body.items.find(
+      (i: any) => i.target.organization === admin.organization,
+    );
     await admin.patch(`/v1/integrations/slack/installations/${slackInst.id}`, { space_selection: "all" });
     await recordSpaceActivity(ctx, { type: "change_request_status_updated", spaceId: loose, changeRequestId: "cr_2", status: "merged" });
     const slackEvents = (await other.get("/v1/integrations/slack/events", { type: "change_request_status_updated" })).body;
-    expect(slackEvents.items[0].payload).toMatchObject({ spaceId: loose, changeRequestId: "cr_2", changeRequestStatus: "merged", installationId: slackInst.id });
+    expect(slackEvents.items[0].payload).toMatchObject({
+      spaceId: loose,
+      changeRequestId: "cr_2",
+      changeRequestStatus: "merged",
+      installationId: slackInst.id,
+    });
   });
 
   it("reads events (page, limit, newest first) and one event with its trace, for members of the owner only", async () => {
@@ -553,20 +640,38 @@ describe("development mode, signing secret and render", () => {
       element: {
         type: "block",
         children: [
-          { type: "button", style: "primary", label: "Open", onPress: { action: "open" }, icon: "close", confirm: { title: "Sure?", text: "Open it", confirm: "Yes", style: "danger" }, disabled: false },
+          {
+            type: "button",
+            style: "primary",
+            label: "Open",
+            onPress: { action: "open" },
+            icon: "close",
+            confirm: { title: "Sure?", text: "Open it", confirm: "Yes", style: "danger" },
+            disabled: false,
+          },
         ],
         controls: [{ icon: "edit", label: "Edit", onPress: { action: "edit" } }],
       },
       state: { open: true },
       props: { url: "https://figma.com/file/1" },
     };
-    const receiver = await startReceiver([{ status: 200, body: output }, { status: 200, body: output }, { status: 200, body: { type: "element", element: { type: "card" } } }, { status: 500 }]);
+    const receiver = await startReceiver([
+      { status: 200, body: output },
+      { status: 200, body: output },
+      { status: 200, body: { type: "element", element: { type: "card" } } },
+      { status: 500 },
+    ]);
     try {
       const nothing = await admin.post("/v1/integrations/figma/render", { componentId: "embed" });
       expect(nothing.status).toBe(409);
       expect(nothing.body.error.message).toContain("development mode");
       await admin.put("/v1/integrations/figma/dev", { tunnelUrl: receiver.url });
-      const res = await admin.post("/v1/integrations/figma/render", { componentId: "embed", props: { url: "u" }, state: {}, context: { type: "document" } });
+      const res = await admin.post("/v1/integrations/figma/render", {
+        componentId: "embed",
+        props: { url: "u" },
+        state: {},
+        context: { type: "document" },
+      });
       expect(res.status).toBe(200);
       expect(res.body).toEqual(output);
       expect(res.headers.get("content-security-policy")).toBe(FULL.contentSecurityPolicy);
@@ -574,7 +679,12 @@ describe("development mode, signing secret and render", () => {
       expect(sent.json).toEqual({ type: "ui_render", componentId: "embed", props: { url: "u" }, state: {}, context: { type: "document" } });
       expect(sent.headers["content-security-policy"]).toBe(FULL.contentSecurityPolicy);
       const secret = (await admin.get("/v1/integrations/figma/signing-secret")).body.signingSecret;
-      expect(verifySignature(secret, sent.body, { signature: sent.headers["x-signature"] as string, timestamp: sent.headers["x-signature-timestamp"] as string })).toBe(true);
+      expect(
+        verifySignature(secret, sent.body, {
+          signature: sent.headers["x-signature"] as string,
+          timestamp: sent.headers["x-signature-timestamp"] as string,
+        }),
+      ).toBe(true);
 
       const request = LZString.compressToEncodedURIComponent(JSON.stringify({ componentId: "embed", props: { url: "v" } }));
       const viaGet = await admin.get("/v1/integrations/figma/render", { request });
@@ -644,7 +754,9 @@ describe("public endpoints", () => {
   }
 
   it("forwards requests without a token to the integration (signed, with the CSP) and relays its answer; each is a script_fetch event", async () => {
-    const inst = (await admin.get("/v1/integrations/figma/installations")).body.items.find((i: any) => i.target.organization === admin.organization);
+    const inst = (await admin.get("/v1/integrations/figma/installations")).body.items.find(
+      (i: any) => i.target.organization === admin.organization,
+    );
     const base = inst.urls.publicEndpoint as string;
     expect(base).toBe(`${t.url}/integrations/figma/installations/${inst.id}/public`);
     // Development mode off: no endpoint to forward to.
@@ -679,7 +791,12 @@ describe("public endpoints", () => {
         "x-forwarded-proto": "http",
       });
       const secret = (await admin.get("/v1/integrations/figma/signing-secret")).body.signingSecret;
-      expect(verifySignature(secret, sent.body, { signature: sent.headers["x-signature"] as string, timestamp: sent.headers["x-signature-timestamp"] as string })).toBe(true);
+      expect(
+        verifySignature(secret, sent.body, {
+          signature: sent.headers["x-signature"] as string,
+          timestamp: sent.headers["x-signature-timestamp"] as string,
+        }),
+      ).toBe(true);
 
       // Redirects are relayed, not followed; the integration-level and space-level endpoints forward too.
       const redirect = await fetch(`${t.url}/integrations/figma/public/oauth/callback?code=c1`, { redirect: "manual" });
@@ -698,7 +815,13 @@ describe("public endpoints", () => {
       const events = (await admin.get("/v1/integrations/figma/events", { type: "script_fetch" })).body;
       expect(events.count).toBe(4);
       expect(events.items.map((e: any) => e.status)).toEqual(["failed", "success", "success", "success"]);
-      expect(events.items[3].payload).toEqual({ eventId: events.items[3].id, type: "script_fetch", installationId: inst.id, method: "POST", path: "/webhook/slack" });
+      expect(events.items[3].payload).toEqual({
+        eventId: events.items[3].id,
+        type: "script_fetch",
+        installationId: inst.id,
+        method: "POST",
+        path: "/webhook/slack",
+      });
       expect(events.items[1].payload).toMatchObject({ method: "PUT", path: "/", spaceId });
       expect(events.items[3].id).toBe(sent.headers["x-integration-event-id"]);
 
@@ -745,7 +868,9 @@ describe("event retention", () => {
     });
     await prisma.integrationEventLog.create({ data: { id: "log_old", eventId: "iev_old_success", level: "info", message: "old" } });
     expect(await purgeSettledEvents(prisma, 30)).toBe(1);
-    const left = await prisma.integrationEvent.findMany({ where: { id: { in: ["iev_old_success", "iev_old_pending", "iev_recent_failed"] } } });
+    const left = await prisma.integrationEvent.findMany({
+      where: { id: { in: ["iev_old_success", "iev_old_pending", "iev_recent_failed"] } },
+    });
     expect(left.map((e) => e.id).sort()).toEqual(["iev_old_pending", "iev_recent_failed"]);
     expect(await prisma.integrationEventLog.count({ where: { id: "log_old" } })).toBe(0);
     expect(await purgeSettledEvents(prisma, 0)).toBe(0);
@@ -810,7 +935,10 @@ describe("batching", () => {
   it("reads organization → integrations → owner, events and installations with as many statements for 2 as for 6 integrations", async () => {
     const small = await t.bootstrap("sam@small.test", "Small");
     const big = await t.bootstrap("bea@big.test", "Big");
-    for (const [caller, n] of [[small, 2], [big, 6]] as const) {
+    for (const [caller, n] of [
+      [small, 2],
+      [big, 6],
+    ] as const) {
       for (let i = 0; i < n; i++) {
         const name = `${caller === small ? "small" : "big"}-${i}`;
         await caller.post(`/v1/integrations/${name}`, { title: name, organization: caller.organization, icon: PNG });

@@ -43,7 +43,10 @@ describe("public endpoints without a token", () => {
       const secret = await answer(`/integrations/secret-tool${rest}`, method);
       const missing = await answer(`/integrations/no-such-tool${rest}`, method);
       expect(secret.status, rest).toBe(404);
-      expect({ ...secret, body: secret.body.replace("secret-tool", "NAME") }, rest).toEqual({ ...missing, body: missing.body.replace("no-such-tool", "NAME") });
+      expect({ ...secret, body: secret.body.replace("secret-tool", "NAME") }, rest).toEqual({
+        ...missing,
+        body: missing.body.replace("no-such-tool", "NAME"),
+      });
     }
   });
 

@@ -30,7 +30,10 @@ beforeAll(async () => {
   ];
   for (const [userId, displayName, joinedAt] of people) {
     await prisma.user.update({ where: { id: userId }, data: { displayName } });
-    await prisma.member.update({ where: { organizationId_userId: { organizationId: org, userId } }, data: { joinedAt: new Date(joinedAt) } });
+    await prisma.member.update({
+      where: { organizationId_userId: { organizationId: org, userId } },
+      data: { joinedAt: new Date(joinedAt) },
+    });
   }
   // Spaces: one plain, one with its own default level, one in a collection, one deleted.
   await prisma.collection.create({ data: { id: "col_handbook", organizationId: org, title: "Handbook", defaultLevel: "review" } });
@@ -48,10 +51,17 @@ beforeAll(async () => {
       id: "team_writers",
       organizationId: org,
       title: "Writers",
-      members: { create: [{ userId: guest.user, role: "member" }, { userId: reader.user, role: "owner" }] },
+      members: {
+        create: [
+          { userId: guest.user, role: "member" },
+          { userId: reader.user, role: "owner" },
+        ],
+      },
     },
   });
-  await prisma.team.create({ data: { id: "team_reviewers", organizationId: org, title: "Reviewers", members: { create: [{ userId: reader.user }] } } });
+  await prisma.team.create({
+    data: { id: "team_reviewers", organizationId: org, title: "Reviewers", members: { create: [{ userId: reader.user }] } },
+  });
   await prisma.spaceAccess.createMany({
     data: [
       { id: "acc_1", spaceId: "spc_plain", userId: guest.user, role: "comment" },
@@ -188,7 +198,14 @@ describe("GET /v1/orgs/{organizationId}/members/{userId}", () => {
   it("returns a member; guests may read themselves only", async () => {
     const res = await reader.get(`/v1/orgs/${org}/members/${editor.user}`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ object: "member", id: editor.user, role: "edit", user: { email: "eddie@acme.test" }, spaces: 3, teams: 0 });
+    expect(res.body).toMatchObject({
+      object: "member",
+      id: editor.user,
+      role: "edit",
+      user: { email: "eddie@acme.test" },
+      spaces: 3,
+      teams: 0,
+    });
     const self = await guest.get(`/v1/orgs/${org}/members/${guest.user}`);
     expect(self.status).toBe(200);
     expect(self.body.role).toBeNull();
@@ -349,7 +366,9 @@ describe("GET /v1/orgs/{organizationId}/members/{userId}/teams", () => {
     expect(filtered.body.items.map((i: any) => i.team.id)).toEqual(["team_writers"]);
     const page = await admin.get(`/v1/orgs/${org}/members/${reader.user}/teams`, { limit: 1 });
     expect(page.body.items.map((i: any) => i.team.title)).toEqual(["Reviewers"]);
-    expect((await admin.get(`/v1/orgs/${org}/members/${reader.user}/teams`, { limit: 1, page: page.body.next.page })).body.items[0].team.title).toBe("Writers");
+    expect(
+      (await admin.get(`/v1/orgs/${org}/members/${reader.user}/teams`, { limit: 1, page: page.body.next.page })).body.items[0].team.title,
+    ).toBe("Writers");
   });
 
   it("lets guests see their own teams only; 404 for unknown members and other organizations", async () => {
@@ -427,7 +446,10 @@ describe("GraphQL", () => {
   });
 
   it("serves the member operations with the same rules", async () => {
-    const res = await admin.graphql(`query($o: String!, $u: String!) { organizationMember(organizationId: $o, userId: $u) { id role } }`, { o: org, u: guest.user });
+    const res = await admin.graphql(`query($o: String!, $u: String!) { organizationMember(organizationId: $o, userId: $u) { id role } }`, {
+      o: org,
+      u: guest.user,
+    });
     expect(res.data.organizationMember).toEqual({ id: guest.user, role: null });
     const denied = await guest.graphql(`query($o: String!) { organizationMembers(organizationId: $o) { count } }`, { o: org });
     expect(denied.errors[0].extensions.code).toBe(403);

@@ -54,7 +54,19 @@ describe("OpenAPI spec lifecycle", () => {
     expect(res.status).toBe(201);
     const s = res.body;
     expect(Object.keys(s).sort()).toEqual(
-      ["createdAt", "id", "lastProcessedErrorCount", "object", "permissions", "processingState", "slug", "sourceURL", "updatedAt", "urls", "visibility"].sort(),
+      [
+        "createdAt",
+        "id",
+        "lastProcessedErrorCount",
+        "object",
+        "permissions",
+        "processingState",
+        "slug",
+        "sourceURL",
+        "updatedAt",
+        "urls",
+        "visibility",
+      ].sort(),
     );
     expect(s).toMatchObject({
       object: "openapi-spec",
@@ -222,7 +234,10 @@ describe("OpenAPI spec input and access", () => {
     const dup = await admin.post(base(), { slug: "petstore", source: { url: `${src.url}/petstore.yaml` } });
     expect(dup.status).toBe(409);
     expect(dup.body.error.message).toContain("petstore");
-    const theirs = await other.post(`/v1/orgs/${other.organization}/openapi`, { slug: "petstore", source: { url: `${src.url}/petstore.yaml` } });
+    const theirs = await other.post(`/v1/orgs/${other.organization}/openapi`, {
+      slug: "petstore",
+      source: { url: `${src.url}/petstore.yaml` },
+    });
     expect(theirs.status).toBe(201);
   });
 
@@ -277,7 +292,15 @@ describe("OpenAPI spec input and access", () => {
     const anon = t.caller("");
     const p = specPath("petstore");
     const v = (await admin.get(`${p}/versions/latest`)).body.id;
-    const reads = [base(), p, `${p}/versions`, `${p}/versions/latest`, `${p}/versions/latest/content`, `${p}/versions/${v}`, `${p}/versions/${v}/content`];
+    const reads = [
+      base(),
+      p,
+      `${p}/versions`,
+      `${p}/versions/latest`,
+      `${p}/versions/latest/content`,
+      `${p}/versions/${v}`,
+      `${p}/versions/${v}/content`,
+    ];
     for (const path of reads) {
       expect((await anon.get(path)).status, path).toBe(401);
       const hidden = await other.get(path);
@@ -334,10 +357,22 @@ describe("processing at start", () => {
   it("processes again the specs left pending or in progress", async () => {
     const prisma = t.gateway.db.prisma;
     await prisma.openApiSpec.create({
-      data: { id: "oas_resume1", organizationId: admin.organization, slug: "resumed", sourceURL: `${src.url}/petstore.yaml`, processingState: "progress" },
+      data: {
+        id: "oas_resume1",
+        organizationId: admin.organization,
+        slug: "resumed",
+        sourceURL: `${src.url}/petstore.yaml`,
+        processingState: "progress",
+      },
     });
     await prisma.openApiSpec.create({
-      data: { id: "oas_resume2", organizationId: admin.organization, slug: "resumed-pending", sourceURL: `${src.url}/swagger.json`, processingState: "pending" },
+      data: {
+        id: "oas_resume2",
+        organizationId: admin.organization,
+        slug: "resumed-pending",
+        sourceURL: `${src.url}/swagger.json`,
+        processingState: "pending",
+      },
     });
     const before = src.hits("/swagger.json");
     await resumeOpenApiProcessing(t.gateway.services).done;
@@ -360,8 +395,20 @@ describe("restart", () => {
     const owner = pgUrl ? admin : await first.bootstrap("ada@acme.test", "Acme Docs");
     await first.gateway.db.prisma.openApiSpec.createMany({
       data: [
-        { id: "oas_restart1", organizationId: owner.organization, slug: "left-in-progress", sourceURL: `${src.url}/petstore.yaml`, processingState: "progress" },
-        { id: "oas_restart2", organizationId: owner.organization, slug: "left-pending", sourceURL: `${src.url}/not-yaml.yaml`, processingState: "pending" },
+        {
+          id: "oas_restart1",
+          organizationId: owner.organization,
+          slug: "left-in-progress",
+          sourceURL: `${src.url}/petstore.yaml`,
+          processingState: "progress",
+        },
+        {
+          id: "oas_restart2",
+          organizationId: owner.organization,
+          slug: "left-pending",
+          sourceURL: `${src.url}/not-yaml.yaml`,
+          processingState: "pending",
+        },
       ],
     });
     if (!pgUrl) await first.close();

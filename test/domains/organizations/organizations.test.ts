@@ -104,7 +104,12 @@ describe("PATCH /v1/orgs/{organizationId}", () => {
       inviteLinks: false,
       urls: { logo: "https://cdn.acme.test/logo.png" },
     });
-    const cleared = await admin.patch(`/v1/orgs/${admin.organization}`, { defaultRole: null, defaultContent: null, logo: null, sso: false });
+    const cleared = await admin.patch(`/v1/orgs/${admin.organization}`, {
+      defaultRole: null,
+      defaultContent: null,
+      logo: null,
+      sso: false,
+    });
     expect(cleared.body.defaultRole).toBeNull();
     expect(cleared.body).not.toHaveProperty("defaultContent"); // GitBook's schema: an object when set, absent otherwise
     expect(cleared.body.urls).not.toHaveProperty("logo");
@@ -174,7 +179,9 @@ describe("GET /v1/email-domains/{emailDomain}/orgs", () => {
 
 describe("GraphQL", () => {
   it("serves the same organization and requires a token", async () => {
-    const res = await admin.graphql(`query($id: String!) { organization(organizationId: $id) { id title permissions { admin } } }`, { id: admin.organization });
+    const res = await admin.graphql(`query($id: String!) { organization(organizationId: $id) { id title permissions { admin } } }`, {
+      id: admin.organization,
+    });
     expect(res.data.organization).toEqual({ id: admin.organization, title: "Acme Documentation", permissions: { admin: true } });
     const anon = await t.caller("").graphql(`{ organizations { count } }`);
     expect(anon.status).toBe(401);

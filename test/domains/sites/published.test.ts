@@ -98,9 +98,19 @@ describe("GET /v1/orgs/{organizationId}/sites/{siteId}/published", () => {
       ["API", ["API"]],
     ]);
     const [docs, api] = anon.body.structure.structure;
-    expect(docs).toMatchObject({ object: "site-section", id: ids.docs, default: true, path: "docs", urls: { published: `${t.url}/sites/${org}/${portal.id}/docs` } });
+    expect(docs).toMatchObject({
+      object: "site-section",
+      id: ids.docs,
+      default: true,
+      path: "docs",
+      urls: { published: `${t.url}/sites/${org}/${portal.id}/docs` },
+    });
     expect(api).toMatchObject({ object: "site-section", id: ids.api, default: false, sectionGroup: ids.group });
-    expect(docs.siteSpaces[0]).toMatchObject({ object: "site-space", default: true, space: { object: "space", id: ids.Guide, title: "Guide" } });
+    expect(docs.siteSpaces[0]).toMatchObject({
+      object: "site-space",
+      default: true,
+      space: { object: "space", id: ids.Guide, title: "Guide" },
+    });
     // Visitors get no permission on the spaces.
     expect(docs.siteSpaces[0].space.permissions).toMatchObject({ view: false, edit: false, admin: false });
 
@@ -112,9 +122,16 @@ describe("GET /v1/orgs/{organizationId}/sites/{siteId}/published", () => {
       ["API", ["API"]],
       ["Beta", ["Beta"]],
     ]);
-    expect(beta.body.structure.structure[2]).toMatchObject({ id: ids.beta, sectionGroup: ids.group, condition: "visitor.claims.isBetaUser === true" });
+    expect(beta.body.structure.structure[2]).toMatchObject({
+      id: ids.beta,
+      sectionGroup: ids.group,
+      condition: "visitor.claims.isBetaUser === true",
+    });
 
-    const free = await anonymous.get(sitePath(org, portal.id, "/published"), { visitorToken: await jwt({ plan: "free" }), "visitor.lang": "fr" });
+    const free = await anonymous.get(sitePath(org, portal.id, "/published"), {
+      visitorToken: await jwt({ plan: "free" }),
+      "visitor.lang": "fr",
+    });
     expect(free.status).toBe(200);
     expect(outline(free.body)).toEqual([
       ["Docs", ["Guide", "French"]],
@@ -153,7 +170,10 @@ describe("GET /v1/orgs/{organizationId}/sites/{siteId}/published", () => {
     ]);
     expect(shared.body.structure.structure[0].urls.published).toBe(`${t.url}/sites/${org}/${portal.id}/docs?share=${link.key}`);
     // The share key and visitor claims together.
-    const both = await anonymous.get(sitePath(org, portal.id, "/published"), { shareKey: link.key, visitorToken: await jwt({ isBetaUser: true }) });
+    const both = await anonymous.get(sitePath(org, portal.id, "/published"), {
+      shareKey: link.key,
+      visitorToken: await jwt({ isBetaUser: true }),
+    });
     expect(outline(both.body).map(([title]) => title)).toEqual(["Docs", "API", "Beta"]);
     // A key of another site does not open this one.
     const elsewhere = await site(admin, org, { title: "Elsewhere", visibility: "share-link" });

@@ -17,7 +17,10 @@ let api: string;
 
 beforeAll(async () => {
   t = await startGateway();
-  ({ admin, other, org, creator, reader } = await acmeDocs(t, { creator: ["cora@acme.test", "create"], reader: ["rita@acme.test", "read"] }));
+  ({ admin, other, org, creator, reader } = await acmeDocs(t, {
+    creator: ["cora@acme.test", "create"],
+    reader: ["rita@acme.test", "read"],
+  }));
   guide = await space(admin, org, "Getting Started");
   api = await space(admin, org, "API Reference");
 });
@@ -49,7 +52,16 @@ describe("POST /v1/orgs/{organizationId}/sites", () => {
       },
       appliedType: "basic",
       defaultLevel: "inherit",
-      permissions: { view: true, access: true, edit: true, create: true, admin: true, installIntegration: true, viewAdaptiveSchema: true, editAdaptiveSchema: true },
+      permissions: {
+        view: true,
+        access: true,
+        edit: true,
+        create: true,
+        admin: true,
+        installIntegration: true,
+        viewAdaptiveSchema: true,
+        editAdaptiveSchema: true,
+      },
     });
     const spaces = await admin.get(sitePath(org, s.id, "/site-spaces"));
     expect(spaces.body.count).toBe(2);
@@ -61,7 +73,12 @@ describe("POST /v1/orgs/{organizationId}/sites", () => {
 
   it("takes type, visibility, and create-space to make a new space for the site", async () => {
     const before = (await admin.get(`/v1/orgs/${org}/spaces`)).body.count;
-    const res = await creator.post(`/v1/orgs/${org}/sites`, { title: "Handbook", type: "premium", visibility: "share-link", spaces: "create-space" });
+    const res = await creator.post(`/v1/orgs/${org}/sites`, {
+      title: "Handbook",
+      type: "premium",
+      visibility: "share-link",
+      spaces: "create-space",
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ type: "premium", visibility: "share-link", siteSpaces: 1, published: false });
     expect((await admin.get(`/v1/orgs/${org}/spaces`)).body.count).toBe(before + 1);
@@ -136,7 +153,10 @@ describe("GET /v1/orgs/{organizationId}/sites", () => {
     expect(all.body.count).toBe(3);
     expect(all.body.items.map((s: any) => s.title)).toEqual(["Alpha Docs", "Beta docs", "Gamma"]);
     expect((await org2.get(`/v1/orgs/${o}/sites`, { space: s1 })).body.items.map((s: any) => s.id)).toEqual([a.id]);
-    expect((await org2.get(`/v1/orgs/${o}/sites`, { title: "DOCS" })).body.items.map((s: any) => s.title)).toEqual(["Alpha Docs", "Beta docs"]);
+    expect((await org2.get(`/v1/orgs/${o}/sites`, { title: "DOCS" })).body.items.map((s: any) => s.title)).toEqual([
+      "Alpha Docs",
+      "Beta docs",
+    ]);
     expect((await org2.get(`/v1/orgs/${o}/sites`, { published: true })).body.items.map((s: any) => s.id)).toEqual([b.id]);
     expect((await org2.get(`/v1/orgs/${o}/sites`, { published: false })).body.count).toBe(2);
 
@@ -214,7 +234,9 @@ describe("PATCH /v1/orgs/{organizationId}/sites/{siteId}", () => {
     expect(res.status).toBe(200);
     const after = (await admin.get(sitePath(org, s.id, "/site-spaces"))).body.items;
     expect(after.map((x: any) => x.default)).toEqual([false, true]);
-    expect((await admin.get(sitePath(org, s.id, "/site-spaces"), { default: true })).body.items.map((x: any) => x.id)).toEqual([spaces[1].id]);
+    expect((await admin.get(sitePath(org, s.id, "/site-spaces"), { default: true })).body.items.map((x: any) => x.id)).toEqual([
+      spaces[1].id,
+    ]);
 
     const a = (await admin.post(sitePath(org, s.id, "/sections"), { spaceId: guide, title: "Section A" })).body;
     const b = (await admin.post(sitePath(org, s.id, "/sections"), { spaceId: api, title: "Section B" })).body;
@@ -335,7 +357,12 @@ describe("adaptive schema", () => {
     $id: "https://acme.test/visitor.json",
     type: "object",
     properties: {
-      unsigned: { type: "object", description: "Unsigned claims", properties: { language: { type: "string", enum: ["en", "fr"] } }, additionalProperties: false },
+      unsigned: {
+        type: "object",
+        description: "Unsigned claims",
+        properties: { language: { type: "string", enum: ["en", "fr"] } },
+        additionalProperties: false,
+      },
       isBetaUser: { type: "boolean", description: "The visitor is in the beta program" },
       plan: { type: "string", description: "Plan of the visitor", enum: ["free", "pro"] },
       seats: { type: "integer", description: "Seats" },
@@ -352,7 +379,9 @@ describe("adaptive schema", () => {
       jsonSchema: {
         $schema: "http://json-schema.org/draft-07/schema#",
         type: "object",
-        properties: { unsigned: { type: "object", description: "Unsigned claims of the visitor.", properties: {}, additionalProperties: false } },
+        properties: {
+          unsigned: { type: "object", description: "Unsigned claims of the visitor.", properties: {}, additionalProperties: false },
+        },
         additionalProperties: false,
       },
       updatedAt: s.createdAt,
@@ -371,14 +400,16 @@ describe("adaptive schema", () => {
     expect(templates.status).toBe(200);
     // The stored schema is JSON: the order of its properties is not kept (the templates follow the stored order).
     expect(templates.body.items).toHaveLength(6);
-    expect(templates.body.items).toEqual(expect.arrayContaining([
-      { description: "unsigned.language: en", condition: 'visitor.claims.unsigned.language === "en"' },
-      { description: "unsigned.language: fr", condition: 'visitor.claims.unsigned.language === "fr"' },
-      { description: "The visitor is in the beta program", condition: "visitor.claims.isBetaUser === true" },
-      { description: "Plan of the visitor: free", condition: 'visitor.claims.plan === "free"' },
-      { description: "Plan of the visitor: pro", condition: 'visitor.claims.plan === "pro"' },
-      { description: "Seats: more than a given number", condition: "visitor.claims.seats > 0" },
-    ]));
+    expect(templates.body.items).toEqual(
+      expect.arrayContaining([
+        { description: "unsigned.language: en", condition: 'visitor.claims.unsigned.language === "en"' },
+        { description: "unsigned.language: fr", condition: 'visitor.claims.unsigned.language === "fr"' },
+        { description: "The visitor is in the beta program", condition: "visitor.claims.isBetaUser === true" },
+        { description: "Plan of the visitor: free", condition: 'visitor.claims.plan === "free"' },
+        { description: "Plan of the visitor: pro", condition: 'visitor.claims.plan === "pro"' },
+        { description: "Seats: more than a given number", condition: "visitor.claims.seats > 0" },
+      ]),
+    );
   });
 
   it("refuses a schema that is not what the spec describes, naming what is wrong", async () => {
@@ -446,7 +477,12 @@ describe("share links and the visitor-auth key", () => {
     const s = await site(admin, org, { title: "Visitor Auth", visibility: "visitor-auth" });
     const res = await admin.get(sitePath(org, s.id, "/visitor-auth"));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ object: "site-visitor-auth", site: s.id, algorithm: "HS256", secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(res.body).toEqual({
+      object: "site-visitor-auth",
+      site: s.id,
+      algorithm: "HS256",
+      secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
     expect((await admin.get(sitePath(org, s.id, "/visitor-auth"))).body.secret).toBe(res.body.secret);
     const another = await site(admin, org, { title: "Another" });
     expect((await admin.get(sitePath(org, another.id, "/visitor-auth"))).body.secret).not.toBe(res.body.secret);
@@ -504,7 +540,10 @@ describe("GraphQL", () => {
     expect(res.data.site.subdomain).toEqual({ subdomain: "acme" });
     expect(res.data.site.organization.id).toBe(org);
     expect(res.data.site.siteSpaces.edges[0].node).toEqual({ path: "getting-started", space: { id: guide, title: "Getting Started" } });
-    const hidden = await other.graphql(`query($org: String!, $site: String!) { site(organizationId: $org, siteId: $site) { id } }`, { org, site: s.id });
+    const hidden = await other.graphql(`query($org: String!, $site: String!) { site(organizationId: $org, siteId: $site) { id } }`, {
+      org,
+      site: s.id,
+    });
     expect(hidden.errors[0].extensions.code).toBe(404);
   });
 

@@ -64,7 +64,14 @@ describe("site sections", () => {
       id: roots[0].id,
       path: "guide",
       section: section.id,
-      space: expect.objectContaining({ object: "space", id: spaces.Guide, title: "Guide", organization: org, urls: expect.any(Object), permissions: expect.any(Object) }),
+      space: expect.objectContaining({
+        object: "space",
+        id: spaces.Guide,
+        title: "Guide",
+        organization: org,
+        urls: expect.any(Object),
+        permissions: expect.any(Object),
+      }),
       title: "Guide",
       default: false,
       hasAdvancedCustomizationFeature: false,
@@ -115,7 +122,11 @@ describe("site sections", () => {
     const missing = await admin.post(sitePath(org, s.id, "/sections"), { spaceId: "spc_nope" });
     expect(missing.status).toBe(404);
     expect(missing.body.error.message).toContain("spc_nope");
-    const edge = await admin.post(sitePath(org, s.id, "/sections"), { spaceId: spaces.Guide, title: "x".repeat(128), icon: "i".repeat(50) });
+    const edge = await admin.post(sitePath(org, s.id, "/sections"), {
+      spaceId: spaces.Guide,
+      title: "x".repeat(128),
+      icon: "i".repeat(50),
+    });
     expect(edge.status).toBe(201);
     expect(edge.body.path).toBe("x".repeat(100));
     expect((await admin.post(sitePath(org, s.id, "/sections"), { spaceId: spaces.Guide, title: "ab" })).status).toBe(201);
@@ -216,22 +227,33 @@ describe("site sections", () => {
   it("moves sections (deprecated) with both documented position shapes", async () => {
     const s = await site(admin, org, { title: "Section Move" });
     const made: any[] = [];
-    for (const title of ["One", "Two", "Three"]) made.push((await admin.post(sitePath(org, s.id, "/sections"), { spaceId: spaces.Guide, title })).body);
+    for (const title of ["One", "Two", "Three"])
+      made.push((await admin.post(sitePath(org, s.id, "/sections"), { spaceId: spaces.Guide, title })).body);
     const order = async () => ids((await admin.get(sitePath(org, s.id, "/sections"))).body.items);
-    const res = await admin.post(sitePath(org, s.id, `/sections/${made[2].id}/move`), { position: { before: { type: "site-section", siteSection: made[0].id } } });
+    const res = await admin.post(sitePath(org, s.id, `/sections/${made[2].id}/move`), {
+      position: { before: { type: "site-section", siteSection: made[0].id } },
+    });
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(made[2].id);
     expect(await order()).toEqual([made[2].id, made[0].id, made[1].id]);
-    await admin.post(sitePath(org, s.id, `/sections/${made[2].id}/move`), { position: { after: { type: "site-section", id: made[1].id } } });
+    await admin.post(sitePath(org, s.id, `/sections/${made[2].id}/move`), {
+      position: { after: { type: "site-section", id: made[1].id } },
+    });
     expect(await order()).toEqual([made[0].id, made[1].id, made[2].id]);
     await admin.post(sitePath(org, s.id, `/sections/${made[0].id}/move`), {});
     expect(await order()).toEqual([made[1].id, made[2].id, made[0].id]);
-    const bad = await admin.post(sitePath(org, s.id, `/sections/${made[0].id}/move`), { position: { before: { type: "site-section", siteSection: "sitesc_nope" } } });
+    const bad = await admin.post(sitePath(org, s.id, `/sections/${made[0].id}/move`), {
+      position: { before: { type: "site-section", siteSection: "sitesc_nope" } },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain("position.before");
-    const wrongType = await admin.post(sitePath(org, s.id, `/sections/${made[0].id}/move`), { position: { before: { type: "site-space", id: made[1].id } } });
+    const wrongType = await admin.post(sitePath(org, s.id, `/sections/${made[0].id}/move`), {
+      position: { before: { type: "site-space", id: made[1].id } },
+    });
     expect(wrongType.status).toBe(400);
-    const badShape = await admin.post(sitePath(org, s.id, `/sections/${made[0].id}/move`), { position: { before: { type: "page", id: made[1].id } } });
+    const badShape = await admin.post(sitePath(org, s.id, `/sections/${made[0].id}/move`), {
+      position: { before: { type: "page", id: made[1].id } },
+    });
     expect(badShape.status).toBe(400);
     expect(badShape.body.error.message).toContain("type");
   });
@@ -241,9 +263,14 @@ describe("site section groups", () => {
   it("creates a group from sections and returns it whole (sections → siteSpaces → space)", async () => {
     const s = await site(admin, org, { title: "Grouped" });
     const made: any[] = [];
-    for (const title of ["One", "Two", "Three", "Four"]) made.push((await admin.post(sitePath(org, s.id, "/sections"), { spaceId: spaces.Guide, title })).body);
+    for (const title of ["One", "Two", "Three", "Four"])
+      made.push((await admin.post(sitePath(org, s.id, "/sections"), { spaceId: spaces.Guide, title })).body);
 
-    const res = await admin.post(sitePath(org, s.id, "/section-groups"), { title: "Middle", icon: "folder", sections: [made[2].id, made[1].id] });
+    const res = await admin.post(sitePath(org, s.id, "/section-groups"), {
+      title: "Middle",
+      icon: "folder",
+      sections: [made[2].id, made[1].id],
+    });
     expect(res.status).toBe(201);
     const group = res.body;
     expect(group).toEqual({
@@ -251,13 +278,22 @@ describe("site section groups", () => {
       id: expect.stringMatching(/^sitesg_/),
       title: "Middle",
       icon: "folder",
-      sections: [expect.objectContaining({ id: made[2].id, sectionGroup: expect.any(String) }), expect.objectContaining({ id: made[1].id })],
+      sections: [
+        expect.objectContaining({ id: made[2].id, sectionGroup: expect.any(String) }),
+        expect.objectContaining({ id: made[1].id }),
+      ],
       children: [expect.objectContaining({ id: made[2].id }), expect.objectContaining({ id: made[1].id })],
       draft: true,
     });
     // Nested objects come out whole through REST: group → sections → siteSpaces → space.
     const nestedSpace = group.sections[0].siteSpaces[0].space;
-    expect(nestedSpace).toMatchObject({ object: "space", id: spaces.Guide, title: "Guide", urls: { location: expect.any(String) }, permissions: { view: true } });
+    expect(nestedSpace).toMatchObject({
+      object: "space",
+      id: spaces.Guide,
+      title: "Guide",
+      urls: { location: expect.any(String) },
+      permissions: { view: true },
+    });
     expect(group.sections[0].sectionGroup).toBe(group.id);
     // The group took the place of the first listed section that was at the top level.
     expect(ids((await admin.get(sitePath(org, s.id, "/sections"))).body.items)).toEqual([made[0].id, made[2].id, made[1].id, made[3].id]);
@@ -294,7 +330,8 @@ describe("site section groups", () => {
   it("updates, adds and removes sections, moves and deletes a group (its sections stay)", async () => {
     const s = await site(admin, org, { title: "Group Ops" });
     const made: any[] = [];
-    for (const title of ["One", "Two", "Three"]) made.push((await admin.post(sitePath(org, s.id, "/sections"), { spaceId: spaces.Guide, title })).body);
+    for (const title of ["One", "Two", "Three"])
+      made.push((await admin.post(sitePath(org, s.id, "/sections"), { spaceId: spaces.Guide, title })).body);
     const group = (await admin.post(sitePath(org, s.id, "/section-groups"), { title: "G", icon: "folder" })).body;
     const g = sitePath(org, s.id, `/section-groups/${group.id}`);
 
@@ -416,7 +453,13 @@ describe("site spaces", () => {
 
     const res = await admin.patch(p(a.id), { path: "reference", condition: "visitor.claims.plan === 'pro'", spaceId: spaces.Beta });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: a.id, path: "reference", condition: "visitor.claims.plan === 'pro'", title: "Beta", space: { id: spaces.Beta } });
+    expect(res.body).toMatchObject({
+      id: a.id,
+      path: "reference",
+      condition: "visitor.claims.plan === 'pro'",
+      title: "Beta",
+      space: { id: spaces.Beta },
+    });
     expect((await admin.patch(p(a.id), { path: "ref" })).body.condition).toBe("visitor.claims.plan === 'pro'");
     const cleared = await admin.patch(p(a.id), { condition: null });
     expect(cleared.body).not.toHaveProperty("condition");
@@ -442,7 +485,9 @@ describe("site spaces", () => {
       expect(r.status, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect(r.body.error.message).toContain(field);
     }
-    expect((await admin.patch(p(a.id), { path: "p".repeat(100), condition: "visitor.claims.plan === '" + "p".repeat(1024 - 26) + "'" })).status).toBe(200);
+    expect(
+      (await admin.patch(p(a.id), { path: "p".repeat(100), condition: "visitor.claims.plan === '" + "p".repeat(1024 - 26) + "'" })).status,
+    ).toBe(200);
     expect((await admin.patch(p(a.id), { path: "p", condition: null })).status).toBe(200);
     expect((await admin.patch(p(a.id), { spaceId: "spc_nope" })).status).toBe(404);
     expect((await admin.patch(p("sitesp_nope"), { path: "x" })).status).toBe(404);
@@ -455,7 +500,9 @@ describe("site spaces", () => {
     expect(await order()).toEqual([c.id, g.id, a.id]);
     await admin.post(`${p(g.id)}/move`, { position: { after: { type: "site-space", siteSpace: a.id } } });
     expect(await order()).toEqual([c.id, a.id, g.id]);
-    const both = await admin.post(`${p(g.id)}/move`, { position: { after: { type: "site-space", siteSpace: a.id }, before: { type: "site-space", siteSpace: c.id } } });
+    const both = await admin.post(`${p(g.id)}/move`, {
+      position: { after: { type: "site-space", siteSpace: a.id }, before: { type: "site-space", siteSpace: c.id } },
+    });
     expect(both.status).toBe(400);
 
     // Deleting the default promotes the first remaining site space.
@@ -517,7 +564,14 @@ describe("PUT /v1/orgs/{organizationId}/sites/{siteId}/structure (sortSiteStruct
     // Moving a site space next to one with the same path is a conflict.
     const clash = [
       { type: "site-section", id: three.id, children: [...ss(three), ...ss(one)] },
-      { type: "site-section-group", id: group.id, children: [{ type: "site-section", id: two.id, children: [...ss(two), { type: "site-space", id: extra.id }] }, { type: "site-section", id: one.id }] },
+      {
+        type: "site-section-group",
+        id: group.id,
+        children: [
+          { type: "site-section", id: two.id, children: [...ss(two), { type: "site-space", id: extra.id }] },
+          { type: "site-section", id: one.id },
+        ],
+      },
     ];
     const renamed = await admin.patch(sitePath(org, s.id, `/site-spaces/${one.siteSpaces[0].id}`), { path: "changelog" });
     expect(renamed.status).toBe(200);
@@ -529,12 +583,17 @@ describe("PUT /v1/orgs/{organizationId}/sites/{siteId}/structure (sortSiteStruct
     // A site without sections sorts its root site spaces.
     const flat = await site(admin, org, { title: "Flat", spaces: [spaces.Guide, spaces.API] });
     const roots = (await admin.get(sitePath(org, flat.id, "/site-spaces"))).body.items;
-    const sorted = await admin.put(sitePath(org, flat.id, "/structure"), { structure: [roots[1], roots[0]].map((r: any) => ({ type: "site-space", id: r.id })) });
+    const sorted = await admin.put(sitePath(org, flat.id, "/structure"), {
+      structure: [roots[1], roots[0]].map((r: any) => ({ type: "site-space", id: r.id })),
+    });
     expect(sorted.status).toBe(200);
     expect(ids((await admin.get(sitePath(org, flat.id, "/site-spaces"))).body.items)).toEqual([roots[1].id, roots[0].id]);
     // A group without sections there is listed too, without children.
     const empty = (await admin.post(sitePath(org, flat.id, "/section-groups"), { title: "Later" })).body;
-    const flatTree = [{ type: "site-section-group", id: empty.id }, ...[roots[0], roots[1]].map((r: any) => ({ type: "site-space", id: r.id }))];
+    const flatTree = [
+      { type: "site-section-group", id: empty.id },
+      ...[roots[0], roots[1]].map((r: any) => ({ type: "site-space", id: r.id })),
+    ];
     expect((await admin.put(sitePath(org, flat.id, "/structure"), { structure: flatTree.slice(1) })).status).toBe(400);
     expect((await admin.put(sitePath(org, flat.id, "/structure"), { structure: flatTree })).status).toBe(200);
     expect(ids((await admin.get(sitePath(org, flat.id, "/site-spaces"))).body.items)).toEqual([roots[0].id, roots[1].id]);

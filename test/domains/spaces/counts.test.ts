@@ -22,22 +22,32 @@ afterAll(() => t?.close());
 async function countsAdrift(): Promise<unknown[]> {
   const q = (sql: string) => t.gateway.db.driverQuery(sql);
   return [
-    ...(await q(`
+    ...(
+      await q(`
       SELECT s.id, s."openCommentsCount", s."changeRequestsCount", s."openChangeRequestsCount", s."draftChangeRequestsCount",
         (SELECT count(*)::int FROM "Comment" c WHERE c."spaceId" = s.id AND c."changeRequestId" IS NULL AND c."parentId" IS NULL AND c.status = 'open') AS comments,
         (SELECT count(*)::int FROM "ChangeRequest" r WHERE r."spaceId" = s.id) AS crs,
         (SELECT count(*)::int FROM "ChangeRequest" r WHERE r."spaceId" = s.id AND r.status = 'open') AS open,
         (SELECT count(*)::int FROM "ChangeRequest" r WHERE r."spaceId" = s.id AND r.status = 'draft') AS draft
-      FROM "Space" s`)).filter(
-      (r) => r.openCommentsCount !== r.comments || r.changeRequestsCount !== r.crs || r.openChangeRequestsCount !== r.open || r.draftChangeRequestsCount !== r.draft,
+      FROM "Space" s`)
+    ).filter(
+      (r) =>
+        r.openCommentsCount !== r.comments ||
+        r.changeRequestsCount !== r.crs ||
+        r.openChangeRequestsCount !== r.open ||
+        r.draftChangeRequestsCount !== r.draft,
     ),
-    ...(await q(`
+    ...(
+      await q(`
       SELECT r.id, r."openCommentsCount",
         (SELECT count(*)::int FROM "Comment" c WHERE c."changeRequestId" = r.id AND c."parentId" IS NULL AND c.status = 'open') AS comments
-      FROM "ChangeRequest" r`)).filter((r) => r.openCommentsCount !== r.comments),
-    ...(await q(`
+      FROM "ChangeRequest" r`)
+    ).filter((r) => r.openCommentsCount !== r.comments),
+    ...(
+      await q(`
       SELECT p.id, p."repliesCount", (SELECT count(*)::int FROM "Comment" c WHERE c."parentId" = p.id) AS replies
-      FROM "Comment" p`)).filter((r) => r.repliesCount !== r.replies),
+      FROM "Comment" p`)
+    ).filter((r) => r.repliesCount !== r.replies),
   ];
 }
 
@@ -75,14 +85,19 @@ describe("Space and change request counts", () => {
     expect(list.result.status).toBe(200);
     expect(list.count).toBeLessThanOrEqual(2); // the page and its total, whatever the number of spaces
     const graph = await fewestStatements(t, () =>
-      admin.graphql(`query($id: String!) { space(spaceId: $id) { id commentsCount changeRequestsCount openChangeRequestsCount draftChangeRequestsCount } }`, { id: spaceId }),
+      admin.graphql(
+        `query($id: String!) { space(spaceId: $id) { id commentsCount changeRequestsCount openChangeRequestsCount draftChangeRequestsCount } }`,
+        { id: spaceId },
+      ),
     );
     expect(graph.result.data.space).toMatchObject({ commentsCount: 1, changeRequestsCount: 1, draftChangeRequestsCount: 1 });
     expect(graph.count).toBe(1);
     expect((await admin.get(`/v1/spaces/${spaceId}/change-requests/${cr.id}`)).body.comments).toBe(0);
   });
 
-  it("equal the stored rows' COUNT(*) after any interleaving of writes, deletes, merges, restores and cascades", { timeout: 120_000 }, async () => {
+  it("equal the stored rows' COUNT(*) after any interleaving of writes, deletes, merges, restores and cascades", {
+    timeout: 120_000,
+  }, async () => {
     const org = admin.organization;
     const spaces: string[] = [];
     for (const title of ["P1", "P2"]) spaces.push((await admin.post(`/v1/orgs/${org}/spaces`, { title })).body.id);
@@ -107,7 +122,9 @@ describe("Space and change request counts", () => {
       crComment: async (i: number, j: number) => {
         const cr = pick(crs, i);
         if (!cr) return;
-        const body = await send("cr comment", () => as(j).post(`/v1/spaces/${cr.space}/change-requests/${cr.id}/comments`, { body: { markdown: `r${j}` } }));
+        const body = await send("cr comment", () =>
+          as(j).post(`/v1/spaces/${cr.space}/change-requests/${cr.id}/comments`, { body: { markdown: `r${j}` } }),
+        );
         if (body) comments.push({ space: cr.space, cr: cr.id, id: body.id });
       },
       reply: async (i: number, j: number) => {
@@ -127,7 +144,9 @@ describe("Space and change request counts", () => {
         const c = pick(comments, i);
         if (!c) return;
         const base = c.cr ? `/v1/spaces/${c.space}/change-requests/${c.cr}` : `/v1/spaces/${c.space}`;
-        await send("delete comment", () => admin.delete(c.reply && i % 2 ? `${base}/comments/${c.id}/replies/${c.reply}` : `${base}/comments/${c.id}`));
+        await send("delete comment", () =>
+          admin.delete(c.reply && i % 2 ? `${base}/comments/${c.id}/replies/${c.reply}` : `${base}/comments/${c.id}`),
+        );
       },
       createCr: async (i: number, j: number) => {
         const space = spaces[i % spaces.length]!;
@@ -136,7 +155,10 @@ describe("Space and change request counts", () => {
       },
       crStatus: async (i: number, j: number) => {
         const cr = pick(crs, i);
-        if (cr) await send("cr status", () => admin.patch(`/v1/spaces/${cr.space}/change-requests/${cr.id}`, { status: (["open", "draft", "archived"] as const)[j % 3] }));
+        if (cr)
+          await send("cr status", () =>
+            admin.patch(`/v1/spaces/${cr.space}/change-requests/${cr.id}`, { status: (["open", "draft", "archived"] as const)[j % 3] }),
+          );
       },
       merge: async (i: number) => {
         const cr = pick(crs, i);
@@ -211,7 +233,8 @@ describe("writes told to write listeners (core/db/db.ts onCommittedWrite)", () =
     let listening = true;
     t.gateway.db.onCommittedWrite((_writes, rows) => void (listening && heard.push(new Map(rows))));
     const told = (table: string) => heard.map((rows) => rows.get(table)).filter((c) => c !== undefined);
-    const ids = (change: RowChange | undefined, column = "id") => (change && change !== "table" ? [...(change.values.get(column) ?? [])] : change);
+    const ids = (change: RowChange | undefined, column = "id") =>
+      change && change !== "table" ? [...(change.values.get(column) ?? [])] : change;
 
     const c = (await admin.post(`/v1/spaces/${spaceId}/comments`, { body: { markdown: "one" } })).body;
     // The comment itself, by its id and its space's, and the space whose count the trigger changed: by its id.
@@ -240,16 +263,25 @@ describe("the counters migration", () => {
     const fs = await import("node:fs");
     const path = await import("node:path");
     const os = await import("node:os");
-    const names = fs.readdirSync(migrationsDir).filter((n) => fs.existsSync(path.join(migrationsDir, n, "migration.sql"))).sort();
+    const names = fs
+      .readdirSync(migrationsDir)
+      .filter((n) => fs.existsSync(path.join(migrationsDir, n, "migration.sql")))
+      .sort();
     const counters = names.findIndex((n) => n.endsWith("_counters"));
     expect(counters).toBeGreaterThan(0);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-counters-"));
     const db = await PGlite.create();
     try {
       const upTo = (end: number) => {
-        for (const name of names.slice(0, end)) if (!fs.existsSync(path.join(dir, name))) fs.cpSync(path.join(migrationsDir, name), path.join(dir, name), { recursive: true });
+        for (const name of names.slice(0, end))
+          if (!fs.existsSync(path.join(dir, name))) fs.cpSync(path.join(migrationsDir, name), path.join(dir, name), { recursive: true });
       };
-      const run = () => applyMigrations((sql) => db.exec(sql), async (sql) => (await db.query<Record<string, unknown>>(sql)).rows, dir);
+      const run = () =>
+        applyMigrations(
+          (sql) => db.exec(sql),
+          async (sql) => (await db.query<Record<string, unknown>>(sql)).rows,
+          dir,
+        );
       upTo(counters);
       await run();
       await db.exec(`
@@ -267,7 +299,11 @@ describe("the counters migration", () => {
       upTo(names.length);
       expect(await run()).toContain(names[counters]);
       const rows = async (sql: string) => (await db.query<Record<string, unknown>>(sql)).rows;
-      expect(await rows(`SELECT id, "openCommentsCount", "changeRequestsCount", "openChangeRequestsCount", "draftChangeRequestsCount" FROM "Space" ORDER BY id`)).toEqual([
+      expect(
+        await rows(
+          `SELECT id, "openCommentsCount", "changeRequestsCount", "openChangeRequestsCount", "draftChangeRequestsCount" FROM "Space" ORDER BY id`,
+        ),
+      ).toEqual([
         { id: "spc_1", openCommentsCount: 1, changeRequestsCount: 3, openChangeRequestsCount: 1, draftChangeRequestsCount: 1 },
         { id: "spc_2", openCommentsCount: 0, changeRequestsCount: 0, openChangeRequestsCount: 0, draftChangeRequestsCount: 0 },
       ]);
@@ -286,11 +322,17 @@ describe("the counters migration", () => {
         UPDATE "Comment" SET status = 'resolved' WHERE id = 'c_1';
         DELETE FROM "Comment" WHERE id = 'c_5';
       `);
-      expect(await rows(`SELECT id, "openCommentsCount", "changeRequestsCount", "openChangeRequestsCount", "draftChangeRequestsCount" FROM "Space" ORDER BY id`)).toEqual([
+      expect(
+        await rows(
+          `SELECT id, "openCommentsCount", "changeRequestsCount", "openChangeRequestsCount", "draftChangeRequestsCount" FROM "Space" ORDER BY id`,
+        ),
+      ).toEqual([
         { id: "spc_1", openCommentsCount: 0, changeRequestsCount: 2, openChangeRequestsCount: 0, draftChangeRequestsCount: 1 },
         { id: "spc_2", openCommentsCount: 0, changeRequestsCount: 1, openChangeRequestsCount: 0, draftChangeRequestsCount: 1 },
       ]);
-      expect(await rows(`SELECT id, "openCommentsCount" FROM "ChangeRequest" WHERE id = 'cr_1'`)).toEqual([{ id: "cr_1", openCommentsCount: 0 }]);
+      expect(await rows(`SELECT id, "openCommentsCount" FROM "ChangeRequest" WHERE id = 'cr_1'`)).toEqual([
+        { id: "cr_1", openCommentsCount: 0 },
+      ]);
     } finally {
       await db.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -25,25 +25,32 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 describe.each(["live", "locked"] as const)("a %s space", (editMode) => {
-  it.each(["admin", "editor", "reviewer", "commenter", "reader"])("%s: each write succeeds exactly when permissions allows it", async (who) => {
-    const caller = callers[who]!;
-    const space = await createSpace(admin, admin.organization, { title: "Guarded", editMode });
-    const { permissions } = (await caller.get(`/v1/spaces/${space.id}`)).body;
-    const outcome = (res: { status: number; body: any }) => {
-      expect([200, 201, 403], JSON.stringify(res.body)).toContain(res.status);
-      return res.status !== 403;
-    };
+  it.each(["admin", "editor", "reviewer", "commenter", "reader"])(
+    "%s: each write succeeds exactly when permissions allows it",
+    async (who) => {
+      const caller = callers[who]!;
+      const space = await createSpace(admin, admin.organization, { title: "Guarded", editMode });
+      const { permissions } = (await caller.get(`/v1/spaces/${space.id}`)).body;
+      const outcome = (res: { status: number; body: any }) => {
+        expect([200, 201, 403], JSON.stringify(res.body)).toContain(res.status);
+        return res.status !== 403;
+      };
 
-    expect(outcome(await caller.patch(`/v1/spaces/${space.id}`, { title: "Renamed" })), "title").toBe(permissions.edit);
-    expect(outcome(await caller.patch(`/v1/spaces/${space.id}`, { emoji: "📘" })), "emoji").toBe(permissions.edit);
-    expect(outcome(await caller.post(`/v1/spaces/${space.id}/content/pages`, { title: "Page" })), "page").toBe(permissions.edit);
-    expect(outcome(await caller.post(`/v1/spaces/${space.id}/comments`, { body: { markdown: "Hi" } })), "comment").toBe(permissions.comment);
-    expect(outcome(await caller.patch(`/v1/spaces/${space.id}`, { defaultLevel: "read" })), "defaultLevel").toBe(permissions.admin);
-    // Change requests stay open to editors of a locked space: that is how locked content changes.
-    expect(outcome(await caller.post(`/v1/spaces/${space.id}/change-requests`, { subject: "Fix" })), "change request").toBe(["admin", "reviewer", "editor"].includes(who)); // edit and above
-    const stored = await t.gateway.db.prisma.space.findUniqueOrThrow({ where: { id: space.id } });
-    expect(stored.title).toBe(permissions.edit ? "Renamed" : "Guarded");
-  });
+      expect(outcome(await caller.patch(`/v1/spaces/${space.id}`, { title: "Renamed" })), "title").toBe(permissions.edit);
+      expect(outcome(await caller.patch(`/v1/spaces/${space.id}`, { emoji: "📘" })), "emoji").toBe(permissions.edit);
+      expect(outcome(await caller.post(`/v1/spaces/${space.id}/content/pages`, { title: "Page" })), "page").toBe(permissions.edit);
+      expect(outcome(await caller.post(`/v1/spaces/${space.id}/comments`, { body: { markdown: "Hi" } })), "comment").toBe(
+        permissions.comment,
+      );
+      expect(outcome(await caller.patch(`/v1/spaces/${space.id}`, { defaultLevel: "read" })), "defaultLevel").toBe(permissions.admin);
+      // Change requests stay open to editors of a locked space: that is how locked content changes.
+      expect(outcome(await caller.post(`/v1/spaces/${space.id}/change-requests`, { subject: "Fix" })), "change request").toBe(
+        ["admin", "reviewer", "editor"].includes(who),
+      ); // edit and above
+      const stored = await t.gateway.db.prisma.space.findUniqueOrThrow({ where: { id: space.id } });
+      expect(stored.title).toBe(permissions.edit ? "Renamed" : "Guarded");
+    },
+  );
 });
 
 it("an admin changes the title of a locked space by unlocking it, also in the same request", async () => {

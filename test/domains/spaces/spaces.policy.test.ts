@@ -24,7 +24,9 @@ describe("effectiveSpaceRole", () => {
   });
 
   it("gives members the space's default level, else the collection's, else their role", () => {
-    expect(effectiveSpaceRole({ member: { role: "edit" }, spaceDefaultLevel: "comment", collectionDefaultLevel: "review" })).toBe("comment");
+    expect(effectiveSpaceRole({ member: { role: "edit" }, spaceDefaultLevel: "comment", collectionDefaultLevel: "review" })).toBe(
+      "comment",
+    );
     expect(effectiveSpaceRole({ member: { role: "edit" }, spaceDefaultLevel: null, collectionDefaultLevel: "review" })).toBe("review");
     expect(effectiveSpaceRole({ member: { role: "edit" }, spaceDefaultLevel: null, collectionDefaultLevel: null })).toBe("edit");
   });
@@ -92,7 +94,9 @@ describe("spaceRefusal", () => {
   });
 
   it("names the role needed first, then the lock", () => {
-    expect(spaceRefusal("read", "locked", "edit", "change its title")).toBe("Your role on this space (read) does not allow you to change its title; it needs edit.");
+    expect(spaceRefusal("read", "locked", "edit", "change its title")).toBe(
+      "Your role on this space (read) does not allow you to change its title; it needs edit.",
+    );
     expect(spaceRefusal("admin", "locked", "edit", "change its title")).toMatch(/locked.*change its title.*editMode to live/);
   });
 });

@@ -29,10 +29,22 @@ afterAll(() => t?.close());
 const anonymous = () => t.caller("");
 const db = () => t.gateway.db.prisma;
 
-const newSpace = (body: Record<string, unknown> = {}, by: Caller = admin, org = admin.organization) => createSpace(by, org, { title: "Space", ...body });
+const newSpace = (body: Record<string, unknown> = {}, by: Caller = admin, org = admin.organization) =>
+  createSpace(by, org, { title: "Space", ...body });
 const newCollection = (title: string, org = admin.organization, by: Caller = admin) => createCollection(by, org, { title });
 
-const ALL_PERMISSIONS = { view: true, access: true, admin: true, viewInviteLinks: true, edit: true, triggerGitSync: true, comment: true, merge: true, review: true, installIntegration: true };
+const ALL_PERMISSIONS = {
+  view: true,
+  access: true,
+  admin: true,
+  viewInviteLinks: true,
+  edit: true,
+  triggerGitSync: true,
+  comment: true,
+  merge: true,
+  review: true,
+  installIntegration: true,
+};
 
 describe("POST /v1/orgs/{organizationId}/spaces", () => {
   it("creates a top-level space with the documented fields (201)", async () => {
@@ -42,9 +54,24 @@ describe("POST /v1/orgs/{organizationId}/spaces", () => {
     const s = res.body;
     expect(Object.keys(s).sort()).toEqual(
       [
-        "object", "id", "title", "emoji", "visibility", "createdAt", "updatedAt", "editMode", "urls", "organization",
-        "comments", "changeRequests", "changeRequestsOpen", "changeRequestsDraft", "permissions",
-        "revision", "defaultLevel", "mergeRules",
+        "object",
+        "id",
+        "title",
+        "emoji",
+        "visibility",
+        "createdAt",
+        "updatedAt",
+        "editMode",
+        "urls",
+        "organization",
+        "comments",
+        "changeRequests",
+        "changeRequestsOpen",
+        "changeRequestsDraft",
+        "permissions",
+        "revision",
+        "defaultLevel",
+        "mergeRules",
       ].sort(),
     );
     expect(s).toEqual({
@@ -116,9 +143,23 @@ describe("GET /v1/spaces/{spaceId}", () => {
     expect(mine.status).toBe(200);
     expect(mine.body).toEqual(s);
     expect((await reader.get(`/v1/spaces/${s.id}`)).body.permissions).toEqual({
-      view: true, access: true, admin: false, viewInviteLinks: false, edit: false, triggerGitSync: false, comment: false, merge: false, review: false, installIntegration: false,
+      view: true,
+      access: true,
+      admin: false,
+      viewInviteLinks: false,
+      edit: false,
+      triggerGitSync: false,
+      comment: false,
+      merge: false,
+      review: false,
+      installIntegration: false,
     });
-    expect((await editor.get(`/v1/spaces/${s.id}`)).body.permissions).toMatchObject({ edit: true, comment: true, review: false, admin: false });
+    expect((await editor.get(`/v1/spaces/${s.id}`)).body.permissions).toMatchObject({
+      edit: true,
+      comment: true,
+      review: false,
+      admin: false,
+    });
   });
 
   it("gives published and public links only to publicly reachable spaces; shareKey resolves share-link ones", async () => {
@@ -316,14 +357,14 @@ describe("POST /v1/spaces/{spaceId}/move", () => {
     const a = await newSpace({ title: "A", parent: c.id });
     const sub = (await admin.post(`/v1/orgs/${admin.organization}/collections`, { title: "Sub", parent: c.id })).body;
     const s = await newSpace({ title: "Mover" });
-    const moved = await admin.post(`/v1/spaces/${s.id}/move`, { parent: c.id, position: { before: { type: "collection", collection: sub.id } } });
+    const moved = await admin.post(`/v1/spaces/${s.id}/move`, {
+      parent: c.id,
+      position: { before: { type: "collection", collection: sub.id } },
+    });
     expect(moved.status).toBe(200);
     expect(moved.body).toMatchObject({ id: s.id, parent: c.id });
     const order = async () =>
-      [
-        ...(await db().collection.findMany({ where: { parentId: c.id } })),
-        ...(await db().space.findMany({ where: { parentId: c.id } })),
-      ]
+      [...(await db().collection.findMany({ where: { parentId: c.id } })), ...(await db().space.findMany({ where: { parentId: c.id } }))]
         .sort((x, y) => x.position - y.position)
         .map((x) => x.id);
     expect(await order()).toEqual([a.id, s.id, sub.id]);
@@ -398,8 +439,16 @@ describe("POST /v1/spaces/{spaceId}/transfer", () => {
     const s = await newSpace({ title: "Input" });
     const acmeCollection = await newCollection("Acme only");
     expectError(await admin.post(`/v1/spaces/${s.id}/transfer`, {}), 400, "organization");
-    expectError(await admin.post(`/v1/spaces/${s.id}/transfer`, { organization: third.organization, collection: acmeCollection.id }), 400, "collection");
-    expectError(await admin.post(`/v1/spaces/${s.id}/transfer`, { organization: third.organization, collection: "col_unknown" }), 400, "collection");
+    expectError(
+      await admin.post(`/v1/spaces/${s.id}/transfer`, { organization: third.organization, collection: acmeCollection.id }),
+      400,
+      "collection",
+    );
+    expectError(
+      await admin.post(`/v1/spaces/${s.id}/transfer`, { organization: third.organization, collection: "col_unknown" }),
+      400,
+      "collection",
+    );
     expectError(await other.post(`/v1/spaces/${s.id}/transfer`, { organization: other.organization }), 404);
     expectError(await anonymous().post(`/v1/spaces/${s.id}/transfer`, { organization: other.organization }), 401);
   });
@@ -452,9 +501,20 @@ describe("GraphQL", () => {
     expect(res.errors).toBeUndefined();
     expect(res.data.organization.spaces).toEqual({
       totalCount: 1,
-      edges: [{ node: { id: s1.id, visibility: "in-collection", organization: { id: fresh.organization }, parent: { id: c.id, title: "Graph shelf" } } }],
+      edges: [
+        {
+          node: {
+            id: s1.id,
+            visibility: "in-collection",
+            organization: { id: fresh.organization },
+            parent: { id: c.id, title: "Graph shelf" },
+          },
+        },
+      ],
     });
-    const moved = await fresh.graphql(`mutation($id: String!) { spaceMove(spaceId: $id, parent: null) { id parent { id } visibility } }`, { id: s1.id });
+    const moved = await fresh.graphql(`mutation($id: String!) { spaceMove(spaceId: $id, parent: null) { id parent { id } visibility } }`, {
+      id: s1.id,
+    });
     expect(moved.data.spaceMove).toEqual({ id: s1.id, parent: null, visibility: "private" });
   });
 

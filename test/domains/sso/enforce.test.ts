@@ -18,7 +18,6 @@ let editorSso: Caller; // the same member's token from the organization's SAML s
 let ids: Record<string, string>;
 let crIds: Record<string, string>; // comments of the change request
 
-
 beforeAll(async () => {
   t = await startGateway();
   ({ admin, editor } = await acmeDocs(t, { editor: ["eve@acme.test", "admin"] }));
@@ -60,7 +59,14 @@ afterAll(() => t?.close());
 
 /** A body with every required field of a request schema, filled with a plausible value. */
 function sample(schema: any, doc: any): any {
-  if (schema?.$ref) return sample(schema.$ref.split("/").slice(1).reduce((o: any, k: string) => o[k], doc), doc);
+  if (schema?.$ref)
+    return sample(
+      schema.$ref
+        .split("/")
+        .slice(1)
+        .reduce((o: any, k: string) => o[k], doc),
+      doc,
+    );
   if (schema?.enum) return schema.enum[0];
   if (schema?.anyOf || schema?.oneOf) return sample((schema.anyOf ?? schema.oneOf)[0], doc);
   switch (schema?.type) {
@@ -115,13 +121,19 @@ describe("organization-wide SSO inside the organization", () => {
     expectError(org, 403, "single sign-on");
     const ops = operationsInside(await (await fetch(`${t.url}/openapi.json`)).json());
     expect(ops.length).toBeGreaterThan(50);
-    for (const tpl of ["/v1/spaces/{spaceId}", "/v1/collections/{collectionId}", "/v1/spaces/{spaceId}/change-requests/{changeRequestId}", "/v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}"]) {
+    for (const tpl of [
+      "/v1/spaces/{spaceId}",
+      "/v1/collections/{collectionId}",
+      "/v1/spaces/{spaceId}/change-requests/{changeRequestId}",
+      "/v1/spaces/{spaceId}/comments/{commentId}/replies/{commentReplyId}",
+    ]) {
       expect(ops.map((o) => o.template)).toContain(tpl);
     }
     const wrong: string[] = [];
     for (const op of ops) {
       const res = await send(editor, op.method, op.path, op.body);
-      if (res.status !== 403 || res.body?.error?.message !== org.body.error.message) wrong.push(`${op.method} ${op.template} → ${res.status} ${JSON.stringify(res.body)}`);
+      if (res.status !== 403 || res.body?.error?.message !== org.body.error.message)
+        wrong.push(`${op.method} ${op.template} → ${res.status} ${JSON.stringify(res.body)}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -135,7 +147,9 @@ describe("organization-wide SSO inside the organization", () => {
       expect(res.status, path).toBe(403);
       expect((await res.json()).error.message).toMatch(/single sign-on/);
     }
-    const ok = await fetch(`${t.url}/v1/spaces/${ids.spaceId}/content/files/${ids.fileId}/download`, { headers: { authorization: `Bearer ${editorSso.token}` } });
+    const ok = await fetch(`${t.url}/v1/spaces/${ids.spaceId}/content/files/${ids.fileId}/download`, {
+      headers: { authorization: `Bearer ${editorSso.token}` },
+    });
     expect(ok.status).toBe(200);
   });
 

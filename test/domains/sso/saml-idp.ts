@@ -16,7 +16,22 @@ export function makeIdp(cn: string): TestIdp {
   try {
     execFileSync(
       "openssl",
-      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-sha256", "-days", "2", "-subj", `/CN=${cn}`, "-keyout", "key.pem", "-out", "cert.pem"],
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-sha256",
+        "-days",
+        "2",
+        "-subj",
+        `/CN=${cn}`,
+        "-keyout",
+        "key.pem",
+        "-out",
+        "cert.pem",
+      ],
       { cwd: dir, stdio: "ignore" },
     );
     return { key: fs.readFileSync(path.join(dir, "key.pem"), "utf8"), cert: fs.readFileSync(path.join(dir, "cert.pem"), "utf8") };

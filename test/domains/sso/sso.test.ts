@@ -45,7 +45,20 @@ describe("SAML providers: create, read, change, delete", () => {
     providerId = p.id;
     expect(p.id).toMatch(/^saml_/);
     expect(Object.keys(p).sort()).toEqual(
-      ["certificate", "createdAt", "defaultRole", "defaultTeam", "entityID", "id", "label", "object", "service", "ssoURL", "status", "urls"].sort(),
+      [
+        "certificate",
+        "createdAt",
+        "defaultRole",
+        "defaultTeam",
+        "entityID",
+        "id",
+        "label",
+        "object",
+        "service",
+        "ssoURL",
+        "status",
+        "urls",
+      ].sort(),
     );
     expect(p).toMatchObject({
       object: "saml-provider",
@@ -142,10 +155,29 @@ describe("SAML providers: create, read, change, delete", () => {
 
   it("PATCH changes the given fields; null clears the optional ones", async () => {
     const second = (await admin.get(base())).body.items[1].id;
-    const res = await admin.patch(`${base()}/${second}`, { label: "Second", ssoURL: IDP_SSO, entityID: "urn:idp", certificate: idp.cert, defaultRole: "read", defaultTeam: teamId });
+    const res = await admin.patch(`${base()}/${second}`, {
+      label: "Second",
+      ssoURL: IDP_SSO,
+      entityID: "urn:idp",
+      certificate: idp.cert,
+      defaultRole: "read",
+      defaultTeam: teamId,
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ label: "Second", ssoURL: IDP_SSO, entityID: "urn:idp", defaultRole: "read", defaultTeam: { id: teamId } });
-    const cleared = await admin.patch(`${base()}/${second}`, { ssoURL: null, entityID: null, certificate: null, defaultRole: null, defaultTeam: null });
+    expect(res.body).toMatchObject({
+      label: "Second",
+      ssoURL: IDP_SSO,
+      entityID: "urn:idp",
+      defaultRole: "read",
+      defaultTeam: { id: teamId },
+    });
+    const cleared = await admin.patch(`${base()}/${second}`, {
+      ssoURL: null,
+      entityID: null,
+      certificate: null,
+      defaultRole: null,
+      defaultTeam: null,
+    });
     expect(cleared.status).toBe(200);
     expect(cleared.body.label).toBe("Second");
     expect(cleared.body.defaultRole).toBeNull();
@@ -232,7 +264,11 @@ describe("SAML providers: create, read, change, delete", () => {
     const res = await admin.graphql(q, { id: admin.organization });
     expect(res.errors).toBeUndefined();
     expect(res.data.organization.samlProviders.totalCount).toBe(2);
-    expect(res.data.organization.samlProviders.edges[0].node).toMatchObject({ id: providerId, defaultRole: "edit", defaultTeam: { title: "Engineering" } });
+    expect(res.data.organization.samlProviders.edges[0].node).toMatchObject({
+      id: providerId,
+      defaultRole: "edit",
+      defaultTeam: { title: "Engineering" },
+    });
     const asReader = await reader.graphql(q, { id: admin.organization });
     expect(asReader.data.organization.samlProviders).toEqual({ totalCount: 0, edges: [] });
   });
@@ -279,13 +315,22 @@ describe("SAML sign-in", () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(["organization", "token", "user"]);
     expect(res.body.token).toMatch(/^dapi_/);
-    expect(res.body.user).toMatchObject({ object: "user", email: "new.person@acme.test", displayName: "New Person", urls: { location: expect.any(String) } });
+    expect(res.body.user).toMatchObject({
+      object: "user",
+      email: "new.person@acme.test",
+      displayName: "New Person",
+      urls: { location: expect.any(String) },
+    });
     expect(res.body.organization).toMatchObject({ object: "organization", id: admin.organization, title: "Acme Docs" });
 
     const prisma = t.gateway.db.prisma;
-    const member = await prisma.member.findUnique({ where: { organizationId_userId: { organizationId: admin.organization, userId: res.body.user.id } } });
+    const member = await prisma.member.findUnique({
+      where: { organizationId_userId: { organizationId: admin.organization, userId: res.body.user.id } },
+    });
     expect(member).toMatchObject({ role: "edit", sso: true, disabled: false });
-    expect(await prisma.teamMember.findUnique({ where: { teamId_userId: { teamId, userId: res.body.user.id } } })).toMatchObject({ role: "member" });
+    expect(await prisma.teamMember.findUnique({ where: { teamId_userId: { teamId, userId: res.body.user.id } } })).toMatchObject({
+      role: "member",
+    });
     const token = await prisma.apiToken.findFirst({ where: { userId: res.body.user.id } });
     expect(token?.label).toBe(`sso:${provider.id}`);
 
@@ -307,7 +352,11 @@ describe("SAML sign-in", () => {
     const cases: [string, string, RegExp][] = [
       ["forged", b64(sign(responseXml(opts()), attacker)), /signature/],
       ["forged response", b64(sign(responseXml(opts()), attacker, "response")), /signature/],
-      ["tampered", b64(sign(responseXml(opts({ nameID: "victim@acme.test" })), idp).replace("victim@acme.test", "attacker@acme.test")), /signature/],
+      [
+        "tampered",
+        b64(sign(responseXml(opts({ nameID: "victim@acme.test" })), idp).replace("victim@acme.test", "attacker@acme.test")),
+        /signature/,
+      ],
       ["unsigned", b64(responseXml(opts())), /not signed/],
       ["expired", b64(sign(responseXml(opts({ notBefore: -120, notOnOrAfter: -60 })), idp)), /expired/],
       ["not yet valid", b64(sign(responseXml(opts({ notBefore: 60, notOnOrAfter: 120 })), idp)), /not valid yet/],
@@ -337,7 +386,11 @@ describe("SAML sign-in", () => {
             opts({
               nameID: "a1b2c3",
               nameIDFormat: "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent",
-              attributes: { "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress": "Attr.User@Acme.test", givenName: "Attr", sn: "User" },
+              attributes: {
+                "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress": "Attr.User@Acme.test",
+                givenName: "Attr",
+                sn: "User",
+              },
             }),
           ),
           idp,
@@ -356,7 +409,12 @@ describe("SAML sign-in", () => {
     expect(notXml.body.error.message).toContain("SAMLResponse");
     const noEmail = await postToAcs(
       provider.service.acsURL,
-      b64(sign(responseXml(opts({ nameID: "opaque-id", nameIDFormat: "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent", attributes: {} })), idp)),
+      b64(
+        sign(
+          responseXml(opts({ nameID: "opaque-id", nameIDFormat: "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent", attributes: {} })),
+          idp,
+        ),
+      ),
     );
     expect(noEmail.status).toBe(400);
     expect(noEmail.body.error.message).toMatch(/email/);
@@ -376,12 +434,17 @@ describe("SAML sign-in", () => {
     expect(res.status).toBe(200);
     expect(res.body.user.id).toBe(reader.user);
     const prisma = t.gateway.db.prisma;
-    const member = await prisma.member.findUnique({ where: { organizationId_userId: { organizationId: admin.organization, userId: reader.user } } });
+    const member = await prisma.member.findUnique({
+      where: { organizationId_userId: { organizationId: admin.organization, userId: reader.user } },
+    });
     expect(member).toMatchObject({ role: "read", sso: true });
     expect(await prisma.teamMember.count({ where: { teamId, userId: reader.user } })).toBe(0);
 
     const dis = await t.member(admin.organization, "dis@acme.test", "read");
-    await prisma.member.update({ where: { organizationId_userId: { organizationId: admin.organization, userId: dis.user } }, data: { disabled: true } });
+    await prisma.member.update({
+      where: { organizationId_userId: { organizationId: admin.organization, userId: dis.user } },
+      data: { disabled: true },
+    });
     const refused = await postToAcs(provider.service.acsURL, b64(sign(responseXml(opts({ nameID: "dis@acme.test" })), idp)));
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toContain("disabled");
@@ -403,12 +466,13 @@ describe("SAML sign-in", () => {
     expect((await admin.get(`/v1/orgs/${admin.organization}`)).status).toBe(200);
 
     // A token from another organization's SSO does not count.
-    const theirs = (
-      await other.post(`/v1/orgs/${other.organization}/saml`, { label: "Other IdP", certificate: idp.cert, ssoURL: IDP_SSO })
-    ).body;
+    const theirs = (await other.post(`/v1/orgs/${other.organization}/saml`, { label: "Other IdP", certificate: idp.cert, ssoURL: IDP_SSO }))
+      .body;
     const cross = await postToAcs(
       theirs.service.acsURL,
-      b64(sign(responseXml({ ...opts({ nameID: "rita@acme.test" }), acsURL: theirs.service.acsURL, audience: theirs.service.entityID }), idp)),
+      b64(
+        sign(responseXml({ ...opts({ nameID: "rita@acme.test" }), acsURL: theirs.service.acsURL, audience: theirs.service.entityID }), idp),
+      ),
     );
     expect(cross.status).toBe(200);
     expect((await t.caller(cross.body.token).get(`/v1/orgs/${admin.organization}`)).status).toBe(403);

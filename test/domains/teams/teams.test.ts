@@ -127,7 +127,9 @@ describe("GET /v1/orgs/{organizationId}/teams", () => {
     expect((await admin.get(`/v1/orgs/${org}/teams`, { member: owner.user })).body.items.map((x: any) => x.id)).toEqual([alpha]);
     expect((await admin.get(`/v1/orgs/${org}/teams`, { member: admin.user })).body.count).toBe(3);
     expect((await admin.get(`/v1/orgs/${org}/teams`, { member: reader.user })).body).toEqual({ count: 0, items: [] });
-    expect((await admin.get(`/v1/orgs/${org}/teams`, { member: admin.user, title: "gam" })).body.items.map((x: any) => x.id)).toEqual([gamma]);
+    expect((await admin.get(`/v1/orgs/${org}/teams`, { member: admin.user, title: "gam" })).body.items.map((x: any) => x.id)).toEqual([
+      gamma,
+    ]);
     const stranger = await admin.get(`/v1/orgs/${org}/teams`, { member: other.user });
     expect(stranger.status).toBe(400);
     expect(stranger.body.error.message).toContain("member");
@@ -261,7 +263,13 @@ describe("GET /v1/orgs/{organizationId}/teams/{teamId}/members", () => {
         object: "member",
         id: owner.user,
         role: "edit",
-        user: { object: "user", id: owner.user, displayName: "olga", email: "olga@acme.test", urls: { location: `${t.url}/v1/users/${owner.user}` } },
+        user: {
+          object: "user",
+          id: owner.user,
+          displayName: "olga",
+          email: "olga@acme.test",
+          urls: { location: `${t.url}/v1/users/${owner.user}` },
+        },
         disabled: false,
         joinedAt: expect.any(String),
         sso: false,
@@ -328,7 +336,9 @@ describe("PUT /v1/orgs/{organizationId}/teams/{teamId}/members", () => {
   // Enable with the `memberships` argument of Mutation.teamMembersUpdate (see the TEMP note in teams.schema.ts).
   it("sets roles through memberships, adding members it names, and rejects a bad role naming it", async () => {
     const team = await createTeam("Roles", [reader.user]);
-    const res = await admin.put(`${teamUrl(team)}/members`, { memberships: { [reader.user]: { role: "owner" }, "gus@acme.test": { role: "member" } } });
+    const res = await admin.put(`${teamUrl(team)}/members`, {
+      memberships: { [reader.user]: { role: "owner" }, "gus@acme.test": { role: "member" } },
+    });
     expect(res.status).toBe(204);
     expect(await memberIds(team)).toEqual(
       [
@@ -339,7 +349,11 @@ describe("PUT /v1/orgs/{organizationId}/teams/{teamId}/members", () => {
     const bad = await admin.put(`${teamUrl(team)}/members`, { memberships: { [reader.user]: { role: "boss" } } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain(`memberships.${reader.user}.role`);
-    const both = await admin.put(`${teamUrl(team)}/members`, { add: [owner.user], remove: [owner.user], memberships: { [owner.user]: { role: "owner" } } });
+    const both = await admin.put(`${teamUrl(team)}/members`, {
+      add: [owner.user],
+      remove: [owner.user],
+      memberships: { [owner.user]: { role: "owner" } },
+    });
     expect(both.status).toBe(204);
     expect((await memberIds(team)).map(([id]) => id)).not.toContain(owner.user);
   });
@@ -437,9 +451,12 @@ describe("DELETE /v1/orgs/{organizationId}/teams/{teamId}/members/{userId}", () 
 describe("GraphQL", () => {
   it("walks an organization's teams and their memberships as connections", async () => {
     const team = await createTeam("Graph", [reader.user, guest.user]);
-    const teams = await admin.graphql(`query($o: String!) { organization(organizationId: $o) { teams(first: 3) { totalCount edges { node { id title } } } } }`, {
-      o: org,
-    });
+    const teams = await admin.graphql(
+      `query($o: String!) { organization(organizationId: $o) { teams(first: 3) { totalCount edges { node { id title } } } } }`,
+      {
+        o: org,
+      },
+    );
     expect(teams.errors).toBeUndefined();
     const total = await t.gateway.db.prisma.team.count({ where: { organizationId: org } });
     expect(teams.data.organization.teams.totalCount).toBe(total);
@@ -457,15 +474,24 @@ describe("GraphQL", () => {
       ["gus@acme.test", null, "member"],
       ["rita@acme.test", "read", "member"],
     ]);
-    const asGuest = await guest.graphql(`query($o: String!) { organization(organizationId: $o) { teams { totalCount edges { node { id } } } } }`, { o: org });
-    const guestTeams = (await t.gateway.db.prisma.team.count({ where: { organizationId: org, members: { some: { userId: guest.user } } } }));
+    const asGuest = await guest.graphql(
+      `query($o: String!) { organization(organizationId: $o) { teams { totalCount edges { node { id } } } } }`,
+      { o: org },
+    );
+    const guestTeams = await t.gateway.db.prisma.team.count({ where: { organizationId: org, members: { some: { userId: guest.user } } } });
     expect(asGuest.data.organization.teams.totalCount).toBe(guestTeams);
   });
 
   it("serves the team mutations with the same rules", async () => {
-    const created = await admin.graphql(`mutation($o: String!) { teamCreate(organizationId: $o, title: "Via graph") { id title permissions { admin } } }`, { o: org });
+    const created = await admin.graphql(
+      `mutation($o: String!) { teamCreate(organizationId: $o, title: "Via graph") { id title permissions { admin } } }`,
+      { o: org },
+    );
     expect(created.data.teamCreate).toMatchObject({ title: "Via graph", permissions: { admin: true } });
-    const denied = await reader.graphql(`mutation($o: String!, $t: String!) { teamDelete(organizationId: $o, teamId: $t) { deletedId } }`, { o: org, t: created.data.teamCreate.id });
+    const denied = await reader.graphql(`mutation($o: String!, $t: String!) { teamDelete(organizationId: $o, teamId: $t) { deletedId } }`, {
+      o: org,
+      t: created.data.teamCreate.id,
+    });
     expect(denied.errors[0].extensions.code).toBe(403);
   });
 });

@@ -65,7 +65,9 @@ describe("POST /v1/orgs/{organizationId}/translations", () => {
       expect(res.body.error.message, JSON.stringify(body)).toContain(field);
     }
     // exactly at the edge is fine
-    expect((await admin.post(base(), { title: "x".repeat(100), languages: Array.from({ length: 200 }, () => "en") })).body.languages).toEqual(["en"]);
+    expect(
+      (await admin.post(base(), { title: "x".repeat(100), languages: Array.from({ length: 200 }, () => "en") })).body.languages,
+    ).toEqual(["en"]);
   });
 
   it("is 401 without a token, 403 below the create role, 404 for another organization", async () => {
@@ -166,9 +168,15 @@ describe("GraphQL", () => {
     expect(conn.pageInfo.hasNextPage).toBe(true);
     expect(conn.edges[0].node).toMatchObject({ title: "French and German", languages: ["fr", "de-DE"], permissions: { edit: true } });
 
-    const created = await admin.graphql(`mutation($o: String!) { translationSettingsCreate(organizationId: $o, title: "GQL", languages: ["ja"]) { id languages } }`, { o: admin.organization });
+    const created = await admin.graphql(
+      `mutation($o: String!) { translationSettingsCreate(organizationId: $o, title: "GQL", languages: ["ja"]) { id languages } }`,
+      { o: admin.organization },
+    );
     expect(created.data.translationSettingsCreate.languages).toEqual(["ja"]);
-    const bad = await admin.graphql(`mutation($o: String!) { translationSettingsCreate(organizationId: $o, title: "GQL", languages: ["nope-nope-nope"]) { id } }`, { o: admin.organization });
+    const bad = await admin.graphql(
+      `mutation($o: String!) { translationSettingsCreate(organizationId: $o, title: "GQL", languages: ["nope-nope-nope"]) { id } }`,
+      { o: admin.organization },
+    );
     expect(bad.errors[0].extensions.code).toBe(400);
     expect(bad.errors[0].message).toContain("languages[0]");
   });
