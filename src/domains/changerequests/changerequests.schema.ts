@@ -32,6 +32,7 @@ import {
   readArgs,
 } from "../content/content.schema.js";
 import * as content from "../content/content.service.js";
+import * as reusable from "../content/reusable.service.js";
 import type { LinkStatus } from "../content/links.js";
 import * as service from "./changerequests.service.js";
 import { invalidScalarValue } from "../../core/errors.js";
@@ -222,13 +223,13 @@ builder.queryFields((t) => ({
     type: ReusableContentRef,
     description: "A reusable content of the change request's content.",
     args: { ...crArgs, reusableContentId: t.arg.string({ required: true }), ...readArgs },
-    resolve: (_r, args, ctx) => content.getReusableContent(ctx, args.spaceId, args.changeRequestId, args.reusableContentId),
+    resolve: (_r, args, ctx) => reusable.getReusableContent(ctx, args.spaceId, args.changeRequestId, args.reusableContentId),
   }),
   changeRequestVariables: t.field({
     type: VariablesScalar,
     description: "The variables of the change request's content.",
     args: { ...crArgs },
-    resolve: (_r, args, ctx) => content.getVariables(ctx, args.spaceId, args.changeRequestId),
+    resolve: (_r, args, ctx) => reusable.getVariables(ctx, args.spaceId, args.changeRequestId),
   }),
   changeRequestPageLinks: t.field({
     type: LinkReportRef,
@@ -323,14 +324,14 @@ builder.mutationFields((t) => ({
     description: "Removes a file from the change request's content (the space's content keeps it until the change request is merged).",
     args: { ...crArgs, fileId: t.arg.string({ required: true }) },
     resolve: (_r, args, ctx) =>
-      deleted(content.deleteFile(ctx, args.spaceId, args.changeRequestId, args.fileId), args.fileId, args.spaceId),
+      deleted(reusable.deleteFile(ctx, args.spaceId, args.changeRequestId, args.fileId), args.fileId, args.spaceId),
   }),
   changeRequestReusableContentCreate: t.field({
     type: ReusableContentRef,
     args: { ...crArgs, ...reusableContentWriteArgs, title: t.arg.string({ required: true, description: "At most 256 characters." }) },
     resolve: (_r, args, ctx) => {
       const { spaceId, changeRequestId, ...input } = argsWithNulls(ctx, args);
-      return content.createReusableContent(ctx, spaceId, changeRequestId, input);
+      return reusable.createReusableContent(ctx, spaceId, changeRequestId, input);
     },
   }),
   changeRequestReusableContentUpdate: t.field({
@@ -338,7 +339,7 @@ builder.mutationFields((t) => ({
     args: { ...crArgs, reusableContentId: t.arg.string({ required: true }), ...reusableContentWriteArgs },
     resolve: (_r, args, ctx) => {
       const { spaceId, changeRequestId, reusableContentId, ...input } = argsWithNulls(ctx, args);
-      return content.updateReusableContent(ctx, spaceId, changeRequestId, reusableContentId, input);
+      return reusable.updateReusableContent(ctx, spaceId, changeRequestId, reusableContentId, input);
     },
   }),
   changeRequestReusableContentDelete: t.field({
@@ -346,7 +347,7 @@ builder.mutationFields((t) => ({
     args: { ...crArgs, reusableContentId: t.arg.string({ required: true }) },
     resolve: (_r, args, ctx) =>
       deleted(
-        content.deleteReusableContent(ctx, args.spaceId, args.changeRequestId, args.reusableContentId),
+        reusable.deleteReusableContent(ctx, args.spaceId, args.changeRequestId, args.reusableContentId),
         args.reusableContentId,
         args.spaceId,
       ),
@@ -355,19 +356,19 @@ builder.mutationFields((t) => ({
     type: VariablesScalar,
     description: "Replaces the variables of the change request's content with the given ones; answers them.",
     args: { ...crArgs, ...variablesArg },
-    resolve: (_r, args, ctx) => content.setVariables(ctx, args.spaceId, args.changeRequestId, args.variables, "replace"),
+    resolve: (_r, args, ctx) => reusable.setVariables(ctx, args.spaceId, args.changeRequestId, args.variables, "replace"),
   }),
   changeRequestVariablesUpdate: t.field({
     type: VariablesScalar,
     description: "Sets the given variables of the change request's content, keeping the others; answers all of them.",
     args: { ...crArgs, ...variablesArg },
-    resolve: (_r, args, ctx) => content.setVariables(ctx, args.spaceId, args.changeRequestId, args.variables, "merge"),
+    resolve: (_r, args, ctx) => reusable.setVariables(ctx, args.spaceId, args.changeRequestId, args.variables, "merge"),
   }),
   changeRequestVariableDelete: t.field({
     type: VariableDeletePayload,
     args: { ...crArgs, variableName: t.arg.string({ required: true }) },
     resolve: (_r, args, ctx) =>
-      deleted(content.deleteVariable(ctx, args.spaceId, args.changeRequestId, args.variableName), args.variableName, args.spaceId),
+      deleted(reusable.deleteVariable(ctx, args.spaceId, args.changeRequestId, args.variableName), args.variableName, args.spaceId),
   }),
 }));
 

@@ -32,6 +32,7 @@ import {
   type SearchSpaceView,
 } from "./search.js";
 import * as service from "./content.service.js";
+import * as reusable from "./reusable.service.js";
 
 // ─── Scalars: JSON values with a documented shape ────────────────────────────────────────────
 
@@ -582,13 +583,13 @@ builder.queryFields((t) => ({
     type: ReusableContentRef,
     description: "A reusable content of the space's active revision.",
     args: { spaceId: t.arg.string({ required: true }), reusableContentId: t.arg.string({ required: true }), ...readArgs },
-    resolve: (_r, args, ctx) => service.getReusableContent(ctx, args.spaceId, null, args.reusableContentId),
+    resolve: (_r, args, ctx) => reusable.getReusableContent(ctx, args.spaceId, null, args.reusableContentId),
   }),
   spaceVariables: t.field({
     type: VariablesScalar,
     description: "The variables of the space's active revision.",
     args: { spaceId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => service.getVariables(ctx, args.spaceId, null),
+    resolve: (_r, args, ctx) => reusable.getVariables(ctx, args.spaceId, null),
   }),
   revisionReusableContent: t.field({
     type: ReusableContentRef,
@@ -599,7 +600,7 @@ builder.queryFields((t) => ({
       reusableContentId: t.arg.string({ required: true }),
       ...readArgs,
     },
-    resolve: (_r, args, ctx) => service.getRevisionReusableContent(ctx, args.spaceId, args.revisionId, args.reusableContentId),
+    resolve: (_r, args, ctx) => reusable.getRevisionReusableContent(ctx, args.spaceId, args.revisionId, args.reusableContentId),
   }),
   revisionReusableContentDocument: t.field({
     type: GitBookDocumentScalar,
@@ -612,7 +613,7 @@ builder.queryFields((t) => ({
     },
     resolve: (_r, args, ctx) => {
       checkDocumentReadArgs(args);
-      return service.getRevisionReusableContentDocument(ctx, args.spaceId, args.revisionId, args.reusableContentId);
+      return reusable.getRevisionReusableContentDocument(ctx, args.spaceId, args.revisionId, args.reusableContentId);
     },
   }),
   spacePageLinks: t.field({
@@ -686,7 +687,7 @@ builder.mutationFields((t) => ({
     description:
       "Removes a file from the space's content (edit role; the space must be live). Older revisions and change requests that name it keep it.",
     args: { spaceId: t.arg.string({ required: true }), fileId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => deleted(service.deleteFile(ctx, args.spaceId, null, args.fileId), args.fileId, args.spaceId),
+    resolve: (_r, args, ctx) => deleted(reusable.deleteFile(ctx, args.spaceId, null, args.fileId), args.fileId, args.spaceId),
   }),
   reusableContentCreate: t.field({
     type: ReusableContentRef,
@@ -698,7 +699,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (_r, args, ctx) => {
       const { spaceId, ...input } = argsWithNulls(ctx, args);
-      return service.createReusableContent(ctx, spaceId, null, input);
+      return reusable.createReusableContent(ctx, spaceId, null, input);
     },
   }),
   reusableContentUpdate: t.field({
@@ -707,7 +708,7 @@ builder.mutationFields((t) => ({
     args: { spaceId: t.arg.string({ required: true }), reusableContentId: t.arg.string({ required: true }), ...reusableContentWriteArgs },
     resolve: (_r, args, ctx) => {
       const { spaceId, reusableContentId, ...input } = argsWithNulls(ctx, args);
-      return service.updateReusableContent(ctx, spaceId, null, reusableContentId, input);
+      return reusable.updateReusableContent(ctx, spaceId, null, reusableContentId, input);
     },
   }),
   reusableContentDelete: t.field({
@@ -715,27 +716,27 @@ builder.mutationFields((t) => ({
     description: "Deletes a reusable content of the space's content (edit role; the space must be live).",
     args: { spaceId: t.arg.string({ required: true }), reusableContentId: t.arg.string({ required: true }) },
     resolve: (_r, args, ctx) =>
-      deleted(service.deleteReusableContent(ctx, args.spaceId, null, args.reusableContentId), args.reusableContentId, args.spaceId),
+      deleted(reusable.deleteReusableContent(ctx, args.spaceId, null, args.reusableContentId), args.reusableContentId, args.spaceId),
   }),
   contentVariablesReplace: t.field({
     type: VariablesScalar,
     description: "Replaces the variables of the space's content with the given ones; answers them (edit role; the space must be live).",
     args: { spaceId: t.arg.string({ required: true }), ...variablesArg },
-    resolve: (_r, args, ctx) => service.setVariables(ctx, args.spaceId, null, args.variables, "replace"),
+    resolve: (_r, args, ctx) => reusable.setVariables(ctx, args.spaceId, null, args.variables, "replace"),
   }),
   contentVariablesUpdate: t.field({
     type: VariablesScalar,
     description:
       "Sets the given variables of the space's content, keeping the others; answers all of them (edit role; the space must be live).",
     args: { spaceId: t.arg.string({ required: true }), ...variablesArg },
-    resolve: (_r, args, ctx) => service.setVariables(ctx, args.spaceId, null, args.variables, "merge"),
+    resolve: (_r, args, ctx) => reusable.setVariables(ctx, args.spaceId, null, args.variables, "merge"),
   }),
   contentVariableDelete: t.field({
     type: VariableDeletePayload,
     description: "Deletes a variable of the space's content (edit role; the space must be live).",
     args: { spaceId: t.arg.string({ required: true }), variableName: t.arg.string({ required: true }) },
     resolve: (_r, args, ctx) =>
-      deleted(service.deleteVariable(ctx, args.spaceId, null, args.variableName), args.variableName, args.spaceId),
+      deleted(reusable.deleteVariable(ctx, args.spaceId, null, args.variableName), args.variableName, args.spaceId),
   }),
 }));
 

@@ -7,6 +7,7 @@ import { restName, urlsOf } from "../../core/graph/rest-fields.js";
 import { restObject } from "../../rest/rest-object.js";
 import { OrganizationRef } from "../organizations/organizations.schema.js";
 import * as service from "./integrations.service.js";
+import type * as scoped from "./scoped-installations.service.js";
 import { installationUrls, scopedInstallationUrls } from "./integrations.urls.js";
 import { IntegrationRef, JsonObject, SelectionEnum, SiteIdOrSite, SpaceIdOrSpace } from "./integration-object.schema.js";
 
@@ -79,7 +80,7 @@ builder.prismaObjectFields("Organization", (t) => ({
 const ScopedInstallationUrls = urlsOf("IntegrationInstallationItemUrls", ["location", "publicEndpoint", "publicContentEndpoint"] as const);
 
 /** The installed space or site: its id, or with expand the object as its REST read answers it (its id when the caller cannot read it). */
-async function installedTarget(item: service.ScopedInstallationItem, ctx: Context, info: GraphQLResolveInfo): Promise<unknown> {
+async function installedTarget(item: scoped.ScopedInstallationItem, ctx: Context, info: GraphQLResolveInfo): Promise<unknown> {
   const id = item.row.targetId;
   if (!item.expand) return id;
   const object =
@@ -89,8 +90,8 @@ async function installedTarget(item: service.ScopedInstallationItem, ctx: Contex
   return object ?? id;
 }
 
-function scopedInstallationType(name: string, scope: service.InstallationScope, target: typeof SpaceIdOrSpace) {
-  return builder.objectRef<service.ScopedInstallationItem>(name).implement({
+function scopedInstallationType(name: string, scope: scoped.InstallationScope, target: typeof SpaceIdOrSpace) {
+  return builder.objectRef<scoped.ScopedInstallationItem>(name).implement({
     description: `An integration installed in a ${scope}.`,
     fields: (t) => ({
       integration: t.string({ description: "Name of the integration.", resolve: (s) => s.integrationName }),

@@ -3,7 +3,7 @@ import { AppError, badInput, notFound } from "../../core/errors.js";
 import { dispatchTarget } from "../../events/record.js";
 import { callIntegration } from "../../events/exchange.js";
 import { readBodyBytes } from "../../rest/raw-routes.js";
-import { scopedInstallationExists } from "./integrations.service.js";
+import { scopedInstallationExists } from "./scoped-installations.service.js";
 
 /**
  * Public endpoints of integrations (`urls.publicEndpoint` of integrations, installations and

@@ -5,6 +5,7 @@ import { listOf, pageArgs } from "../../core/graph/rest-fields.js";
 import type { Integration } from "../../generated/prisma/client.js";
 import { EVENT_STATUSES } from "../../events/messages.js";
 import * as service from "./integrations.service.js";
+import * as scoped from "./scoped-installations.service.js";
 import * as rendering from "./integrations.render.js";
 import {
   ConfigurationProperties,
@@ -363,11 +364,7 @@ builder.mutationFields((t) => ({
  * The same four operations for space and site installations: list (GET …/spaces, …/sites), read,
  * install or change (PUT …/installations/{installationId}/spaces/{spaceId}), remove (DELETE).
  */
-function scopedInstallationOperations(
-  scope: service.InstallationScope,
-  item: typeof SpaceInstallation,
-  list: typeof SpaceInstallationList,
-) {
+function scopedInstallationOperations(scope: scoped.InstallationScope, item: typeof SpaceInstallation, list: typeof SpaceInstallationList) {
   const Noun = scope === "space" ? "Space" : "Site";
   const idArg = `${scope}Id`;
   const expandDescription = `true: \`${scope}\` is the ${Noun} object; false (default): its id.`;
@@ -376,7 +373,7 @@ function scopedInstallationOperations(
       type: list,
       description: `${Noun}s the integration is installed in (among the installations the caller sees), oldest first.`,
       args: { ...installationListArgs(t), expand: t.arg.boolean({ description: expandDescription }) },
-      resolve: (_r, args: any, ctx) => service.listScopedInstallations(ctx, scope, args.integrationName, args),
+      resolve: (_r, args: any, ctx) => scoped.listScopedInstallations(ctx, scope, args.integrationName, args),
     }),
     [`integration${Noun}Installation`]: t.field({
       type: item,
@@ -387,7 +384,7 @@ function scopedInstallationOperations(
         expand: t.arg.boolean({ description: expandDescription }),
       },
       resolve: (_r, args: any, ctx) =>
-        service.getScopedInstallation(ctx, scope, args.integrationName, args.installationId, args[idArg], !!args.expand),
+        scoped.getScopedInstallation(ctx, scope, args.integrationName, args.installationId, args[idArg], !!args.expand),
     }),
   }));
   builder.mutationFields((t) => ({
@@ -404,7 +401,7 @@ function scopedInstallationOperations(
         }),
         externalIds: t.arg.stringList({ description: "Omitted: kept ([] at first)." }),
       },
-      resolve: (_r, args: any, ctx) => service.installScoped(ctx, scope, args.integrationName, args.installationId, args[idArg], args),
+      resolve: (_r, args: any, ctx) => scoped.installScoped(ctx, scope, args.integrationName, args.installationId, args[idArg], args),
     }),
     [`integration${Noun}Uninstall`]: t.field({
       type: scope === "space" ? IntegrationSpaceUninstallPayload : IntegrationSiteUninstallPayload,
@@ -415,7 +412,7 @@ function scopedInstallationOperations(
         [idArg]: t.arg.string({ required: true }),
       },
       resolve: (_r, args: any, ctx) =>
-        deleted(service.uninstallScoped(ctx, scope, args.integrationName, args.installationId, args[idArg]), args[idArg]),
+        deleted(scoped.uninstallScoped(ctx, scope, args.integrationName, args.installationId, args[idArg]), args[idArg]),
     }),
   }));
 }

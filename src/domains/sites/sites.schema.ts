@@ -7,6 +7,7 @@ import type { JsonObject } from "./adaptive.js";
 import { publishedSite } from "./published.js";
 import * as service from "./sites.service.js";
 import * as structure from "./structure.js";
+import * as groups from "./structure-groups.js";
 import {
   AdaptiveJsonSchemaScalar,
   AdaptiveSchemaRef,
@@ -157,7 +158,7 @@ builder.queryFields((t) => ({
     type: SiteSectionGroupList,
     description: "Section groups of a site, in order.",
     args: { ...siteArgs, ...pageArgs },
-    resolve: (_r, args, ctx) => structure.listGroups(ctx, args.organizationId, args.siteId, args),
+    resolve: (_r, args, ctx) => groups.listGroups(ctx, args.organizationId, args.siteId, args),
   }),
   siteSpaces: t.field({
     type: SiteSpaceList,
@@ -334,7 +335,7 @@ builder.mutationFields((t) => ({
       icon: t.arg.string({ description: `At most ${service.ICON_MAX} characters, or null.` }),
       sections: t.arg.stringList({ description: "Ids of sections of the site to put in the group." }),
     },
-    resolve: (_r, args, ctx) => structure.createGroup(ctx, args.organizationId, args.siteId, args),
+    resolve: (_r, args, ctx) => groups.createGroup(ctx, args.organizationId, args.siteId, args),
   }),
   siteSectionGroupUpdate: t.field({
     type: SiteSectionGroupRef,
@@ -346,7 +347,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (_r, rawArgs, ctx) => {
       const { organizationId, siteId, siteSectionGroupId, ...patch } = argsWithNulls(ctx, rawArgs);
-      return structure.updateGroup(ctx, organizationId, siteId, siteSectionGroupId, patch);
+      return groups.updateGroup(ctx, organizationId, siteId, siteSectionGroupId, patch);
     },
   }),
   siteSectionGroupDelete: t.field({
@@ -354,13 +355,13 @@ builder.mutationFields((t) => ({
     description: "Deletes a group; its sections stay, ungrouped, where it was. Succeeds also when it did not exist.",
     args: { ...siteArgs, siteSectionGroupId: t.arg.string({ required: true }) },
     resolve: async (_r, args, ctx) =>
-      deleted(structure.deleteGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId), args.siteSectionGroupId, args.siteId),
+      deleted(groups.deleteGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId), args.siteSectionGroupId, args.siteId),
   }),
   siteSectionGroupSectionAdd: t.field({
     type: SiteSectionGroupRef,
     description: "Puts a section last in the group (out of its previous group).",
     args: { ...siteArgs, siteSectionGroupId: t.arg.string({ required: true }), sectionId: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => structure.addSectionToGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId, args.sectionId),
+    resolve: (_r, args, ctx) => groups.addSectionToGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId, args.sectionId),
   }),
   siteSectionGroupSectionRemove: t.field({
     type: SiteSectionGroupSectionRemovePayload,
@@ -368,7 +369,7 @@ builder.mutationFields((t) => ({
     args: { ...siteArgs, siteSectionGroupId: t.arg.string({ required: true }), siteSectionId: t.arg.string({ required: true }) },
     resolve: async (_r, args, ctx) =>
       deleted(
-        structure.removeSectionFromGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId, args.siteSectionId),
+        groups.removeSectionFromGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId, args.siteSectionId),
         args.siteSectionId,
         args.siteId,
       ),
@@ -379,7 +380,7 @@ builder.mutationFields((t) => ({
     description: "Moves a group among the top-level groups and ungrouped sections.",
     args: { ...siteArgs, siteSectionGroupId: t.arg.string({ required: true }), position: t.arg({ type: PositionInput }) },
     resolve: (_r, args, ctx) =>
-      structure.moveGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId, args.position as structure.PositionInput),
+      groups.moveGroup(ctx, args.organizationId, args.siteId, args.siteSectionGroupId, args.position as structure.PositionInput),
   }),
 
   siteSpaceCreate: t.field({
