@@ -52,14 +52,13 @@ function failed(task: string) {
  * autovacuum does on a server is done here, table by table:
  * - VACUUM: the space of rows deleted or updated becomes free for new ones. Without it a table
  *   never reuses it: integration events recorded, delivered and purged day after day grew the
- *   table by the size of each day's events for good (8 days of 20,000 events, 2 days kept: 125 MB
- *   without, 31–37 MB with), and the data folder with it.
+ *   table by the size of each day's events for good, and the data folder with it.
  * - ANALYZE: the planner's statistics. Without them a table that grew still counts as the few
  *   rows it held, and a page of a list of 20,000 spaces was read by sorting all of them although
  *   an index gives their order. ANALYZE samples at most 30,000 rows of each table.
  * PGlite serves one statement at a time, in this thread: each table is its own statement and the
- * process serves what waits between two (a VACUUM of a table of 300,000 integration events takes
- * 80–160 ms here; one that changed little, less: pages all visible are skipped).
+ * process serves what waits between two (a table that changed little is quick: pages all
+ * visible are skipped).
  */
 export async function vacuumEmbedded(db: Pick<Database, "kind" | "driverQuery">): Promise<void> {
   if (db.kind !== "pglite") return;

@@ -43,9 +43,7 @@ export interface Dispatcher {
 
 /**
  * Longest a claim for less than half the dispatcher's room waits for more while deliveries are
- * under way, in ms. (The streams benchmark's bursts on the embedded database: 1,000 page edits
- * with one integration took 3,290–3,299 statements with the wait, 6,977–6,996 without; 50 edits
- * recording 20 events each, 202–206 and 345–346.)
+ * under way, in ms: gathering halves the statements of a burst (see docs/performance.md).
  */
 const CLAIM_GATHER_MS = 20;
 

@@ -71,8 +71,8 @@ type TracedEvent = Pick<IntegrationEvent, "type" | "createdAt" | "skipReason">;
  * The entries of an event's trace that its row implies, stored as no log row: that it was
  * recorded (at createdAt) and, for a skipped event, why it was not dispatched (a millisecond
  * later). A log row per event and entry would cost the write that records the events a foreign
- * key check each: on the embedded database about 0.3 ms a row (it locks the event just stored),
- * 12 ms of a page edit with 20 integrations installed.
+ * key check each (it locks the event just stored), most of a page edit's time with many
+ * integrations installed.
  */
 function recordedTrace(event: TracedEvent): TraceEntry[] {
   const entries: TraceEntry[] = [{ level: "info", message: `Recorded ${event.type} event.`, timestamp: event.createdAt }];
@@ -138,8 +138,8 @@ export function prepareEvents(events: NewIntegrationEvent[], now = new Date()): 
  * data-modifying part of it when there are some, each passing its rows as one JSON parameter
  * (the foreign keys of the entries are checked once the statement has stored both). Written as
  * SQL rather than `createMany` because every write of space content records its events here, in
- * its transaction: Prisma's query compiler costs about 2.5× the CPU of this statement for 20
- * events, and a statement less is a round trip less to PostgreSQL.
+ * its transaction: Prisma's query compiler costs more CPU than the statement itself, and a
+ * statement less is a round trip less to PostgreSQL.
  */
 export async function writeEvents(db: Db, prepared: PreparedEvents): Promise<void> {
   if (!prepared.rows.length) return;

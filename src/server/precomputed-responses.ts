@@ -30,9 +30,8 @@ interface Made {
  * coded answer's tag weak). `If-None-Match` naming the tag (weak comparison) answers 304 without
  * a body. HEAD is answered as GET (the node server sends no body).
  *
- * Without it the OpenAPI document (395 KB) was serialized at every request, and Swagger UI's
- * bundle (1.7 MB) read from disk and compressed at every request: 2 and 15 ms of CPU for an
- * anonymous caller, within the rate limit a core's worth for a few clients.
+ * Without it the OpenAPI document was serialized, and Swagger UI's bundle read from disk and
+ * compressed, at every request: within the rate limit, a core's worth for a few anonymous clients.
  */
 export function fixedAnswer(
   make: () => Buffer | string | Promise<Buffer | string>,

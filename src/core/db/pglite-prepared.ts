@@ -6,11 +6,10 @@ import type { Query, QueryOptions } from "./pglite-rows.js";
  *
  * PGlite's `query` sends a statement as six messages, each a call into its WebAssembly and back
  * (Parse, Describe, Bind, Describe, Execute, Sync), and PostgreSQL parses and plans the statement
- * anew each time: 240 µs for a row by key here, most of the cost of a GET. A statement run a
- * second time is prepared under a name of its own instead (Parse and Describe once: its parameter
- * types and its row description kept), and each run is then Bind, Execute and Sync in one call:
- * 70 µs. Writes gain as much: the dispatcher's claim of due integration events 550 → 60 µs, the
- * write of attempts' outcomes 950 → 490 µs (PostgreSQL plans them once). The rows (and the count
+ * anew each time: most of the cost of a GET by key. A statement run a second time is prepared
+ * under a name of its own instead (Parse and Describe once: its parameter types and its row
+ * description kept), and each run is then Bind, Execute and Sync in one call; writes gain as much
+ * (figures in docs/performance.md). The rows (and the count
  * of rows a write changed) are read by PGlite's own result parser from the kept row description
  * and the messages of the run, with PGlite's own parameter serializers, so they are those of
  * `query` (test/server/pglite-rows.property.test.ts compares both, reads and writes).

@@ -4,9 +4,8 @@ import { types, type ParserOptions, type RowMode } from "@electric-sql/pglite";
  * Rows of a PGlite read carried as one JSON value when a statement returns many.
  *
  * PGlite decodes a result field by field in JavaScript, copying each field's bytes into a buffer
- * of its own before decoding them: about 1.3 µs a field here, so 25 µs for a row of the 17 columns
- * of a space, most of a list of 50 (1.7 ms, against 0.3 ms for one row). Postgres itself builds a
- * JSON array of the same rows in far less, and V8 parses it in one call.
+ * of its own before decoding them: most of the cost of a list of 50 spaces. Postgres itself builds
+ * a JSON array of the same rows in far less, and V8 parses it in one call.
  *
  * So a SELECT that returned MANY_ROWS rows or more the last time it ran is sent as
  *
