@@ -501,9 +501,9 @@ function guardedBy(storage: StorageGuard): Guarded {
 /**
  * PGlite as the Prisma adapter is given it. The adapter asks for its own parsers on every
  * statement (timestamps and numerics as text, bytes as arrays), and PGlite merges them into its
- * table of every type it knows, several hundred entries, for each statement. The adapter's parsers are made PGlite's own on its first statement,
- * and its statements then run without them: the same rows, without the merge. A statement that
- * returns many rows has them carried as one JSON value (core/db/pglite-rows.ts).
+ * table of every type it knows, several hundred entries, for each statement. The adapter's
+ * parsers are made PGlite's own on its first statement, and its statements then run without
+ * them: the same rows, without the merge. A statement that returns many rows has them carried as one JSON value (core/db/pglite-rows.ts).
  * (The rows of `driverQuery` are parsed the adapter's way too: timestamps and int8 as text.)
  */
 function adoptingParsers(pglite: PGlite, guarded: Guarded): PGlite {
