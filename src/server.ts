@@ -48,7 +48,7 @@ import { createRouteNamer, useRequestNotes } from "./server/requests.js";
 import { notesOfNodeRequest } from "./core/support/request-notes.js";
 import { createRateLimit, limitExceeded } from "./server/rate-limit.js";
 import { createResponseCache, type ResponseCache } from "./server/response-cache.js";
-import { KeptLists } from "./core/cache/list-cache.js";
+import { ListCache } from "./core/cache/list-cache.js";
 import { corsPolicy } from "./server/cors.js";
 
 /** How long a start waits for Redis before serving without it. */
@@ -61,7 +61,7 @@ export interface Gateway {
   /** The response cache (tests drop its entries to compare cached answers with uncached ones). */
   responseCache: ResponseCache;
   /** List pages and counts kept between writes (LIST_CACHE; null on PostgreSQL or when off): tests drop them to compare with fresh reads. */
-  keptLists: KeptLists | null;
+  listCache: ListCache | null;
   /** REST GETs coalesced (REQUEST_COALESCING): answers made for several identical GETs, and GETs answered by another's. */
   coalesced: { flights: number; joined: number };
   /** Runs the periodic upkeep now (src/maintenance.ts): purges, and on the embedded database VACUUM (ANALYZE) of each table. */
@@ -148,26 +148,26 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     "List pages and counts answered by an identical read another request asked for in the same turn.",
     () => sharedReads.identical,
   );
-  const keptLists = config.listCache ? KeptLists.attach(db) : null;
+  const listCache = config.listCache ? ListCache.attach(db) : null;
   metrics.counterFrom(
     "page_cache_hits_total",
     "List pages answered from the pages kept between writes (LIST_CACHE, embedded database).",
-    () => keptLists?.stats.page.hits ?? 0,
+    () => listCache?.stats.page.hits ?? 0,
   );
   metrics.counterFrom(
     "page_cache_misses_total",
     "List pages read from the database while the list cache is on.",
-    () => keptLists?.stats.page.misses ?? 0,
+    () => listCache?.stats.page.misses ?? 0,
   );
   metrics.counterFrom(
     "count_cache_hits_total",
     "List counts answered from the counts kept between writes (LIST_CACHE, embedded database).",
-    () => keptLists?.stats.count.hits ?? 0,
+    () => listCache?.stats.count.hits ?? 0,
   );
   metrics.counterFrom(
     "count_cache_misses_total",
     "List counts read from the database while the list cache is on.",
-    () => keptLists?.stats.count.misses ?? 0,
+    () => listCache?.stats.count.misses ?? 0,
   );
   const responseCache = createResponseCache({ config, db, accessCache, scope: accessScope(config) });
   metrics.counterFrom(
@@ -369,7 +369,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       ),
     fault: (err) => ({ errors: asErrors(err) }),
     // Requests under way are answered before the next slice of a delivery.
-    quiet: (maxMs) => front.quiet(maxMs),
+    whenIdle: (maxMs) => front.whenIdle(maxMs),
     passed: (ms) => metrics.streamPasses.observe(ms / 1000),
     pacing: config.liveStreamPacing,
   });
@@ -481,7 +481,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     db,
     services,
     responseCache,
-    keptLists,
+    listCache,
     coalesced: rest.coalesced ?? { flights: 0, joined: 0 },
     maintain: () => maintenance.run(),
     httpServer,

@@ -37,7 +37,7 @@ export interface DispatcherOptions {
 export interface Dispatcher {
   start(): Promise<void>;
   /** Looks for due deliveries now (called when an event is recorded in this process). */
-  kick(): void;
+  wake(): void;
   stop(): Promise<void>;
 }
 
@@ -238,7 +238,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   }
 
   /** Something may be due: claims it. */
-  function kick(): void {
+  function wake(): void {
     due = true;
     run();
   }
@@ -265,7 +265,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
             retrying = setTimeout(() => {
               timers.delete(retrying!);
               retrying = undefined;
-              kick();
+              wake();
             }, CLAIM_RETRY_MS);
             retrying.unref();
             timers.add(retrying);
@@ -280,7 +280,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     const timer = setTimeout(
       () => {
         timers.delete(timer);
-        kick();
+        wake();
       },
       Math.max(0, date.getTime() - Date.now()) + 5,
     );
@@ -299,7 +299,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     for (;;) {
       const { done } = await wakeups.next();
       if (done || stopped) return;
-      kick();
+      wake();
     }
   }
 
@@ -430,12 +430,12 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         });
       }
       if (!opts.exclusive) {
-        poll = setInterval(kick, config.integrationDispatchPollMs);
+        poll = setInterval(wake, config.integrationDispatchPollMs);
         poll.unref();
       }
-      kick();
+      wake();
     },
-    kick,
+    wake,
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -17,7 +17,7 @@ import type { Metrics } from "./metrics.js";
  *   5xx are logged at error level, health probes and metrics scrapes at debug, the rest at info;
  * - the `http_request_duration_seconds` histogram, by method, route pattern and status;
  * - the count of requests under way, which shutdown waits for (`drain`) and background work
- *   (live-stream deliveries) gives way to (`quiet`).
+ *   (live-stream deliveries) gives way to (`whenIdle`).
  */
 export interface HttpFront {
   handle(req: IncomingMessage, res: ServerResponse): void;
@@ -32,7 +32,7 @@ export interface HttpFront {
    * process waits for it between its slices, so that requests are answered first without starving
    * that work under constant load.
    */
-  quiet(maxMs: number): Promise<boolean> | null;
+  whenIdle(maxMs: number): Promise<boolean> | null;
   /** Logs a WebSocket (graphql-ws) when it closes: one line, like a request's, with its close code. */
   webSocket(socket: { once(event: "close", listener: (code: number) => void): unknown }, req: IncomingMessage): void;
 }
@@ -86,7 +86,7 @@ export function createHttpFront(opts: {
   const running = new Set<ServerResponse>();
   let draining = false;
   let drained: (() => void) | undefined;
-  let idle: ((quiet: boolean) => void)[] = [];
+  let idle: ((idleNow: boolean) => void)[] = [];
 
   const line = (req: IncomingMessage, res: ServerResponse) => {
     const notes = notesOfNodeRequest(req)!;
@@ -167,14 +167,14 @@ export function createHttpFront(opts: {
         );
       });
     },
-    quiet(maxMs) {
+    whenIdle(maxMs) {
       if (waiting() === 0) return null;
       return new Promise<boolean>((resolve) => {
         const timer = setTimeout(done, maxMs, false);
-        function done(quiet: boolean) {
+        function done(idleNow: boolean) {
           clearTimeout(timer);
           idle = idle.filter((r) => r !== done);
-          resolve(quiet);
+          resolve(idleNow);
         }
         idle.push(done);
       });

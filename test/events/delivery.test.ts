@@ -227,7 +227,7 @@ describe("event delivery to the development tunnel", () => {
       for (const d of extra) await d.start();
       const row = await t.gateway.db.prisma.integration.findUniqueOrThrow({ where: { name: "shared" } });
       await recordIntegrationEvents(t.gateway.services, contentEvents(row, inst.id, "spc_x", 30));
-      for (const d of extra) d.kick();
+      for (const d of extra) d.wake();
       await receiver.waitFor(31);
       await new Promise((r) => setTimeout(r, 300));
       await eventually(
@@ -349,7 +349,7 @@ describe("event delivery to the development tunnel", () => {
       await dispatcher.start();
       // Twenty wake-ups (events recorded) while the database is away, each claim failing.
       for (let i = 0; i < 20; i++) {
-        dispatcher.kick();
+        dispatcher.wake();
         await new Promise((r) => setTimeout(r, 10));
       }
       await new Promise((r) => setTimeout(r, 100));
@@ -407,7 +407,7 @@ describe("event delivery to the development tunnel", () => {
         await dispatcher.start();
         await slow.waitFor(4);
         await create(rows[1]!, "iev_held_fast");
-        dispatcher.kick();
+        dispatcher.wake();
         // Delivered while the three still hang (they would for 30 s).
         await fast.waitFor(2, 5_000);
         expect(fast.received[1]!.json).toEqual({ spaceId: "iev_held_fast" });

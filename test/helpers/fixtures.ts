@@ -98,7 +98,7 @@ export async function createCollection(by: Caller, org: string, body: Record<str
  */
 export async function forgetKept(gateway: Gateway): Promise<void> {
   await gateway.responseCache.forget();
-  gateway.keptLists?.clear();
+  gateway.listCache?.clear();
 }
 
 /**

@@ -201,16 +201,16 @@ describe("shutdown", () => {
     });
     const stream = new AbortController();
     try {
-      expect(front.quiet(60_000)).toBeNull();
+      expect(front.whenIdle(60_000)).toBeNull();
       // An event stream lasts: it is not a request background work waits for.
       const events = await fetch(`http://127.0.0.1:${port}/events`, { signal: stream.signal });
       expect(events.status).toBe(200);
-      expect(front.quiet(60_000)).toBeNull();
+      expect(front.whenIdle(60_000)).toBeNull();
 
       const answers = [fetch(`http://127.0.0.1:${port}/a`), fetch(`http://127.0.0.1:${port}/b`)];
       await vi.waitFor(() => expect(hold).toHaveLength(2));
       let quiet: boolean | undefined;
-      const waiting = front.quiet(60_000)!.then((answer) => (quiet = answer));
+      const waiting = front.whenIdle(60_000)!.then((answer) => (quiet = answer));
       hold[0]!();
       expect(await (await answers[0]!).text()).toBe("done");
       await new Promise((r) => setTimeout(r, 50));
@@ -223,7 +223,7 @@ describe("shutdown", () => {
       const slow = fetch(`http://127.0.0.1:${port}/c`);
       await vi.waitFor(() => expect(hold).toHaveLength(3));
       const started = performance.now();
-      expect(await front.quiet(30)).toBe(false);
+      expect(await front.whenIdle(30)).toBe(false);
       expect(performance.now() - started).toBeLessThan(10_000); // the bound, not the request
       hold[2]!();
       await slow;

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type Caller, type TestGateway } from "../helpers/gateway.js";
 import { purgeDeletedSpaces } from "../../src/domains/spaces/spaces.service.js";
-import { KeptLists, sizeOf, tablesOf, tablesOfRead } from "../../src/core/cache/list-cache.js";
+import { ListCache, sizeOf, tablesOf, tablesOfRead } from "../../src/core/cache/list-cache.js";
 import { newId } from "../../src/core/ids.js";
 import { loadConfig } from "../../src/config.js";
 
@@ -235,8 +235,8 @@ async function applyRacing(w: World, c: Command): Promise<void> {
 
 describe.runIf(EMBEDDED)("kept pages and counts answer what a fresh SELECT and COUNT answer (embedded database)", () => {
   it("under random writes to spaces, roles, grants, teams, comments and collections, for every member", async () => {
-    const kept = t.gateway.keptLists!;
-    expect(kept).toBeInstanceOf(KeptLists);
+    const kept = t.gateway.listCache!;
+    expect(kept).toBeInstanceOf(ListCache);
     const before = structuredClone(kept.stats);
     await fc.assert(
       fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 8 }), async (commands) => {
@@ -295,7 +295,7 @@ describe("which pages and counts are kept", () => {
 
   it("a kept page is handed out as a copy: a reader changing its rows changes no one else's", async () => {
     const db = { kind: "pglite" as const, prisma: {} as never, onCommittedWrite: () => undefined };
-    const kept = KeptLists.attach(db)!;
+    const kept = ListCache.attach(db)!;
     const rows = [{ id: "a", title: "A", payload: { nested: ["x"] }, createdAt: new Date(0) }];
     const read = { where: { organizationId: "o" }, take: 2 };
     const first = await kept.page("Space", read, async () => rows);
@@ -313,7 +313,7 @@ describe("which pages and counts are kept", () => {
       prisma: {} as never,
       onCommittedWrite: (l: any) => void writes.push((tables) => l(tables, new Map())),
     };
-    const kept = KeptLists.attach(db)!;
+    const kept = ListCache.attach(db)!;
     const rows = [{ id: "a" }];
     // Its table written while it was read: not kept, handed back as read.
     expect(await kept.page("Space", { where: { id: "w" } }, async () => (writes[0]!(new Map([["Space", []]])), rows))).toBe(rows);
@@ -335,7 +335,7 @@ describe("which pages and counts are kept", () => {
 
   it("pages past the memory bound are not kept; the least recently used go first", async () => {
     const db = { kind: "pglite" as const, prisma: {} as never, onCommittedWrite: () => undefined };
-    const kept = KeptLists.attach(db)!;
+    const kept = ListCache.attach(db)!;
     const big = [{ text: "x".repeat(1_100_000) }];
     expect(sizeOf(big)).toBeGreaterThan(2 * 1024 * 1024);
     let reads = 0;
@@ -374,7 +374,7 @@ describe("which pages and counts are kept", () => {
       prisma: {} as never,
       onCommittedWrite: (l: any) => void writes.push((tables) => l(tables, new Map())),
     };
-    const kept = KeptLists.attach(db)!;
+    const kept = ListCache.attach(db)!;
     let reads = 0;
     const read = (value: number, during?: () => void) => async () => {
       reads++;
@@ -404,7 +404,7 @@ describe("which pages and counts are kept", () => {
 
   it("a read that fails keeps nothing; a key over 4,096 characters and a value past its time are read again", async () => {
     const db = { kind: "pglite" as const, prisma: {} as never, onCommittedWrite: () => undefined };
-    const kept = KeptLists.attach(db)!;
+    const kept = ListCache.attach(db)!;
     let reads = 0;
     const read = (value: number) => async () => (reads++, value);
     // A failure reaches its caller and stores nothing: the next read goes to the database.
@@ -420,7 +420,7 @@ describe("which pages and counts are kept", () => {
     expect(await kept.count("Space", long, read(6))).toBe(6);
     expect(reads).toBe(3);
     // Past LIST_CACHE_TTL_MS (here 0) a kept value is read again, written or not.
-    const expiring = KeptLists.attach(db, 0)!;
+    const expiring = ListCache.attach(db, 0)!;
     expect(await expiring.count("Space", { organizationId: "t" }, read(7))).toBe(7);
     expect(await expiring.count("Space", { organizationId: "t" }, read(8))).toBe(8);
     expect(reads).toBe(5);
@@ -428,8 +428,8 @@ describe("which pages and counts are kept", () => {
   });
 
   it("on PostgreSQL nothing is kept (other processes write the same database)", () => {
-    if (EMBEDDED) expect(t.gateway.keptLists).toBeInstanceOf(KeptLists);
-    else expect(t.gateway.keptLists).toBeNull();
-    expect(KeptLists.attach({ kind: "postgres", prisma: {} as never, onCommittedWrite: () => undefined })).toBeNull();
+    if (EMBEDDED) expect(t.gateway.listCache).toBeInstanceOf(ListCache);
+    else expect(t.gateway.listCache).toBeNull();
+    expect(ListCache.attach({ kind: "postgres", prisma: {} as never, onCommittedWrite: () => undefined })).toBeNull();
   });
 });

@@ -118,7 +118,7 @@ describe("the response cache", () => {
     const list = `/v1/orgs/${org}/spaces`;
     const before = (await admin.get(list)).body;
     await t.gateway.responseCache.forget();
-    if (t.gateway.keptLists) expect(await statements(() => admin.get(list))).toBe(0);
+    if (t.gateway.listCache) expect(await statements(() => admin.get(list))).toBe(0);
     const kept = before.items.find((s: { id: string }) => s.id === spaceId);
     expect((await admin.post(`/v1/spaces/${spaceId}/comments`, { body: { markdown: "Counted" } })).status).toBe(201);
     const after = (await admin.get(list)).body.items.find((s: { id: string }) => s.id === spaceId);

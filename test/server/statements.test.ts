@@ -133,7 +133,7 @@ describe("statements per request", () => {
     expect(second.count).toBe(2);
     // On the embedded database the list's page and count are kept until a write to the spaces:
     // the same page again is no statement, until a space is created (then both are read again).
-    if (t.gateway.keptLists) {
+    if (t.gateway.listCache) {
       // (Each answer made anew, not the response cache's.)
       const page = async () => (await t.gateway.responseCache.forget(), lou.get(`/v1/orgs/${organization}/spaces`, { limit: 10 }));
       const counting = t.gateway.db.stats.statements;

@@ -128,7 +128,7 @@ interface Extra extends Pick<StreamOptions, "pacing" | "coreWaitMs"> {
 
 function setup(
   maxBufferedBytes: number,
-  quiet?: (maxMs: number) => Promise<boolean> | null,
+  whenIdle?: (maxMs: number) => Promise<boolean> | null,
   field: "events" | "state" = "events",
   { tokenId = "", liveToken, ...pacing }: Extra = {},
 ) {
@@ -138,7 +138,7 @@ function setup(
     quota: new SubscriptionQuota(0),
     serialize: (result) => JSON.stringify(result),
     fault: (err) => ({ errors: [{ message: String(err) }] as any }),
-    quiet,
+    whenIdle,
     ...pacing,
   });
   const events = source();
@@ -184,10 +184,10 @@ async function oneThenThree(count: number, costMs: number) {
 /** A stream with two subscribers: `fast`, whose socket takes every write, and `slow`, whose socket holds them. */
 async function fastAndBlocked(
   maxBufferedBytes: number,
-  quiet?: (maxMs: number) => Promise<boolean> | null,
+  whenIdle?: (maxMs: number) => Promise<boolean> | null,
   field: "events" | "state" = "events",
 ) {
-  const { streams, events, join } = setup(maxBufferedBytes, quiet, field);
+  const { streams, events, join } = setup(maxBufferedBytes, whenIdle, field);
   const fast = fakeSocket();
   const slow = fakeSocket();
   await join(fast, "f");
@@ -249,7 +249,7 @@ describe("shared streams and sockets that cannot take more", () => {
   });
 
   it("leaves the bytes of every blocked socket's write as they were while it serves the others: past one buffer of frames (64 kB), and frames too long for it", async () => {
-    // Deliveries wait for `quiet` before each pass: holding it lets events gather before the first pass.
+    // Deliveries wait for `whenIdle` before each pass: holding it lets events gather before the first pass.
     let held: Promise<boolean> | null = null;
     let resume!: (quiet: boolean) => void;
     held = new Promise((r) => (resume = r));
@@ -394,14 +394,14 @@ describe("shared streams and sockets that cannot take more", () => {
     streams.close();
   });
   it("waits for the process's requests up to 24 ms before a slice while they come and go, 8 ms once a wait ran out with some still under way, 24 again once none was", async () => {
-    // The gateway's quiet, answered at once: true (no request left), or false (the bound ran out, requests still under way).
+    // The gateway's whenIdle, answered at once: true (no request left), or false (the bound ran out, requests still under way).
     let load = false;
     const bounds: number[] = [];
-    const quiet = (maxMs: number) => {
+    const whenIdle = (maxMs: number) => {
       bounds.push(maxMs);
       return Promise.resolve(!load);
     };
-    const { streams, events, join } = setup(1024 * 1024, quiet);
+    const { streams, events, join } = setup(1024 * 1024, whenIdle);
     const sockets = Array.from({ length: 100 }, () => fakeSocket(0.1));
     for (const [i, socket] of sockets.entries()) await join(socket, `s${i}`);
     events.push({ data: { n: 0 } });
@@ -434,7 +434,7 @@ describe("shared streams and sockets that cannot take more", () => {
     streams.close();
   });
   it("gives an event executed while it looks again at the blocked sockets alone to everyone else too", async () => {
-    // Deliveries wait for `quiet` before each pass: holding it suspends a pass at its start.
+    // Deliveries wait for `whenIdle` before each pass: holding it suspends a pass at its start.
     let held: Promise<boolean> | null = null;
     const { streams, events, fast, slow } = await fastAndBlocked(1024 * 1024, () => held);
     for (let n = 0; n < 3; n++) events.push({ data: { n } });

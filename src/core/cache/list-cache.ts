@@ -75,9 +75,9 @@ export interface PageRead {
 type Kind = "count" | "page";
 
 /** The kept lists of each top-level model delegate (`prisma.space`…) of an embedded database. */
-const keptBy = new WeakMap<object, { lists: KeptLists; model: string }>();
+const keptBy = new WeakMap<object, { lists: ListCache; model: string }>();
 
-export class KeptLists {
+export class ListCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
   /** Committed writes by table, as the database layer reported them. */
@@ -90,9 +90,9 @@ export class KeptLists {
    * Keeps the pages and counts of `db`'s lists when it is the embedded database (no other process
    * writes it); null on PostgreSQL.
    */
-  static attach(db: Pick<Database, "kind" | "prisma" | "onCommittedWrite">, ttlMs?: number): KeptLists | null {
+  static attach(db: Pick<Database, "kind" | "prisma" | "onCommittedWrite">, ttlMs?: number): ListCache | null {
     if (db.kind !== "pglite") return null;
-    const lists = new KeptLists(ttlMs);
+    const lists = new ListCache(ttlMs);
     db.onCommittedWrite((writes, rows) => lists.clock.written([...writes.keys(), ...rows.keys()]));
     const client = db.prisma as unknown as Record<string, unknown>;
     for (const model of modelShapes().keys()) {

@@ -58,8 +58,8 @@ export interface StreamOptions {
   /** The payload of a result as sent (errors as the socket shows them: masked, without HTTP details). */
   serialize(result: ExecutionResult): string;
   fault(err: unknown): ExecutionResult;
-  /** Null when no request is under way, else resolves true once none is, or false after `maxMs` (HttpFront.quiet). */
-  quiet?(maxMs: number): Promise<boolean> | null;
+  /** Null when no request is under way, else resolves true once none is, or false after `maxMs` (HttpFront.whenIdle). */
+  whenIdle?(maxMs: number): Promise<boolean> | null;
   /** The thread's run-queue delay so far, in ms; default runQueueDelay(); null: large passes always pace. */
   coreWaitMs?: (() => number) | null;
   /** Whether large passes pace always (default) or only while the cores are contended (pacing.ts). */
@@ -421,7 +421,7 @@ export class LiveStreams {
     const max = this.opts.maxBufferedBytes;
     // Reused by the next socket when its operation id and log stretch are the same (simple clients all use "1").
     let last: { id: string; stretch: number; chunks: Buffer[] } | undefined;
-    await this.giveWay();
+    await this.waitForIdleRequests();
     const passStart = performance.now();
     let sliceStart = passStart;
     let sliceWait = this.coreWaitMs?.() ?? 0;
@@ -476,7 +476,7 @@ export class LiveStreams {
           await new Promise((resolve) => setTimeout(resolve, ranMs * PAUSE_PER_RUN));
           this.stats.pausedMs += performance.now() - now;
         } else await new Promise((resolve) => setImmediate(resolve));
-        await this.giveWay();
+        await this.waitForIdleRequests();
         sliceStart = performance.now();
         sliceWait = this.coreWaitMs?.() ?? 0;
       }
@@ -495,8 +495,8 @@ export class LiveStreams {
   }
 
   /** Lets the process's requests finish first, up to DEFER_MS (DEFER_BUSY_MS under constant load). */
-  private async giveWay(): Promise<void> {
-    const waiting = this.opts.quiet?.(this.busy ? DEFER_BUSY_MS : DEFER_MS);
+  private async waitForIdleRequests(): Promise<void> {
+    const waiting = this.opts.whenIdle?.(this.busy ? DEFER_BUSY_MS : DEFER_MS);
     this.busy = waiting ? !(await waiting) : false;
   }
 
