@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { acquireLock, DataDirLockedError, readLock } from "../../src/core/db/lock.js";
 import { freePort } from "../helpers/ports.js";
+import { startServerProcess } from "../helpers/server-process.js";
 
 /**
  * The embedded data folder's lock is held by the kernel (a listening Unix socket), so a restart
@@ -15,7 +16,6 @@ import { freePort } from "../helpers/ports.js";
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
 
-const root = path.resolve(import.meta.dirname, "../..");
 const folders: string[] = [];
 const children = new Set<ChildProcess>();
 
@@ -32,33 +32,8 @@ function folder(): string {
 
 /** `command` through bash with the embedded database in `dataDir`; resolves the server's URL once it listens. */
 function start(dataDir: string, port: number, command = "exec $NODE scripts/run.mjs src/main.ts") {
-  const child = spawn("bash", ["-c", command], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE: process.execPath,
-      DATABASE_URL: "",
-      REDIS_URL: "",
-      DATA_DIR: dataDir,
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      LOG_FORMAT: "json",
-    },
-  });
-  children.add(child);
-  let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const listening = new Promise<string>((resolve, reject) => {
-    child.stdout!.on("data", () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    void exited.then((code) => reject(new Error(`exited (${code}) before listening:\n${out}`)));
-  });
-  listening.catch(() => undefined);
-  return { child, exited, listening, output: () => out };
+  const env = { NODE: process.execPath, PORT: String(port), LOG_FORMAT: "json" };
+  return startServerProcess("bash", ["-c", command], env, { dataDir, children });
 }
 
 const state = (pid: number) => fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[0];

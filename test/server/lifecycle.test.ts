@@ -11,6 +11,7 @@ import { createHttpFront } from "../../src/server/http.js";
 import { createMetrics } from "../../src/server/metrics.js";
 import { createLogger } from "../../src/core/logger.js";
 import { freePort } from "../helpers/ports.js";
+import { startServerProcess } from "../helpers/server-process.js";
 
 // Starting servers (an embedded database, npm itself) is slow on a shared machine.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
@@ -38,34 +39,8 @@ async function listenFront(app: (req: http.IncomingMessage, res: http.ServerResp
   return { front, server, port: (server.address() as net.AddressInfo).port };
 }
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
 /** Runs a command in the project folder with DATA_DIR and PORT set; resolves once it prints its listening line. */
-function run(command: string, args: string[], env: Record<string, string>): Started & { listening: Promise<string> } {
-  // The embedded database in a folder of its own, whatever database the suite runs on.
-  const child = spawn(command, args, {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: "", REDIS_URL: "", DATA_DIR: dataDir, HOST: "127.0.0.1", ...env },
-  });
-  children.add(child);
-  let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const listening = new Promise<string>((resolve, reject) => {
-    child.stdout!.on("data", () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    void exited.then((code) => reject(new Error(`exited (${code}) before listening:\n${out}`)));
-  });
-  listening.catch(() => undefined);
-  return { child, output: () => out, exited, listening };
-}
+const run = (command: string, args: string[], env: Record<string, string>) => startServerProcess(command, args, env, { dataDir, children });
 
 const jsonLines = (text: string) =>
   text
