@@ -16,7 +16,7 @@ export function parseCorsOrigins(value: string | undefined): string[] {
     } catch {
       /* reported below */
     }
-    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== entry.replace(/\/$/, "")) {
+    if (!url || !/^https?:$/.test(url.protocol) || url.hostname.includes("*") || url.origin !== entry.replace(/\/$/, "")) {
       throw new Error(`CORS_ORIGINS: "${entry}" is not an origin (scheme://host[:port], such as https://docs.example.com) nor *.`);
     }
   }

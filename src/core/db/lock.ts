@@ -113,8 +113,27 @@ export interface DataDirLock {
   release(): void;
 }
 
+/**
+ * How long a start waits for a holder to let go before refusing: the kernel closes a killed
+ * process's sockets once all its threads have exited, which can take a moment after SIGKILL (a
+ * thread finishing a disk write), and a supervisor restarts at once.
+ */
+export const LOCK_WAIT_MS = 5_000;
+
 /** Takes the data folder for this process, or throws DataDirLockedError naming the holder. */
-export async function acquireLock(dataDir: string): Promise<DataDirLock> {
+export async function acquireLock(dataDir: string, waitMs = LOCK_WAIT_MS): Promise<DataDirLock> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return await tryLock(dataDir);
+    } catch (err) {
+      if (!(err instanceof DataDirLockedError) || Date.now() >= until) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+async function tryLock(dataDir: string): Promise<DataDirLock> {
   fs.mkdirSync(dataDir, { recursive: true });
   const held: net.Server[] = [];
   const refuse = () => {
