@@ -9,14 +9,17 @@ import {
   isInterfaceType,
   isObjectType,
   parse,
+  getArgumentValues,
+  getVariableValues,
   type ASTVisitor,
+  type DocumentNode,
   type FragmentDefinitionNode,
+  type OperationDefinitionNode,
   type GraphQLNamedType,
   type SelectionSetNode,
   type ValidationContext,
 } from "graphql";
-import { createComplexityRule } from "@pothos/plugin-complexity";
-import type { Plugin } from "graphql-yoga";
+import { isAsyncIterable, type Plugin } from "graphql-yoga";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 
 /**
@@ -27,7 +30,10 @@ import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 export interface GraphLimits {
   /** Levels of fields, wrappers not counted (introspection's `__schema` is not counted either). */
   depth: number;
-  /** Cost: a field costs 1, once per item its connection or list may return (see core/graph/builder.ts). */
+  /**
+   * Cost: the nodes (objects) the document may fetch, each connection or list counted for the
+   * items it may return; scalars and introspection are free (see core/graph/builder.ts).
+   */
   cost: number;
   /** Most fields selected side by side on one object. */
   breadth: number;
@@ -36,12 +42,26 @@ export interface GraphLimits {
   tokens: number;
 }
 
-export const GRAPH_LIMITS: GraphLimits = { depth: 12, cost: 100_000, breadth: 500, aliases: 30, directives: 50, tokens: 3000 };
+export const GRAPH_LIMITS: GraphLimits = { depth: 12, cost: 500_000, breadth: 500, aliases: 30, directives: 50, tokens: 3000 };
 
-/** A refused document: says which limit, the limit and what the document has; 400 on HTTP. */
-export function limitError(limit: keyof GraphLimits, max: number, found: number, what: string): GraphQLError {
-  return new GraphQLError(`The query exceeds the ${limit} limit: it has ${what} ${found}, the limit is ${max} (${found - max} over).`, {
-    extensions: { code: "GRAPHQL_VALIDATION_FAILED", limit, max, found, http: { status: 400, spec: false } },
+/**
+ * A refused document: says which limit, the limit and what the document has (`it has a depth of
+ * 13`, or with a unit `it may fetch 1010100 nodes`); 400 on HTTP. A refused cost also says it as
+ * `extensions.cost`, as every answer does.
+ */
+export function limitError(limit: keyof GraphLimits, max: number, found: number, what: string, unit?: string): GraphQLError {
+  const message = unit
+    ? `The query exceeds the ${limit} limit: it ${what} ${found} ${unit}, the limit is ${max} ${unit} (${found - max} over).`
+    : `The query exceeds the ${limit} limit: it has ${what} ${found}, the limit is ${max} (${found - max} over).`;
+  return new GraphQLError(message, {
+    extensions: {
+      code: "GRAPHQL_VALIDATION_FAILED",
+      limit,
+      max,
+      found,
+      ...(limit === "cost" ? { cost: { requested: found, limit: max } } : {}),
+      http: { status: 400, spec: false },
+    },
   });
 }
 
@@ -141,37 +161,125 @@ function measureRule(limits: GraphLimits) {
   };
 }
 
+type FieldCost = number | { field?: number; multiplier?: number } | ((...a: unknown[]) => number | { field?: number; multiplier?: number });
+
 /**
- * The cost of the operation, computed by the schema's complexity plugin from its
- * shape and the request's variables. Argument errors its estimates raise (a `first` over 100)
- * are reported as the validation errors they are.
+ * The nodes the operation to run may fetch, from each field's cost (the complexity plugin's
+ * `complexity` extension, set in core/graph/builder.ts) and the request's variables: a field
+ * costs its own nodes plus what is selected under it times its multiplier. Introspection
+ * (`__typename`, `__schema`, `__type`) costs nothing. Undefined when the operation or its
+ * variables are not the ones execution will take (execution refuses those).
  */
-function costRule(limits: GraphLimits, variableValues: Record<string, unknown>, operationName: string | undefined, contextValue: object) {
-  const rule = createComplexityRule({
-    variableValues,
-    operationName,
-    context: contextValue,
-    validate: (result, report) => {
-      if (result.complexity > limits.cost) report(limitError("cost", limits.cost, result.complexity, "a cost of"));
+function nodeCost(
+  context: ValidationContext,
+  variableValues: Record<string, unknown>,
+  operationName: string | undefined,
+  contextValue: object,
+): number | undefined {
+  const schema = context.getSchema();
+  const document = context.getDocument();
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operation = operationName
+    ? operations.find((o) => o.name?.value === operationName)
+    : operations.length === 1
+      ? operations[0]
+      : undefined;
+  const root = operation && schema.getRootType(operation.operation);
+  if (!operation || !root) return undefined;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues);
+  if (coerced.errors) return undefined;
+  const variables = coerced.coerced;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+
+  // A fragment costs the same wherever it is spread (its type condition is its own): counted once.
+  const counted = new Map<string, number | "counting">();
+  const fragmentCost = (name: string): number => {
+    const known = counted.get(name);
+    if (known !== undefined) return known === "counting" ? 0 : known;
+    const fragment = fragments.get(name);
+    if (!fragment) return 0; // unknown: another rule reports it
+    counted.set(name, "counting");
+    const n = cost(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value));
+    counted.set(name, n);
+    return n;
+  };
+  const cost = (set: SelectionSetNode, parent: GraphQLNamedType | null | undefined): number => {
+    let total = 0;
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FRAGMENT_SPREAD) total += fragmentCost(sel.name.value);
+      else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        total += cost(sel.selectionSet, sel.typeCondition ? schema.getType(sel.typeCondition.name.value) : parent);
+      } else if (!sel.name.value.startsWith("__") && parent && (isObjectType(parent) || isInterfaceType(parent))) {
+        const field = parent.getFields()[sel.name.value];
+        if (!field) continue; // unknown: another rule reports it
+        let own = (field.extensions as { complexity?: FieldCost }).complexity ?? 1;
+        if (typeof own === "function") {
+          let args: Record<string, unknown> = {};
+          try {
+            args = getArgumentValues(field, sel, variables);
+          } catch {
+            // an invalid argument: another rule reports it, the field is counted with its defaults
+          }
+          own = own(args, contextValue, field);
+        }
+        const { field: nodes = 1, multiplier = 1 } = typeof own === "number" ? { field: own } : own;
+        const below = sel.selectionSet ? cost(sel.selectionSet, getNamedType(field.type)) : 0;
+        total += nodes + Math.max(multiplier, 0) * below;
+      }
+    }
+    return Math.min(total, Number.MAX_SAFE_INTEGER);
+  };
+  return cost(operation.selectionSet, root);
+}
+
+/**
+ * Costs of documents already validated, per set of variables and operation name: yoga answers a
+ * document validated before from its cache, without running the rule again.
+ */
+const knownCosts = new WeakMap<DocumentNode, Map<string, number>>();
+const KNOWN_COSTS_PER_DOCUMENT = 64;
+
+function rememberCost(document: DocumentNode, key: string, cost: number) {
+  let costs = knownCosts.get(document);
+  if (!costs) knownCosts.set(document, (costs = new Map()));
+  if (costs.size >= KNOWN_COSTS_PER_DOCUMENT) costs.delete(costs.keys().next().value!);
+  costs.set(key, cost);
+}
+
+/**
+ * The node limit: the operation's cost (see `nodeCost`), refused past the limit. Argument
+ * errors its estimates raise (a `first` over 100) are reported as the validation errors they are.
+ */
+function costRule(
+  limits: GraphLimits,
+  key: string,
+  variableValues: Record<string, unknown>,
+  operationName: string | undefined,
+  contextValue: object,
+) {
+  return (context: ValidationContext): ASTVisitor => ({
+    Document: {
+      enter() {
+        let found: number | undefined;
+        try {
+          found = nodeCost(context, variableValues, operationName, contextValue);
+        } catch (err) {
+          if (err instanceof GraphQLError) context.reportError(err);
+          else throw err;
+        }
+        if (found === undefined) return false;
+        rememberCost(context.getDocument(), key, found);
+        if (found > limits.cost) context.reportError(limitError("cost", limits.cost, found, "may fetch", "nodes"));
+        return false;
+      },
     },
   });
-  return (context: ValidationContext): ASTVisitor => {
-    const visitor = rule(context) as { OperationDefinition?: { enter?: (...a: any[]) => unknown; leave?: (...a: any[]) => unknown } };
-    const guard =
-      (fn?: (...a: any[]) => unknown) =>
-      (...a: any[]) => {
-        try {
-          return fn?.(...a);
-        } catch (err) {
-          if (err instanceof GraphQLError) return context.reportError(err);
-          throw err;
-        }
-      };
-    if (!visitor.OperationDefinition) return {};
-    return {
-      OperationDefinition: { enter: guard(visitor.OperationDefinition.enter), leave: guard(visitor.OperationDefinition.leave) },
-    } as ASTVisitor;
-  };
+}
+
+/** What a GraphQL answer says of its cost (Shopify's and GitHub's way: clients can see and tune). */
+export function costExtension(requested: number, limits: GraphLimits = GRAPH_LIMITS) {
+  return { requested, limit: limits.cost };
 }
 
 /** Counts the lexical tokens of a source (after a parse refused it for having too many). */
@@ -215,27 +323,66 @@ export function useGraphLimits(limits: GraphLimits = GRAPH_LIMITS): Plugin {
       });
     },
     // Yoga marks parse errors as spec errors, answered 200 to `application/json` clients; a
-    // refused limit answers 400 whatever the client accepts.
-    onResultProcess({ result }) {
+    // refused limit answers 400 whatever the client accepts. A refused document's answer says
+    // its cost too, where it was measured.
+    onResultProcess({ result, request }) {
       for (const one of Array.isArray(result) ? result : [result]) {
-        for (const error of (one as { errors?: readonly GraphQLError[] }).errors ?? []) {
+        if (isAsyncIterable(one)) continue;
+        const answer = one as { errors?: readonly GraphQLError[]; extensions?: Record<string, unknown> };
+        for (const error of answer.errors ?? []) {
           const ext = error.extensions as { limit?: string; http?: { spec?: boolean } } | undefined;
           if (ext?.limit && ext.http) ext.http.spec = false;
         }
+        const found = costOf.get(request);
+        if (answer.errors?.length && !answer.extensions?.cost && found !== undefined && !Array.isArray(result)) {
+          answer.extensions = { ...answer.extensions, cost: costExtension(found, limits) };
+        }
       }
     },
-    onValidate({ addValidationRule, context }) {
+    onValidate({ addValidationRule, context, params: { documentAST } }) {
       const params = (context as { params?: { variables?: Record<string, unknown> | null; operationName?: string | null } }).params ?? {};
       addValidationRule(measureRule(limits));
       // Yoga keeps a document's validation result per set of rule names: the cost depends on the
       // request's variables and operation name too, so its rule is named after them — else one
       // request's result (a cost over the limit, an unknown operation) would answer another's.
-      const cost = costRule(limits, params.variables ?? {}, params.operationName ?? undefined, context as object);
       const key = crypto
         .createHash("sha256")
         .update(JSON.stringify([params.operationName ?? null, params.variables ?? null]) ?? "")
         .digest("base64url");
+      const cost = costRule(limits, key, params.variables ?? {}, params.operationName ?? undefined, context as object);
       addValidationRule(Object.defineProperty(cost, "name", { value: `GraphCost:${key}` }));
+      return () => {
+        const found = knownCosts.get(documentAST)?.get(key);
+        if (found === undefined) return;
+        costOf.set(context as object, found);
+        const request = (context as { request?: Request }).request;
+        if (request) costOf.set(request, found);
+      };
+    },
+    // Every answer says its cost (`extensions.cost`), streamed ones in their first payload; /v1
+    // answers (run without validation) are not GraphQL answers and say nothing.
+    onExecute({ args }) {
+      const found = costOf.get(args.contextValue as object);
+      if (found === undefined) return;
+      const extension = costExtension(found, limits);
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (isAsyncIterable(result)) {
+            let first = true;
+            return {
+              onNext({ result: part, setResult: setPart }) {
+                if (first) setPart({ ...part, extensions: { ...part.extensions, cost: extension } });
+                first = false;
+              },
+            };
+          }
+          setResult({ ...result, extensions: { ...result.extensions, cost: extension } });
+          return undefined;
+        },
+      };
     },
   };
 }
+
+/** The cost found for a request's document, by its context and by its HTTP request. */
+const costOf = new WeakMap<object, number>();

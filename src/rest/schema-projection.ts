@@ -5,6 +5,8 @@ import {
   Kind,
   defaultFieldResolver,
   getNamedType,
+  isInputObjectType,
+  isInterfaceType,
   isNonNullType,
   isObjectType,
   isScalarType,
@@ -12,6 +14,7 @@ import {
   printType,
   type FieldNode,
   type GraphQLFieldConfig,
+  type GraphQLType,
 } from "graphql";
 import { mapSchema, MapperKind } from "@graphql-tools/utils";
 import type { RouteDef } from "./route.js";
@@ -52,15 +55,63 @@ function withRestName(
 }
 
 /**
+ * The arguments the graph names by its own rule (`spaceSelection`) are taken under their
+ * documented names (`space_selection`, their `restName`); the resolver still receives them under
+ * the graph's names, and a REST body's explicit `null` for one as the graph's name's null.
+ */
+function withRestArgNames(config: GraphQLFieldConfig<any, any>): GraphQLFieldConfig<any, any> {
+  const renamed = Object.entries(config.args ?? {}).flatMap(([name, arg]) => {
+    const restName = arg.extensions?.restName;
+    return typeof restName === "string" && restName !== name ? [[name, restName] as const] : [];
+  });
+  if (renamed.length === 0) return config;
+  const restNames = new Map(renamed);
+  const args = Object.fromEntries(Object.entries(config.args!).map(([name, arg]) => [restNames.get(name) ?? name, arg]));
+  const resolve = config.resolve ?? defaultFieldResolver;
+  return {
+    ...config,
+    args,
+    resolve: (source, restArgs, ctx, info) => {
+      const graphArgs: Record<string, unknown> = { ...restArgs };
+      for (const [name, restName] of renamed) {
+        if (restName in graphArgs) graphArgs[name] = graphArgs[restName];
+        else if ((ctx as { explicitNulls?: Set<string> })?.explicitNulls?.has(restName)) graphArgs[name] = null;
+        delete graphArgs[restName];
+      }
+      return resolve(source, graphArgs, ctx, info);
+    },
+  };
+}
+
+/**
  * The graph served at /graphql: every field but those kept only for the documented /v1 shapes
  * (`restOnly`), which the graph serves as related objects and connections instead. A to-one
  * relation asked only for its `id` (`organization { id }`) is answered from the foreign key of
  * the row it hangs on, without loading the related row.
  */
 export function graphSchema(schema: GraphQLSchema): GraphQLSchema {
-  return mapSchema(schema, {
+  const mapped = mapSchema(schema, {
     [MapperKind.OBJECT_FIELD]: (config) => (config.extensions?.restOnly ? null : withIdFromForeignKey(config)),
   });
+  // The scalars /v1 serves recursive objects as (`restType`) name nothing of the graph: left out of it.
+  const restTypes = new Set<string>();
+  const named = new Set<string>();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type)) continue;
+    for (const field of Object.values(type.getFields()))
+      if (typeof field.extensions?.restType === "string") restTypes.add(field.extensions.restType);
+  }
+  for (const type of Object.values(mapped.getTypeMap())) {
+    if (!isObjectType(type) && !isInterfaceType(type) && !isInputObjectType(type)) continue;
+    for (const field of Object.values<{ type: GraphQLType; args?: readonly { type: GraphQLType }[] }>(type.getFields())) {
+      named.add(getNamedType(field.type).name);
+      for (const arg of field.args ?? []) named.add(getNamedType(arg.type).name);
+    }
+  }
+  const unused = [...restTypes].filter((name) => !named.has(name));
+  if (unused.length === 0) return mapped;
+  const config = mapped.toConfig();
+  return new GraphQLSchema({ ...config, types: config.types.filter((type) => !unused.includes(type.name)) });
 }
 
 /**
@@ -116,16 +167,17 @@ export function projectRestSchema(schema: GraphQLSchema, table: RouteDef[]): Gra
       const root = rootNames.get(typeName);
       const field = `${root}.${fieldName}` as RouteDef["field"];
       if (!root || !wanted.has(field)) return null;
+      const named = withRestArgNames(config);
       // A route answering 204 has no body: its field's graph payload is served as a Boolean.
       if (empty.has(field) && !isScalarType(getNamedType(config.type))) {
-        const resolve = config.resolve ?? defaultFieldResolver;
+        const resolve = named.resolve ?? defaultFieldResolver;
         return {
-          ...config,
+          ...named,
           type: new GraphQLNonNull(GraphQLBoolean),
           resolve: async (...a: Parameters<typeof resolve>) => (await resolve(...a), true),
         };
       }
-      return config;
+      return named;
     },
     [MapperKind.OBJECT_FIELD]: (config, fieldName, typeName) => {
       if (rootNames.has(typeName) || typeName === "Subscription") return config;

@@ -2,6 +2,110 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, createCollection, createSpace, created, type Admin } from "../helpers/fixtures.js";
 import { GRAPH_LIMITS } from "../../src/graphql/limits.js";
+import { GRAPHIQL_DEFAULT_QUERY } from "../../src/graphql/graphiql.js";
+
+/** GraphiQL's default query as Apollo Client or urql send it: `__typename` on every object, `id`s for their caches. */
+export const GRAPHIQL_QUERY_AS_CACHES_SEND_IT = /* GraphQL */ `
+  query Nested {
+    __typename
+    viewer {
+      __typename
+      id
+      displayName
+      organizations(first: 1) {
+        __typename
+        nodes {
+          __typename
+          id
+          title
+          collections(first: 10) {
+            __typename
+            nodes {
+              __typename
+              id
+              title
+              spaces(first: 10) {
+                __typename
+                nodes {
+                  __typename
+                  id
+                  title
+                  changeRequests(first: 10) {
+                    __typename
+                    nodes {
+                      __typename
+                      id
+                      number
+                      subject
+                      comments(first: 10) {
+                        __typename
+                        nodes {
+                          __typename
+                          id
+                          body { __typename markdown }
+                          postedBy { __typename id displayName }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }`;
+
+/** A dashboard: every organization of the caller, 50 spaces each, their change requests and comments. */
+export const DASHBOARD_QUERY = /* GraphQL */ `
+  query Dashboard {
+    __typename
+    viewer {
+      __typename
+      id
+      organizations(first: 10) {
+        __typename
+        pageInfo { __typename hasNextPage endCursor }
+        nodes {
+          __typename
+          id
+          title
+          spaces(first: 50) {
+            __typename
+            totalCount
+            edges {
+              __typename
+              cursor
+              node {
+                __typename
+                id
+                title
+                changeRequests(first: 10) {
+                  __typename
+                  nodes {
+                    __typename
+                    id
+                    number
+                    subject
+                    comments(first: 10) {
+                      __typename
+                      nodes {
+                        __typename
+                        id
+                        body { __typename markdown }
+                        postedBy { __typename id displayName }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }`;
 
 /** The nested query of the product's description: five real levels under the organization. */
 export const NESTED_QUERY = /* GraphQL */ `
@@ -102,6 +206,90 @@ describe("depth counts the graph's real levels", () => {
     for (let i = 0; i < 14; i++) q = `ofType { ${q} }`;
     const res = await admin.graphql(`{ __schema { types { fields { type { ${q} } } } } }`);
     expect(res.errors).toBeUndefined();
+  });
+});
+
+describe("the cost counts the nodes a query may fetch", () => {
+  it("answers GraphiQL's default query with `id`s and `__typename` everywhere, and says its cost", async () => {
+    const res = await admin.graphql(GRAPHIQL_QUERY_AS_CACHES_SEND_IT);
+    expect(res.status).toBe(200);
+    expect(res.errors, JSON.stringify(res.errors)).toBeUndefined();
+    const org = res.data.viewer.organizations.nodes[0];
+    expect(org.__typename).toBe("Organization");
+    const comment = org.collections.nodes[0].spaces.nodes[0].changeRequests.nodes[0].comments.nodes[0];
+    expect(comment).toMatchObject({ __typename: "Comment", body: { __typename: "CommentBody", markdown: "Looks good" } });
+    // viewer, 1 organization, 10 collections, 10 spaces each, 10 change requests each, 10 comments
+    // each with their body and author: 2 + 10 × (1 + 10 × (1 + 10 × (1 + 10 × 3))) nodes.
+    expect(res.extensions.cost).toEqual({ requested: 31_112, limit: GRAPH_LIMITS.cost });
+    // GraphiQL's own default query (without `__typename`) costs the same.
+    const plain = await admin.graphql(GRAPHIQL_DEFAULT_QUERY);
+    expect(plain.errors, JSON.stringify(plain.errors)).toBeUndefined();
+    expect(plain.extensions.cost).toEqual({ requested: 31_112, limit: GRAPH_LIMITS.cost });
+  });
+
+  it("answers the dashboard query: viewer → organizations(10) → spaces(50) → change requests(10) → comments(10)", async () => {
+    const res = await admin.graphql(DASHBOARD_QUERY);
+    expect(res.status).toBe(200);
+    expect(res.errors, JSON.stringify(res.errors)).toBeUndefined();
+    const org = res.data.viewer.organizations.nodes.find((o: any) => o.id === admin.organization);
+    const space = org.spaces.edges.find((e: any) => e.node.title === "Handbook").node;
+    expect(space.changeRequests.nodes[0].comments.nodes[0].body.markdown).toBe("Looks good");
+    // 1 + 10 × (1 + 50 × (1 + 10 × (1 + 10 × 3))) nodes, about a third of the limit.
+    expect(res.extensions.cost).toEqual({ requested: 155_511, limit: 500_000 });
+  });
+
+  it("counts neither `__typename`, scalars nor introspection", async () => {
+    const cost = async (query: string) => {
+      const res = await admin.graphql(query);
+      expect(res.errors, JSON.stringify(res.errors)).toBeUndefined();
+      return res.extensions.cost.requested;
+    };
+    expect(await cost("{ __typename }")).toBe(0);
+    expect(await cost("{ viewer { id } }")).toBe(1);
+    expect(await cost("{ __typename viewer { __typename id displayName email __typename } }")).toBe(1);
+    expect(await cost('{ __schema { types { name fields { name type { name ofType { name } } } } } __type(name: "Space") { name } }')).toBe(
+      0,
+    );
+    // A connection counts its page: `first`, else the default page of 20.
+    expect(await cost("{ viewer { organizations(first: 3) { totalCount pageInfo { hasNextPage } nodes { id } } } }")).toBe(4);
+    expect(await cost("{ viewer { organizations { edges { cursor node { id } } } } }")).toBe(21);
+  });
+
+  it("refuses a query that would fetch millions of nodes, naming the limit and the figure", async () => {
+    const query = /* GraphQL */ `
+      query Everything {
+        viewer {
+          organizations(first: 100) {
+            nodes {
+              spaces(first: 100) {
+                nodes { changeRequests(first: 100) { nodes { id comments(first: 100) { nodes { id } } } } }
+              }
+            }
+          }
+        }
+      }`;
+    const error = await expectRefused(query, "cost");
+    // 1 + 100 + 100² + 100³ + 100⁴ nodes.
+    expect(error.extensions).toMatchObject({ max: 500_000, found: 101_010_101, cost: { requested: 101_010_101, limit: 500_000 } });
+    expect(error.message).toBe(
+      "The query exceeds the cost limit: it may fetch 101010101 nodes, the limit is 500000 nodes (100510101 over).",
+    );
+    const res = await admin.graphql(query);
+    expect(res.extensions.cost).toEqual({ requested: 101_010_101, limit: 500_000 });
+  });
+
+  it("refuses a page over 100 naming the argument", async () => {
+    const res = await admin.graphql("{ viewer { organizations(first: 101) { nodes { id } } } }");
+    expect(res.data).toBeUndefined();
+    expect(res.errors[0].message).toBe("first on organizations must be between 0 and 100 (got 101).");
+  });
+
+  it("leaves /v1 alone: REST lists go up to their own limit and say nothing of a cost", async () => {
+    const res = await fetch(`${t.url}/v1/orgs?limit=1000`, { headers: { authorization: `Bearer ${admin.token}` } });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.items.length).toBeGreaterThan(0);
+    expect(body.extensions).toBeUndefined();
   });
 });
 

@@ -38,7 +38,7 @@ export interface Caller {
     query: string,
     variables?: Record<string, unknown>,
     operationName?: string,
-  ): Promise<{ status: number; data?: T; errors?: any }>;
+  ): Promise<{ status: number; data?: T; errors?: any; extensions?: any }>;
 }
 
 export interface TestGateway {

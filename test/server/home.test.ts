@@ -90,7 +90,7 @@ describe("unknown paths", () => {
       headers: { "content-type": "application/json", authorization: `Bearer ${admin.token}` },
       body: JSON.stringify({ query: "{ __typename }" }),
     });
-    expect(await gql.json()).toEqual({ data: { __typename: "Query" } });
+    expect(await gql.json()).toEqual({ data: { __typename: "Query" }, extensions: { cost: { requested: 0, limit: 500_000 } } });
   });
 });
 

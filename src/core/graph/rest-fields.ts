@@ -7,7 +7,8 @@ import type { ListPage } from "./pagination.js";
  * - `keepNull`: the documented value may be null (a guest's `role`), so null is sent, not omitted;
  * - `graphOnly`: a field for walking the graph (connections, related objects), left out of /v1 shapes;
  * - `restName`: the documented name of the field in /v1 shapes, when the graph's naming rule
- *   names it otherwise (`commentsCount` is `comments` on /v1);
+ *   names it otherwise (`commentsCount` is `comments` on /v1); on an argument of a root field,
+ *   its name in /v1 requests (`spaceSelection` is `space_selection`);
  * - `restOnly`: a field of the documented shapes that the graph serves otherwise (a raw id beside
  *   the related object, an embedded list beside its connection): left out of /graphql.
  */
@@ -27,9 +28,10 @@ export const ListNext = builder.objectRef<{ page: string }>("ListNext").implemen
 export function listOf<T>(name: string, item: ObjectRef<any, T>) {
   return builder.objectRef<ListPage<T>>(name).implement({
     fields: (t) => ({
-      next: t.field({ type: ListNext, nullable: true, resolve: (p) => p.next }),
+      // The list's field counts its `limit` items (core/graph/builder.ts): its envelope costs nothing more.
+      next: t.field({ type: ListNext, nullable: true, complexity: 0, resolve: (p) => p.next }),
       count: t.exposeInt("count", { description: "Number of items matching the query, over all pages." }),
-      items: t.field({ type: [item], resolve: (p) => p.items }),
+      items: t.field({ type: [item], complexity: { field: 0, multiplier: 1 }, resolve: (p) => p.items }),
     }),
   });
 }

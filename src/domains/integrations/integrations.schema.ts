@@ -1,7 +1,7 @@
 import { builder } from "../../core/graph/builder.js";
 import { deleted, deletionPayload } from "../../core/graph/payloads.js";
 import { argsWithNulls } from "../../core/context.js";
-import { listOf, pageArgs } from "../../core/graph/rest-fields.js";
+import { listOf, pageArgs, restName } from "../../core/graph/rest-fields.js";
 import type { Integration } from "../../generated/prisma/client.js";
 import { EVENT_STATUSES } from "../../events/messages.js";
 import * as service from "./integrations.service.js";
@@ -288,18 +288,22 @@ builder.mutationFields((t) => ({
         type: JsonObject,
         description: "The whole configuration (checked against the integration's account configuration schema).",
       }),
-      space_selection: t.arg({
+      spaceSelection: t.arg({
         type: SelectionEnum,
         description: "all: every space of the organization; selected: the spaces it was installed in.",
+        extensions: restName("space_selection"),
       }),
-      site_selection: t.arg({
+      siteSelection: t.arg({
         type: SelectionEnum,
         description: "all: every site of the organization; selected: the sites it was installed in.",
+        extensions: restName("site_selection"),
       }),
       externalIds: t.arg.stringList(),
     },
     resolve: (_r, rawArgs, ctx) => {
-      const { integrationName, installationId, ...patch } = argsWithNulls(ctx, rawArgs);
+      const { integrationName, installationId, spaceSelection, siteSelection, ...rest } = argsWithNulls(ctx, rawArgs);
+      // The service's patch speaks GitBook's names, as /v1 does.
+      const patch = { ...rest, space_selection: spaceSelection, site_selection: siteSelection };
       return service.updateInstallation(ctx, integrationName, installationId, patch as service.InstallationPatch);
     },
   }),

@@ -2,7 +2,7 @@ import { builder } from "../../core/graph/builder.js";
 import { deleted, deletionPayload, type PayloadParent } from "../../core/graph/payloads.js";
 import { argsWithNulls } from "../../core/context.js";
 import { viewerMembership } from "../../core/access/access.js";
-import { KEEP_NULL, MergeRulesRef, RoleEnum, listOf, pageArgs, permissionsOf, urlsOf } from "../../core/graph/rest-fields.js";
+import { KEEP_NULL, MergeRulesRef, RoleEnum, listOf, pageArgs, permissionsOf, restName, urlsOf } from "../../core/graph/rest-fields.js";
 import { ORGANIZATION_PERMISSIONS, organizationPermissions } from "./organizations.policy.js";
 import * as service from "./organizations.service.js";
 
@@ -51,7 +51,11 @@ export const OrganizationRef = builder.prismaNode("Organization", {
       description: "Rules a change request must pass to be merged: none beyond the review role on its space.",
       resolve: () => ({ type: "none" as const }),
     }),
-    internal_isOnNewTrial: t.boolean({ deprecationReason: "Always true.", resolve: () => true }),
+    internalIsOnNewTrial: t.boolean({
+      deprecationReason: "Always true.",
+      extensions: restName("internal_isOnNewTrial"),
+      resolve: () => true,
+    }),
     urls: t.field({
       type: OrganizationUrls,
       resolve: (o, _a, ctx) => ({ ...ctx.urls.organization(o.id), logo: o.logo ?? undefined }),
