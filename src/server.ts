@@ -14,7 +14,7 @@ import { sharedReads, useWritesReadAlone } from "./core/graph/loaders.js";
 import { databaseOptions, openDatabase, type Database } from "./core/db/db.js";
 import { awaitedPublisher, createPubSubFor, pubsubFailures } from "./core/messaging/pubsub.js";
 import { makeUrls } from "./core/urls.js";
-import { authenticateRequest, authenticationFailure, bearerToken, viewerFromToken } from "./core/access/auth.js";
+import { authenticateRequest, authenticationFailure, bearerToken, useSiteTokensReadOnly, viewerFromToken } from "./core/access/auth.js";
 import { makeContext, type Context, type Services } from "./core/context.js";
 import { UNEXPECTED, maskGraphQLError, useBoundedEchoes, yogaLogger } from "./core/error-report.js";
 import { AccessCache, accessScope } from "./core/access/access-cache.js";
@@ -313,6 +313,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       routing,
       useLiveToken(subscriptionQuota),
       useWritesReadAlone(),
+      useSiteTokensReadOnly(),
       useJsonNotFound(),
       useNotAcceptableExplained(),
       useInputChecks(config.maxJsonDepth),

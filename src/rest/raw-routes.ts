@@ -1,6 +1,6 @@
 import type { Context, Services } from "../core/context.js";
 import { authenticateRequest } from "../core/access/auth.js";
-import { badInput } from "../core/errors.js";
+import { badInput, forbidden } from "../core/errors.js";
 import { queryEncodingProblem, textProblem } from "../core/validate.js";
 import { readBodyLimited } from "./body-limit.js";
 import { errorAnswer, methodNotAllowed } from "./handler.js";
@@ -162,6 +162,10 @@ export function createRawRouter(services: Services, routes: readonly RawRoute[])
         return await route.handler(services, paramsOf(entry, match), request, url);
       }
       const ctx = await authenticateRequest(services, request, route.auth);
+      // A site token only reads (as on /v1 and /graphql: core/access/auth.ts useSiteTokensReadOnly).
+      if (ctx.viewer.content && request.method !== "GET" && request.method !== "HEAD") {
+        throw forbidden("A site token only reads published content: this write needs an API token.");
+      }
       checkQuery(url);
       return await route.handler(ctx, paramsOf(entry, match), request, url);
     } catch (err) {

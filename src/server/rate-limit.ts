@@ -5,6 +5,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { log } from "../core/logger.js";
 import { notesOf } from "../core/support/request-notes.js";
 import { bearerToken, hashToken } from "../core/access/auth.js";
+import { isSiteTokenShaped } from "../core/access/site-token.js";
 import { errorBodyFor } from "../core/error-report.js";
 import { isGraphQLPath } from "../core/graphql-path.js";
 import { isRestPath } from "../rest/prefix.js";
@@ -21,7 +22,8 @@ import { isRestPath } from "../rest/prefix.js";
  * `{"error":{"code":429,"message":"API rate limit exceeded. Please try again in N seconds"}}`.
  *
  * A request is counted against its API token (the SHA-256 of the bearer token, whether or not it
- * is valid), or against the client address when it has none. Every request costs one, REST or
+ * is valid), or against the client address when it has none; a site token (a JWT) against the
+ * token and the address together. Every request costs one, REST or
  * GraphQL alike: a GraphQL document's size is bounded apart (depth, aliases, tokens, cost).
  *
  * Tokens that do not authenticate are also counted against the client address that sent them (a
@@ -111,7 +113,12 @@ export function createRateLimit(opts: RateLimitOptions): RateLimit {
         const over = await spent(address, hash);
         if (over) return endResponse(refusal(path, over));
       }
-      const key = token ? `token:${hash.slice(0, 32)}` : `address:${address}`;
+      // A site token is shared by every visitor of a site space all day: counted per token and address.
+      const key = !token
+        ? `address:${address}`
+        : isSiteTokenShaped(token)
+          ? `site:${hash.slice(0, 32)}:${address}`
+          : `token:${hash.slice(0, 32)}`;
       try {
         const res = await limiter.consume(key, 1);
         headersOf.set(request, headers(res));

@@ -191,12 +191,16 @@ describe("sites batching", () => {
       expect(first.sections.edges[0].node).toMatchObject({
         default: true,
         condition: "visitor.claims.beta === true",
-        urls: { published: "https://proxy0.example.com/docs/section-0" },
+        // The default section sits at the site's base (GitBook's convention).
+        urls: { published: "https://proxy0.example.com/docs" },
       });
       expect(first.sections.edges[1].node.default).toBe(false);
       expect(first.sections.edges[1].node.group.id).toBe(`sitesg_${first.id}`);
       expect(sections.every((s: any) => s.siteSpaces.edges.map((e: any) => e.node.default).join() === "false,true")).toBe(true);
-      expect(siteSpaces.every((s: any) => s.title === s.space.title && s.section && s.urls.published.endsWith(`/${s.path}`))).toBe(true);
+      // A section's default site space sits at the section's URL; the others under their path.
+      expect(
+        siteSpaces.every((s: any) => s.title === s.space.title && s.section && (s.default || s.urls.published.endsWith(`/${s.path}`))),
+      ).toBe(true);
       expect(first.sections.edges[0].node.siteSpaces.edges[0].node.hasAdvancedCustomizationFeature).toBe(true);
       expect(little.data.organization.sites.edges.flatMap((e: any) => e.node.sections.edges)).toHaveLength(25);
 

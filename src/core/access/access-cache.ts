@@ -13,6 +13,10 @@ import { statementParts, type StatementPart } from "../cache/row-keys.js";
  *   active installations of an organization, the organization of a space — dropped by their own
  *   changes (changesInstallations: installations, their spaces, an integration's scopes...) and
  *   with everything else.
+ * - what resolving a published URL reads (domains/sites/url-lookup.ts, core/access/site-token.ts):
+ *   which site answers a host and path, its share keys and spaces — dropped by writes of sites,
+ *   their structure and share links, and organization hostnames (changesSites), and with
+ *   everything else.
  *
  * Invalidation does not depend on each write remembering it: the database layer reports every
  * write that took effect with the tables it wrote (core/db/db.ts `onCommittedWrite`, after the commit
@@ -119,6 +123,35 @@ export function changesInstallations(writes: ReadonlyMap<string, readonly string
   return false;
 }
 
+/**
+ * Tables whose writes may change which site a published URL names, its share keys or the spaces it
+ * shows: every write of a site, its structure and share links; an organization's hostname; a space
+ * deleted, restored or moved (a site shows only live spaces of its organization).
+ */
+const SITE_CHANGES: Record<string, (verb: string, columns: string[] | null) => boolean> = {
+  Site: () => true,
+  SiteSection: () => true,
+  SiteSectionGroup: () => true,
+  SiteSpace: () => true,
+  SiteShareLink: () => true,
+  Organization: (verb, columns) =>
+    verb === "DELETE" || (verb === "UPDATE" && (!columns || columns.some((c) => c === "hostname" || c === "id"))),
+  Space: (verb, columns) =>
+    verb === "DELETE" || (verb === "UPDATE" && (!columns || columns.some((c) => ["deletedAt", "organizationId", "id"].includes(c)))),
+};
+
+/** Whether writes (table → statements) may change what resolving a published URL answers. */
+export function changesSites(writes: ReadonlyMap<string, readonly string[]>): boolean {
+  for (const [table, statements] of writes) {
+    const change = SITE_CHANGES[table];
+    if (!change) continue;
+    for (const part of partsOf(statements, table)) {
+      if (part.text === null || change(part.verb, part.verb === "UPDATE" ? updatedColumns(part.text) : null)) return true;
+    }
+  }
+  return false;
+}
+
 /** Whether writes (table → statements) may change a token's or a membership's answer. */
 export function changesAccess(writes: ReadonlyMap<string, readonly string[]>): boolean {
   for (const [table, statements] of writes) {
@@ -141,7 +174,7 @@ export function changesAccess(writes: ReadonlyMap<string, readonly string[]>): b
 export interface AccessChange {
   origin: string;
   database: string;
-  kind?: "installations";
+  kind?: "installations" | "sites";
 }
 
 export class AccessCache {
@@ -158,8 +191,11 @@ export class AccessCache {
    * (changesInstallations), with everything else otherwise.
    */
   private readonly installations = new Map<string, Entry<unknown>>();
+  /** What resolving published URLs reads (see changesSites), by key. */
+  private readonly sites = new Map<string, Entry<unknown>>();
   private generation = 0;
   private installationsGeneration = 0;
+  private sitesGeneration = 0;
   private database = "";
   private outagesSeen = pubsubFailures.outages;
   private readonly origin = Math.random().toString(36).slice(2);
@@ -176,10 +212,12 @@ export class AccessCache {
    * the installations' entries after a write that may change those (see changesInstallations).
    */
   watch(db: { onCommittedWrite(listener: (writes: ReadonlyMap<string, readonly string[]>) => Promise<void> | void): void }): void {
-    db.onCommittedWrite((writes) => {
+    db.onCommittedWrite(async (writes) => {
       if (changesAccess(writes)) return this.changed();
-      if (changesInstallations(writes)) return this.installationsChanged();
-      return undefined;
+      // Independent kinds: one write may change both (a space deleted).
+      const sites = changesSites(writes);
+      if (changesInstallations(writes)) await this.installationsChanged();
+      if (sites) await this.sitesChanged();
     });
   }
 
@@ -201,6 +239,7 @@ export class AccessCache {
         for await (const message of stream) {
           if (message.origin === this.origin || message.database !== this.database) continue;
           if (message.kind === "installations") this.clearInstallations();
+          else if (message.kind === "sites") this.clearSites();
           else this.clear();
         }
       } catch {
@@ -294,6 +333,33 @@ export class AccessCache {
     return this.installationEntry(`space\u0000${spaceId}`, read);
   }
 
+  /**
+   * What resolving a published URL reads under `key` (a site by host and path, a site's share keys
+   * and spaces); `read` answers on a miss, "none" answers (null) included: they are dropped by the
+   * same writes (changesSites), so a URL that names no site costs no statement.
+   */
+  async siteEntry<V>(key: string, read: () => Promise<V>): Promise<V> {
+    const cached = this.fresh(this.sites, key) as { value: V } | undefined;
+    if (cached !== undefined) return cached.value;
+    const generation = this.sitesGeneration;
+    const value = await read();
+    if (this.enabled && generation === this.sitesGeneration) {
+      this.store(this.sites, key, { value: deepFreeze({ value }), expires: Date.now() + this.ttlMs });
+    }
+    return value;
+  }
+
+  /** A committed write changed sites (changesSites): drops their entries here and in the other processes. */
+  async sitesChanged(): Promise<void> {
+    this.clearSites();
+    await this.announce?.({ origin: this.origin, database: this.database, kind: "sites" });
+  }
+
+  private clearSites(): void {
+    this.sitesGeneration++;
+    this.sites.clear();
+  }
+
   private async installationEntry<V>(key: string, read: () => Promise<V>): Promise<V> {
     const cached = this.fresh(this.installations, key) as V | undefined;
     if (cached !== undefined) return cached;
@@ -348,6 +414,7 @@ export class AccessCache {
     this.members.clear();
     this.liveTokens.clear();
     this.clearInstallations();
+    this.clearSites();
     for (const listener of this.clearListeners) listener();
   }
 

@@ -2,8 +2,11 @@ import crypto from "node:crypto";
 import type { PrismaClient } from "../../generated/prisma/client.js";
 import { newId, randomString } from "../ids.js";
 import { makeContext, type Context, type Services } from "../context.js";
-import { type AppError, invalidToken, unauthorized } from "../errors.js";
+import { type AppError, forbidden, invalidToken, unauthorized } from "../errors.js";
+import { getOperationAST } from "graphql";
+import type { Plugin } from "graphql-yoga";
 import { ssoProviderOfLabel } from "./sso-enforce.js";
+import { isSiteTokenShaped, viewerFromSiteToken } from "./site-token.js";
 import { ANONYMOUS, type Viewer } from "./viewer.js";
 
 /** API tokens: random, shown once, stored only as a SHA-256 hash, revocable. */
@@ -40,9 +43,11 @@ export function bearerToken(header: unknown): string | null {
 
 /**
  * The viewer of a live token. Live tokens are kept in the access cache (core/access/access-cache.ts) by
- * the hash of their secret: a revoke drops them there before it answers.
+ * the hash of their secret: a revoke drops them there before it answers. A JWT is a site token
+ * (core/access/site-token.ts): a read-only visitor of one site.
  */
 export async function viewerFromToken(services: Pick<Services, "prisma" | "accessCache">, token: string | null): Promise<Viewer | null> {
+  if (token && !token.startsWith(TOKEN_PREFIX) && isSiteTokenShaped(token)) return viewerFromSiteToken(services, token);
   if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
   const { prisma } = services;
   const hash = hashToken(token);
@@ -94,4 +99,19 @@ export async function authenticateRequest(
   if (viewer) return makeContext(services, viewer, explicitNulls, request);
   if (auth === "optional" && !header) return makeContext(services, ANONYMOUS, explicitNulls, request);
   throw authenticationFailure(header);
+}
+
+/**
+ * Site tokens read: every mutation (REST write or GraphQL) of their holder is a 403, before any
+ * field runs. Reads go through the usual guards, where the token grants only its site and spaces.
+ */
+export function useSiteTokensReadOnly(): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      if (!(args.contextValue as unknown as Context).viewer?.content) return;
+      if (getOperationAST(args.document, args.operationName)?.operation !== "mutation") return;
+      const message = "A site token only reads published content: this write needs an API token.";
+      setResultAndStopExecution({ errors: [forbidden(message)] });
+    },
+  };
 }

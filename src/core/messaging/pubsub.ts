@@ -12,7 +12,7 @@ export type Topics = {
   /** An integration event recorded or changing status; published under its integration id and under its installing organization's id. */
   "integration:event": [routingKey: string, payload: IntegrationEventMessage];
   /** A committed write changed who may do what (core/access/access-cache.ts); `origin` is the process that made it. */
-  "access:changed": [payload: { origin: string; database: string; kind?: "installations" }];
+  "access:changed": [payload: { origin: string; database: string; kind?: "installations" | "sites" }];
 };
 
 /**

@@ -10,12 +10,13 @@ import {
   ensureVisitorAuthSecret,
   groupsOfSite,
   isValidShareKey,
+  sectionById,
   sectionsOfSite,
   siteById,
   siteSpacesOfSite,
   siteVisibility,
 } from "./sites.service.js";
-import { byOrder, displaySections, type Viewed } from "./structure.js";
+import { byOrder, displaySections, type ItemView, type Viewed } from "./structure.js";
 import { verifyMemberVisitorClaims } from "./visitor-claims.js";
 
 /**
@@ -38,6 +39,10 @@ import { verifyMemberVisitorClaims } from "./visitor-claims.js";
  * `visitor.<name>=<value>` (true, false and numbers are read as such): they are
  * `visitor.claims.unsigned.<name>`. A token that does not verify is a 401, on any site.
  *
+ * A site token of the site (core/access/site-token.ts, minted by POST /v1/urls/published) stands
+ * for all of this: its share key and claims were checked when it was minted and it is checked on
+ * each use. The visitor's credentials may also come from a body (`visitor`, url-lookup.ts).
+ *
  * Sections and site spaces whose `condition` is false for the visitor's claims are left out
  * (a visitor without claims does not see items whose condition reads a claim), and so are
  * sections left without site spaces and site spaces of deleted spaces. The default of each level
@@ -50,6 +55,8 @@ const UNSIGNED_MAX = 50;
 export interface PublishedView {
   site: Site;
   structure: { type: "sections" | "siteSpaces"; structure: (Viewed<SiteSection> | Viewed<SiteSpace>)[] };
+  /** What the visitor was let in with: their claims, the share key, and whether a member (or their token) previews it. */
+  access: { claims: JsonObject | null; shareKey: string | null; preview: boolean };
 }
 
 async function verifyVisitorToken(ctx: Context, site: Site, token: string): Promise<JsonObject> {
@@ -126,19 +133,59 @@ async function previewingMember(ctx: Context, organizationId: string) {
   }
 }
 
+/** A visitor's credentials given in a body (POST /v1/urls/published) instead of the request's query and headers. */
+export interface VisitorInput {
+  jwtToken?: string | null;
+  unsignedClaims?: JsonObject | null;
+}
+
+/**
+ * Where each item of a published view is, relative to the site's base (GitBook's rules): the
+ * default section and the default site space of a level add no segment, so the default site space
+ * of the default section is the site's root; another variant of the default section is
+ * `<section>/<variant>`, the default variant of another section `<section>`.
+ */
+export interface PublishedItemView extends ItemView {
+  urlPath: string;
+}
+
+/** The path of a site space below the site's base, by the rules of PublishedItemView. */
+export function siteSpaceUrlPath(
+  section: { path: string; isDefault: boolean } | null,
+  siteSpace: { path: string; isDefault: boolean },
+): string {
+  if (!section) return siteSpace.isDefault ? "" : siteSpace.path;
+  if (siteSpace.isDefault) return section.isDefault ? "" : section.path;
+  return `${section.path}/${siteSpace.path}`;
+}
+
+/** The path of a site space under its site's base by the stored defaults (outside a published view). */
+export async function storedSiteSpacePath(ctx: Context, site: Site, siteSpace: SiteSpace): Promise<string> {
+  const section = siteSpace.sectionId ? await sectionById(ctx).load(siteSpace.sectionId) : null;
+  return siteSpaceUrlPath(section && { path: section.path, isDefault: site.defaultSectionId === section.id }, {
+    path: siteSpace.path,
+    isDefault: (section ? section.defaultSiteSpaceId : site.defaultSiteSpaceId) === siteSpace.id,
+  });
+}
+
 export async function publishedSite(
   ctx: Context,
   organizationId: string,
   siteId: string,
   args: { shareKey?: string | null; visitorToken?: string | null },
+  visitor?: VisitorInput,
 ): Promise<PublishedView> {
-  const shareKey = checkShareKey(args.shareKey);
+  let shareKey = checkShareKey(args.shareKey);
   const site = await siteById(ctx).load(siteId);
   if (!site || site.organizationId !== organizationId) throw notFound(`Site "${siteId}"`);
-  const member = await previewingMember(ctx, organizationId);
-  const token = args.visitorToken || ctx.request?.headers.get("x-visitor-token") || null;
+  // A site token of this site (core/access/site-token.ts) was checked when it was minted and is
+  // checked on each use: it brings its share key and the visitor's claims.
+  const content = ctx.viewer.content?.site === siteId ? ctx.viewer.content : null;
+  const member = content ? null : await previewingMember(ctx, organizationId);
+  const token = content ? null : (visitor ? visitor.jwtToken : args.visitorToken || ctx.request?.headers.get("x-visitor-token")) || null;
   const visibility = siteVisibility(site);
-  if (!member) {
+  if (content) shareKey = content.shareKey;
+  else if (!member) {
     if (!site.published) throw notFound(`Site "${siteId}"`);
     if (visibility === "share-link" && !(shareKey && (await isValidShareKey(ctx, siteId, shareKey)))) {
       throw notFound(`Site "${siteId}" (a share-link site needs the shareKey of one of its share links)`);
@@ -150,9 +197,11 @@ export async function publishedSite(
       );
     }
   }
-  let claims: JsonObject | null = token ? await verifyVisitorToken(ctx, site, token) : null;
-  const unsigned = unsignedClaims(ctx);
-  if (unsigned) claims = { ...(claims ?? {}), unsigned: { ...(isObject(claims?.unsigned) ? claims.unsigned : {}), ...unsigned } };
+  let claims: JsonObject | null = content ? content.claims : token ? await verifyVisitorToken(ctx, site, token) : null;
+  const unsigned = content ? null : visitor ? (visitor.unsignedClaims ?? null) : unsignedClaims(ctx);
+  if (unsigned && Object.keys(unsigned).length)
+    claims = { ...(claims ?? {}), unsigned: { ...(isObject(claims?.unsigned) ? claims.unsigned : {}), ...unsigned } };
+  if (content && !Object.keys(content.claims).length) claims = null;
 
   const [sections, groups, siteSpaces] = await Promise.all([
     sectionsOfSite(ctx).load(siteId),
@@ -163,23 +212,39 @@ export async function publishedSite(
   const live = new Set(spaces.flatMap((s) => (s && !(s instanceof Error) && !s.deletedAt && !isExpired(ctx, s) ? [s.id] : [])));
   const visibleSpaces = (sectionId: string | null) =>
     siteSpaces.filter((s) => s.sectionId === sectionId && live.has(s.spaceId) && evaluateCondition(s.condition, claims)).sort(byOrder);
-  const view = <T extends { id: string }>(items: T[], defaultId: string | null, extra: (item: T) => object = () => ({})): Viewed<T>[] => {
-    const chosen = items.some((i) => i.id === defaultId) ? defaultId : (items[0]?.id ?? null);
-    return items.map((item) => ({ ...item, view: { default: item.id === chosen, ...(shareKey ? { shareKey } : {}), ...extra(item) } }));
+  const chosen = <T extends { id: string }>(items: T[], defaultId: string | null) =>
+    items.some((i) => i.id === defaultId) ? defaultId : (items[0]?.id ?? null);
+  const viewSpaces = (items: SiteSpace[], defaultId: string | null, section: { path: string; isDefault: boolean } | null) => {
+    const pick = chosen(items, defaultId);
+    return items.map((item) => {
+      const isDefault = item.id === pick;
+      const urlPath = siteSpaceUrlPath(section, { path: item.path, isDefault });
+      return { ...item, view: { default: isDefault, ...(shareKey ? { shareKey } : {}), urlPath } };
+    });
   };
+  const access = { claims, shareKey: shareKey ?? null, preview: !!member || !!content?.draft };
 
   if (sections.length === 0) {
-    return { site, structure: { type: "siteSpaces", structure: view(visibleSpaces(null), site.defaultSiteSpaceId) } };
+    return { site, access, structure: { type: "siteSpaces", structure: viewSpaces(visibleSpaces(null), site.defaultSiteSpaceId, null) } };
   }
   const visibleSections = displaySections(sections, groups)
     .filter((section) => evaluateCondition(section.condition, claims))
     .map((section) => ({ section, siteSpaces: visibleSpaces(section.id) }))
     .filter((entry) => entry.siteSpaces.length > 0);
-  const children = new Map(visibleSections.map((e) => [e.section.id, view(e.siteSpaces, e.section.defaultSiteSpaceId)]));
-  const structure = view(
+  const defaultSection = chosen(
     visibleSections.map((e) => e.section),
     site.defaultSectionId,
-    (section) => ({ siteSpaces: children.get(section.id) }),
   );
-  return { site, structure: { type: "sections", structure } };
+  const structure = visibleSections.map(({ section, siteSpaces: rows }) => {
+    const isDefault = section.id === defaultSection;
+    const children = viewSpaces(rows, section.defaultSiteSpaceId, { path: section.path, isDefault });
+    const view: PublishedItemView = {
+      default: isDefault,
+      ...(shareKey ? { shareKey } : {}),
+      siteSpaces: children,
+      urlPath: isDefault ? "" : section.path,
+    };
+    return { ...section, view };
+  });
+  return { site, access, structure: { type: "sections", structure } };
 }

@@ -1,6 +1,7 @@
 import type { SiteSection, SiteSpace } from "../../generated/prisma/client.js";
 import { builder } from "../../core/graph/builder.js";
 import type { PublishedView } from "./published.js";
+import { publishedCustomizations } from "./customization.js";
 import * as service from "./sites.service.js";
 import { PublishedUrls, SiteRef, StructureTypeEnum } from "./site-object.schema.js";
 import { SiteSectionRef, SiteSpaceRef } from "./site-structure.schema.js";
@@ -43,6 +44,12 @@ export const PublishedContentSite = builder.objectRef<PublishedView>("PublishedC
     object: t.string({ resolve: () => "published-content-site" }),
     site: t.field({ type: SiteRef, resolve: (p) => p.site }),
     structure: t.field({ type: PublishedStructure, resolve: (p) => p.structure }),
+    customizations: t.field({
+      type: "JSON",
+      description:
+        "GitBook's customization settings of the site (`site`) and of each site space the visitor sees (`siteSpaces`, by id): the defaults, as sites here store no customization.",
+      resolve: (p) => publishedCustomizations(p),
+    }),
     scripts: t.field({
       type: [SiteIntegrationScript],
       description:
@@ -64,7 +71,8 @@ export const ShareLinkRef = builder.objectRef<service.ShareLinkView>("SiteShareL
     urls: t.field({
       type: PublishedUrls,
       resolve: async (l, _a, ctx) => ({
-        published: `${(await service.siteUrls(ctx, l.site)).published}?share=${encodeURIComponent(l.key)}`,
+        // GitBook's form: the key is the first path segment after the site's base.
+        published: `${(await service.siteUrls(ctx, l.site)).published}/${encodeURIComponent(l.key)}`,
       }),
     }),
   }),

@@ -7,6 +7,7 @@ import { SpaceRef } from "../spaces/spaces.schema.js";
 import { spaceById } from "../spaces/spaces.access.js";
 import * as service from "./sites.service.js";
 import type { Viewed } from "./structure.js";
+import { storedSiteSpacePath, type PublishedItemView } from "./published.js";
 import { PublishedUrls } from "./site-object.schema.js";
 
 /**
@@ -80,9 +81,10 @@ export const SiteSpaceRef = builder.prismaNode("SiteSpace", {
       resolve: async (s: Viewed<SiteSpace>, _a, ctx) => {
         const base = await publishedBase(ctx, s.siteId);
         if (!base) return {};
-        const section = s.sectionId ? await service.sectionById(ctx).load(s.sectionId) : null;
-        const url = `${base.url}${section ? `/${section.path}` : ""}/${s.path}`;
-        return { published: service.withShareKey(url, base.site, s.view?.shareKey) };
+        let path = (s.view as PublishedItemView | undefined)?.urlPath;
+        // Outside a published view: by the stored defaults.
+        if (path === undefined) path = await storedSiteSpacePath(ctx, base.site, s);
+        return { published: service.publishedPathUrl(base.url, base.site, s.view?.shareKey, path) };
       },
     }),
     site: t.relation("site", { extensions: GRAPH_ONLY, description: "The site." }),
@@ -138,7 +140,9 @@ export const SiteSectionRef = builder.prismaNode("SiteSection", {
       type: PublishedUrls,
       resolve: async (s: Viewed<SiteSection>, _a, ctx) => {
         const base = await publishedBase(ctx, s.siteId);
-        return base ? { published: service.withShareKey(`${base.url}/${s.path}`, base.site, s.view?.shareKey) } : {};
+        if (!base) return {};
+        const path = (s.view as PublishedItemView | undefined)?.urlPath ?? (base.site.defaultSectionId === s.id ? "" : s.path);
+        return { published: service.publishedPathUrl(base.url, base.site, s.view?.shareKey, path) };
       },
     }),
     // From the same list as its REST shape: in a published view, only the variants the visitor sees.

@@ -254,9 +254,14 @@ export async function siteUrls(ctx: Context, site: Site) {
   };
 }
 
-export function withShareKey(url: string, site: Site, shareKey: string | undefined): string {
-  if (!shareKey || siteVisibility(site) !== "share-link") return url;
-  return `${url}${url.includes("?") ? "&" : "?"}share=${encodeURIComponent(shareKey)}`;
+/**
+ * The published URL of something `path` below a site's base `base` (GitBook's form): a share key of a
+ * share-link site is the first segment after the base (`<base>/<key>/<path>`), since GitBook's reader
+ * drops the query of the URLs it resolves.
+ */
+export function publishedPathUrl(base: string, site: Site, shareKey: string | null | undefined, path: string): string {
+  const key = shareKey && siteVisibility(site) === "share-link" ? `/${encodeURIComponent(shareKey)}` : "";
+  return `${base}${key}${path ? `/${path}` : ""}`;
 }
 
 // ─── Features ──────────────────────────────────────────────────────────────────────────────────

@@ -41,6 +41,9 @@ type RoleInputs = Pick<Space, "id" | "organizationId" | "parentId" | "defaultLev
  */
 export const viewerSpaceRole = defineLoader<RoleInputs, Role | null>(
   async (spaces, ctx) => {
+    // A site token (core/access/site-token.ts) reads the spaces its site shows to its visitor, nothing else.
+    const content = ctx.viewer.content;
+    if (content) return spaces.map((s) => (content.spaces.has(s.id) && s.organizationId === content.organization ? "read" : null));
     const orgIds = [...new Set(spaces.map((s) => s.organizationId))];
     const members = await viewerMemberships(ctx, orgIds);
     const memberOf = new Map<string, { role: Role | null }>();
@@ -121,7 +124,8 @@ export async function requireSpace(ctx: Context, spaceId: string): Promise<{ spa
     if (refusal) throw refusal;
   }
   const role = space && !isExpired(ctx, space) ? await viewerSpaceRole(ctx).load(space) : null;
-  if (!space || !role) throw notFound(`Space "${spaceId}"`);
+  // A site shows no deleted space to its visitors.
+  if (!space || !role || (ctx.viewer.content && space.deletedAt)) throw notFound(`Space "${spaceId}"`);
   return { space, role };
 }
 

@@ -103,7 +103,8 @@ describe("GET /v1/orgs/{organizationId}/sites/{siteId}/published", () => {
       id: ids.docs,
       default: true,
       path: "docs",
-      urls: { published: `${t.url}/sites/${org}/${portal.id}/docs` },
+      // The default section (and its default site space) is the site's root (GitBook's convention).
+      urls: { published: `${t.url}/sites/${org}/${portal.id}` },
     });
     expect(api).toMatchObject({ object: "site-section", id: ids.api, default: false, sectionGroup: ids.group });
     expect(docs.siteSpaces[0]).toMatchObject({
@@ -168,7 +169,7 @@ describe("GET /v1/orgs/{organizationId}/sites/{siteId}/published", () => {
       ["Docs", ["Guide"]],
       ["API", ["API"]],
     ]);
-    expect(shared.body.structure.structure[0].urls.published).toBe(`${t.url}/sites/${org}/${portal.id}/docs?share=${link.key}`);
+    expect(shared.body.structure.structure[0].urls.published).toBe(`${t.url}/sites/${org}/${portal.id}/${link.key}`);
     // The share key and visitor claims together.
     const both = await anonymous.get(sitePath(org, portal.id, "/published"), {
       shareKey: link.key,

@@ -448,7 +448,8 @@ describe("share links and the visitor-auth key", () => {
       key: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
       name: "Partners",
       createdAt: expect.stringMatching(ISO),
-      urls: { published: `${t.url}/sites/${org}/${s.id}?share=${created.body.key}` },
+      // GitBook's form: the key is the first segment after the site's base.
+      urls: { published: `${t.url}/sites/${org}/${s.id}/${created.body.key}` },
     });
     const second = await admin.post(sitePath(org, s.id, "/share-links"));
     expect(second.body.key).not.toBe(created.body.key);

@@ -51,7 +51,8 @@ describe("site sections", () => {
       icon: "book",
       siteSpaces: expect.any(Array),
       draft: true, // until the site is published
-      urls: { published: `${t.url}/sites/${org}/${s.id}/changelog` },
+      // The default section is the site's root (GitBook's convention).
+      urls: { published: `${t.url}/sites/${org}/${s.id}` },
     });
     expect(section.siteSpaces.map((x: any) => [x.space.id, x.section, x.default, x.path])).toEqual([
       [spaces.Guide, section.id, false, "guide"],
@@ -101,8 +102,8 @@ describe("site sections", () => {
     // A share key rides on the published URLs of share-link sites.
     await admin.patch(sitePath(org, s.id), { visibility: "share-link" });
     const shared = await reader.get(sitePath(org, s.id, "/sections"), { shareKey: "abc123" });
-    expect(shared.body.items[0].urls.published).toBe(`${t.url}/sites/${org}/${s.id}/changelog?share=abc123`);
-    expect(shared.body.items[0].siteSpaces[0].urls.published).toBe(`${t.url}/sites/${org}/${s.id}/changelog/guide?share=abc123`);
+    expect(shared.body.items[0].urls.published).toBe(`${t.url}/sites/${org}/${s.id}/abc123`);
+    expect(shared.body.items[0].siteSpaces[0].urls.published).toBe(`${t.url}/sites/${org}/${s.id}/abc123/changelog/guide`);
     expect((await reader.get(sitePath(org, s.id, "/sections"), { shareKey: "bad key!" })).status).toBe(400);
   });
 
@@ -156,7 +157,7 @@ describe("site sections", () => {
       condition: "visitor.claims.isBetaUser === true && (visitor.claims.plan == 'pro' || !visitor.claims.unsigned.lang)",
       icon: "rocket",
       description: "The alpha part",
-      urls: { published: `${t.url}/sites/${org}/${s.id}/alpha-docs` },
+      urls: { published: `${t.url}/sites/${org}/${s.id}` }, // the default section is the site's root
     });
     expect(res.body.siteSpaces.map((x: any) => [x.id, x.default])).toEqual([
       [a.siteSpaces[0].id, false],
@@ -403,7 +404,7 @@ describe("site spaces", () => {
       default: true,
       hasAdvancedCustomizationFeature: false,
       draft: true, // until the site is published
-      urls: { published: `${t.url}/sites/${org}/${s.id}/guide` },
+      urls: { published: `${t.url}/sites/${org}/${s.id}` }, // the default site space is the site's root
     });
     const second = await admin.post(sitePath(org, s.id, "/site-spaces"), { spaceId: spaces.API });
     expect(second.body).toMatchObject({ default: false, path: "api" });
