@@ -27,6 +27,7 @@ export const ID_PREFIXES = {
   SiteSectionGroup: "sitesg",
   SiteSpace: "sitesp",
   SiteShareLink: "sitesl",
+  SiteRedirect: "siterd",
   Integration: "intg",
   IntegrationInstallation: "inst",
   IntegrationEvent: "evt",

@@ -45,28 +45,31 @@ export function checkQuery(query: string | null | undefined): string {
   return text;
 }
 
-interface Row {
+export interface SearchRow {
   spaceId: string;
   pageId: string;
   title: string;
   path: string;
-  sections: IndexedSection[];
+  /** Matching sections, best first, each with its own text-search score. */
+  sections: (IndexedSection & { score: number })[];
   rank: number;
 }
+type Row = SearchRow;
 
 const RESULT_CAP = 1000;
 
-async function searchPages(ctx: Context, spaceIds: string[], query: string): Promise<Row[]> {
+/** Indexed pages of `spaceIds` matching `query`, best first (at most RESULT_CAP); the caller checks access. */
+export async function searchPages(ctx: Context, spaceIds: string[], query: string): Promise<Row[]> {
   if (!spaceIds.length) return [];
   const like = `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return ctx.prisma.$queryRaw<Row[]>`
     WITH q AS (SELECT websearch_to_tsquery('english', ${query}) AS query)
     SELECT ps."spaceId", ps."pageId", ps.title, ps.path,
       COALESCE((
-        SELECT jsonb_agg(s.value ORDER BY ts_rank(to_tsvector('english', coalesce(s.value->>'title', '') || ' ' || coalesce(s.value->>'body', '')), q.query) DESC, s.ordinality)
-        FROM jsonb_array_elements(ps.sections) WITH ORDINALITY AS s(value, ordinality)
-        WHERE to_tsvector('english', coalesce(s.value->>'title', '') || ' ' || coalesce(s.value->>'body', '')) @@ q.query
-           OR coalesce(s.value->>'title', '') ILIKE ${like}
+        SELECT jsonb_agg(s.value || jsonb_build_object('score', ts_rank(d.doc, q.query)) ORDER BY ts_rank(d.doc, q.query) DESC, s.ordinality)
+        FROM jsonb_array_elements(ps.sections) WITH ORDINALITY AS s(value, ordinality),
+          LATERAL (SELECT to_tsvector('english', coalesce(s.value->>'title', '') || ' ' || coalesce(s.value->>'body', '')) AS doc) d
+        WHERE d.doc @@ q.query OR coalesce(s.value->>'title', '') ILIKE ${like}
       ), '[]'::jsonb) AS sections,
       (CASE WHEN to_tsvector('english', ps.title) @@ q.query OR ps.title ILIKE ${like} THEN 1 ELSE 0 END
         + ts_rank(setweight(to_tsvector('english', ps.title), 'A') || setweight(to_tsvector('english', ps.body), 'D'), q.query))::float8 AS rank
@@ -81,7 +84,8 @@ function truncate(text: string, max: number): string {
   return codePointLength(text, max) <= max ? text : `${sliceCodePoints(text, max - 1).trimEnd()}…`;
 }
 
-function pageResult(ctx: Context, row: Row): SearchPageView {
+/** A matching page as the search answers show it (sections cut to their first characters). */
+export function pageResult(ctx: Context, row: Row): SearchPageView {
   const ref = { spaceId: row.spaceId, changeRequestNumber: null };
   const app = pageAppUrl(ctx, ref, row.path);
   return {

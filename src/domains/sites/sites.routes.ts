@@ -52,6 +52,38 @@ export default [
       summary: "Revoke a share link",
     },
     { method: "GET", path: `${SITE}/visitor-auth`, field: "Query.siteVisitorAuth", summary: "The key visitor tokens are signed with" },
+    {
+      method: "POST",
+      path: `${SITE}/search`,
+      field: "Query.siteSearch",
+      auth: "optional",
+      query: ["page", "limit", "shareKey"],
+      summary: "Search the content a site shows (GitBook's searchSiteContent; no token needed for what visitors see)",
+    },
+  ]),
+  ...routes("Site redirects", [
+    { method: "GET", path: `${SITE}/redirects`, field: "Query.siteRedirects", summary: "List the redirects of a site" },
+    { method: "POST", path: `${SITE}/redirects`, field: "Mutation.siteRedirectCreate", status: 201, summary: "Add a redirect" },
+    {
+      method: "PATCH",
+      path: `${SITE}/redirects/{siteRedirectId}`,
+      field: "Mutation.siteRedirectUpdate",
+      summary: "Change a redirect",
+    },
+    {
+      method: "DELETE",
+      path: `${SITE}/redirects/{siteRedirectId}`,
+      field: "Mutation.siteRedirectDelete",
+      status: 204,
+      summary: "Delete a redirect",
+    },
+    {
+      method: "GET",
+      path: `${SITE}/redirect`,
+      field: "Query.siteRedirectBySource",
+      auth: "optional",
+      summary: "Resolve a path of the site to its live redirect and absolute target (no token needed for what visitors see)",
+    },
   ]),
   ...routes("Site sections", [
     { method: "GET", path: `${SITE}/sections`, field: "Query.siteSections", summary: "List the sections of a site" },

@@ -22,6 +22,10 @@ import {
 } from "./site-object.schema.js";
 import { SiteSectionGroupRef, SiteSectionRef, SiteSpaceRef } from "./site-structure.schema.js";
 import { PublishedContentSite, ShareLinkRef, VisitorAuthRef } from "./site-published.schema.js";
+// GitBook reader operations of their own files: site redirects and site search.
+import "./redirects.schema.js";
+import "./site-search.schema.js";
+import "./url-lookup.schema.js";
 
 /**
  * The sites domain of the graph: lists, inputs and operations, over the types of

@@ -1,5 +1,6 @@
 import { builder } from "../../core/graph/builder.js";
 import { urlsOf } from "../../core/graph/rest-fields.js";
+import { getUser } from "./users.service.js";
 
 const UserUrls = urlsOf("UserUrls", ["location"] as const);
 
@@ -14,3 +15,12 @@ export const UserRef = builder.prismaNode("User", {
     urls: t.field({ type: UserUrls, resolve: (u, _a, ctx) => ctx.urls.user(u.id) }),
   }),
 });
+
+builder.queryField("user", (t) =>
+  t.field({
+    type: UserRef,
+    description: "A user: the caller, or a member of an organization the caller shares and may list the members of (404 otherwise).",
+    args: { userId: t.arg.string({ required: true }) },
+    resolve: (_r, args, ctx) => getUser(ctx, args.userId),
+  }),
+);

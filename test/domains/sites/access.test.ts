@@ -31,6 +31,14 @@ const BODIES: Record<string, unknown> = {
   "Mutation.siteSpaceCreate": { spaceId: "" },
   "Mutation.siteSpaceUpdate": { path: "intruded" },
   "Mutation.siteSpaceMove": {},
+  "Mutation.siteRedirectCreate": { source: "/intruder", destination: { kind: "external", url: "https://example.com" } },
+  "Mutation.siteRedirectUpdate": { draft: true },
+  "Query.siteSearch": { query: "guide" },
+};
+
+/** The query string a read needs, so that only access decides the answer. */
+const QUERIES: Record<string, Record<string, string>> = {
+  "Query.siteRedirectBySource": { source: "/old" },
 };
 
 function fill(path: string): string {
@@ -43,7 +51,7 @@ async function send(caller: Admin | ReturnType<TestGateway["caller"]>, method: s
   if (field === "Mutation.siteSectionGroupSectionAdd") b.sectionId = params.siteSectionId;
   switch (method) {
     case "GET":
-      return caller.get(path);
+      return caller.get(path, QUERIES[field]);
     case "DELETE":
       return caller.delete(path);
     case "POST":
@@ -64,6 +72,9 @@ beforeAll(async () => {
   const section = (await admin.post(sitePath(org, s.id, "/sections"), { spaceId })).body;
   const group = (await admin.post(sitePath(org, s.id, "/section-groups"), { title: "G", sections: [section.id] })).body;
   const link = (await admin.post(sitePath(org, s.id, "/share-links"))).body;
+  const redirect = (
+    await admin.post(sitePath(org, s.id, "/redirects"), { source: "/old", destination: { kind: "external", url: "https://example.com" } })
+  ).body;
   params = {
     organizationId: org,
     siteId: s.id,
@@ -71,6 +82,7 @@ beforeAll(async () => {
     siteSectionGroupId: group.id,
     siteSpaceId: section.siteSpaces[0].id,
     shareLinkId: link.id,
+    siteRedirectId: redirect.id,
     spaceId,
   };
 });
@@ -80,8 +92,14 @@ describe("access to every site operation", () => {
   it("covers the documented operations and the added ones", () => {
     const tags = new Map<string, number>();
     for (const r of siteRoutes) tags.set(r.tag, (tags.get(r.tag) ?? 0) + 1);
-    // Docs sites: 9 documented + publish, unpublish, structure, share links (3), visitor-auth.
-    expect(Object.fromEntries(tags)).toEqual({ "Docs sites": 16, "Site sections": 5, "Site section groups": 7, "Site spaces": 5 });
+    // Docs sites: 9 documented + publish, unpublish, structure, share links (3), visitor-auth, search.
+    expect(Object.fromEntries(tags)).toEqual({
+      "Docs sites": 17,
+      "Site sections": 5,
+      "Site section groups": 7,
+      "Site spaces": 5,
+      "Site redirects": 5,
+    });
   });
 
   it("is 404 for a member of another organization, on every operation, and changes nothing", async () => {
@@ -97,6 +115,9 @@ describe("access to every site operation", () => {
     expect((await admin.get(sitePath(org, params.siteId!, "/section-groups"))).body.items[0].sections).toHaveLength(1);
     expect((await admin.get(sitePath(org, params.siteId!, "/share-links"))).body.items[0]).not.toHaveProperty("revokedAt");
     expect((await admin.get(`/v1/orgs/${org}/sites`)).body.count).toBe(1);
+    expect((await admin.get(sitePath(org, params.siteId!, "/redirects"))).body.items.map((r: any) => [r.source, r.draft])).toEqual([
+      ["/old", false],
+    ]);
   });
 
   it("refuses a list limit over 1000 on every list, naming limit", async () => {
@@ -118,6 +139,10 @@ describe("access to every site operation", () => {
       expect(res.status, `${route.method} ${route.path}`).toBe(expected);
       if (expected === 401) expect(res.headers.get("www-authenticate")).toBe("Bearer");
     }
-    expect(siteRoutes.filter((r) => r.auth === "optional").map((r) => r.field)).toEqual(["Query.sitePublished"]);
+    expect(siteRoutes.filter((r) => r.auth === "optional").map((r) => r.field)).toEqual([
+      "Query.sitePublished",
+      "Query.siteSearch",
+      "Query.siteRedirectBySource",
+    ]);
   });
 });
