@@ -10,6 +10,8 @@ import "./domains/teams/teams.schema.js";
 import "./domains/collections/collections.schema.js";
 import "./domains/spaces/spaces.schema.js";
 import "./domains/content/content.schema.js";
+import "./domains/content/revision-pages.schema.js";
+import "./domains/content/embed.schema.js";
 import "./domains/changerequests/changerequests.schema.js";
 import "./domains/comments/comments.schema.js";
 import "./domains/sites/sites.schema.js";

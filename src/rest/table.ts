@@ -1,5 +1,6 @@
 import type { RouteDef } from "./route.js";
 import type { RawRoute } from "./raw-routes.js";
+import users from "../domains/users/users.routes.js";
 import organizations from "../domains/organizations/organizations.routes.js";
 import members from "../domains/members/members.routes.js";
 import teams from "../domains/teams/teams.routes.js";
@@ -9,6 +10,7 @@ import content from "../domains/content/content.routes.js";
 import changeRequests from "../domains/changerequests/changerequests.routes.js";
 import comments from "../domains/comments/comments.routes.js";
 import sites from "../domains/sites/sites.routes.js";
+import urlLookup from "../domains/sites/url-lookup.routes.js";
 import sso from "../domains/sso/sso.routes.js";
 import translations from "../domains/translations/translations.routes.js";
 import openapi from "../domains/openapi/openapi.routes.js";
@@ -25,6 +27,7 @@ import { dashboardRoutes } from "../dashboard/dashboard.js";
 
 /** Every /v1 operation, each mapped to the graph field that serves it. */
 export const routeTable: RouteDef[] = [
+  ...users,
   ...organizations,
   ...members,
   ...teams,
@@ -34,6 +37,7 @@ export const routeTable: RouteDef[] = [
   ...changeRequests,
   ...comments,
   ...sites,
+  ...urlLookup,
   ...sso,
   ...translations,
   ...openapi,

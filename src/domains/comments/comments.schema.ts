@@ -9,7 +9,7 @@ import { MemberRef } from "../members/members.schema.js";
 import { userById } from "../../core/graph/shared-loaders.js";
 import { spaceById, viewerSpaceRole } from "../spaces/spaces.access.js";
 import { COMMENT_PERMISSIONS, commentPermissions } from "./comments.policy.js";
-import { markdownToDocument } from "../content/markdown.js";
+import { toGitBookDocument } from "../content/gitbook-document.js";
 import * as service from "./comments.service.js";
 
 // ─── Enumerations and inputs ───────────────────────────────────────────────────────────────────
@@ -50,8 +50,9 @@ const CommentBody = builder.objectRef<{ markdown: string; format: service.Commen
     document: t.field({
       type: "JSON",
       nullable: true,
-      description: "The markdown as a JSON document (the same derivation as page documents); present when format=document was asked for.",
-      resolve: (b) => (b.format === "document" ? markdownToDocument(b.markdown) : null),
+      description:
+        "The markdown as GitBook's JSONDocument (the same derivation as page documents); present when format=document was asked for.",
+      resolve: (b) => (b.format === "document" ? toGitBookDocument(b.markdown) : null),
     }),
   }),
 });

@@ -5,6 +5,12 @@ const content = "/spaces/{spaceId}/content";
 export default [
   ...routes("Space content", [
     { method: "GET", path: "/spaces/{spaceId}/search", field: "Query.spaceSearch", summary: "Search the space's content" },
+    {
+      method: "GET",
+      path: "/spaces/{spaceId}/embed",
+      field: "Query.spaceEmbed",
+      summary: "How an embedded URL is shown (GitBook's Embed)",
+    },
     { method: "GET", path: content, field: "Query.spaceContent", summary: "Get the space's active revision" },
     { method: "POST", path: `${content}/import`, field: "Mutation.spaceContentImport", status: 201, summary: "Import content from a URL" },
     { method: "GET", path: `${content}/pages`, field: "Query.spacePages", summary: "List the pages of the space's content" },
@@ -92,6 +98,43 @@ export default [
     },
   ]),
   ...routes("Revisions", [
+    // What GitBook's reader reads of a revision by id (content/revision-pages.service.ts).
+    {
+      method: "GET",
+      path: "/spaces/{spaceId}/revisions/{revisionId}",
+      field: "Query.revision",
+      summary: "Get a revision of the space, with its page tree",
+    },
+    {
+      method: "GET",
+      path: "/spaces/{spaceId}/revisions/{revisionId}/changes",
+      field: "Query.revisionChanges",
+      summary: "Get what a revision changed against its parent",
+    },
+    {
+      method: "GET",
+      path: "/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}",
+      field: "Query.revisionPage",
+      summary: "Get a page of a revision (format=markdown with format.markdown.refs=relative|stable, or format=document)",
+    },
+    {
+      method: "GET",
+      path: "/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/document",
+      field: "Query.revisionPageDocument",
+      summary: "Get the document of a page of a revision",
+    },
+    {
+      method: "GET",
+      path: "/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}/meta-links",
+      field: "Query.revisionPageMetaLinks",
+      summary: "Get the meta links of a page of a revision",
+    },
+    {
+      method: "GET",
+      path: "/spaces/{spaceId}/revisions/{revisionId}/path/{pagePath}",
+      field: "Query.revisionPageByPath",
+      summary: "Get the page of a revision at a path",
+    },
     {
       method: "GET",
       path: "/spaces/{spaceId}/revisions/{revisionId}/reusable-contents/{reusableContentId}",

@@ -9,8 +9,7 @@ import { OrganizationRef } from "../organizations/organizations.schema.js";
 import { SpaceRef } from "../spaces/spaces.schema.js";
 import { spaceById } from "../spaces/spaces.access.js";
 import { organizationById } from "../../core/graph/shared-loaders.js";
-import { DOCUMENT_JSON_SCHEMA } from "./markdown.js";
-import { GITBOOK_DOCUMENT_JSON_SCHEMA } from "./gitbook-document.js";
+import { GITBOOK_DOCUMENT_JSON_SCHEMA, PAGE_DOCUMENT_JSON_SCHEMA } from "./gitbook-document.js";
 import { LINK_STATUSES, type LinkItemView, type LinkReportView, type LinkStatus, type ReferenceView } from "./links.js";
 import {
   fileViews,
@@ -50,13 +49,13 @@ jsonScalar("PageTreeJSON", {
 });
 
 const PageDocumentScalar = jsonScalar("PageDocument", {
-  description: DOCUMENT_JSON_SCHEMA.description,
-  extensions: { jsonSchema: DOCUMENT_JSON_SCHEMA },
+  description: PAGE_DOCUMENT_JSON_SCHEMA.description,
+  extensions: { jsonSchema: PAGE_DOCUMENT_JSON_SCHEMA },
   serialize: (value) => value,
   parseValue: (value) => value,
 });
 
-const GitBookDocumentScalar = jsonScalar("GitBookDocument", {
+export const GitBookDocumentScalar = jsonScalar("GitBookDocument", {
   description: GITBOOK_DOCUMENT_JSON_SCHEMA.description,
   extensions: { jsonSchema: GITBOOK_DOCUMENT_JSON_SCHEMA },
   serialize: (value) => value,
@@ -109,7 +108,10 @@ export const PageTypeEnum = builder.enumType("PageType", {
 export const PageFormatEnum = builder.enumType("PageFormat", {
   values: {
     markdown: { description: "The page with its markdown (default)." },
-    document: { description: "The page with its markdown and `document`, a JSON document derived from it." },
+    document: {
+      description:
+        "The page with `document`, GitBook's JSONDocument derived from its markdown, instead of `markdown` (as GitBook answers).",
+    },
   } as const,
 });
 
@@ -206,7 +208,7 @@ PageRef.implement({
     updatedAt: t.field({ type: "DateTime", resolve: (p) => p.updatedAt }),
     markdown: t.string({
       nullable: true,
-      description: "The page's content as markdown (absent for groups).",
+      description: "The page's content as markdown (absent for groups, and with format=document).",
       resolve: (p) => p.markdown ?? null,
     }),
     type: t.field({ type: PageTypeEnum, resolve: (p) => p.type }),
@@ -245,7 +247,7 @@ PageRef.implement({
     document: t.field({
       type: PageDocumentScalar,
       nullable: true,
-      description: "The page as a JSON document; only on a single page read with format=document.",
+      description: "The page as GitBook's JSONDocument; only on a single page read with format=document (which leaves out `markdown`).",
       resolve: (p) => p.document ?? null,
     }),
   }),
@@ -473,7 +475,11 @@ export const readArgs = builder.args((t) => ({
 
 export const pageReadArgs = builder.args((t) => ({
   pageId: t.string({ required: true }),
-  format: t.field({ type: PageFormatEnum, defaultValue: "markdown", description: "markdown (default), or document to add `document`." }),
+  format: t.field({
+    type: PageFormatEnum,
+    defaultValue: "markdown",
+    description: "markdown (default), or document for `document` instead of `markdown`.",
+  }),
   evaluated: t.boolean({
     defaultValue: false,
     description: "Evaluate expressions of the document (this server's content has none: accepted, same output).",
@@ -503,7 +509,8 @@ export const reusableContentWriteArgs = builder.args((t) => ({
   markdown: t.string({ description: "The content as markdown (at most 1,000,000 characters)." }),
   document: t.field({
     type: PageDocumentScalar,
-    description: "The content as a JSON document (the `format=document` shape or GitBook's), instead of markdown.",
+    description:
+      "The content as a JSON document (GitBook's JSONDocument, the `format=document` shape; the older text shape is read too), instead of markdown.",
   }),
 }));
 

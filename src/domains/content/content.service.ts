@@ -43,6 +43,7 @@ import {
   type RevisionView,
 } from "./views.js";
 import { LinkResolver, addedBroken, linkReport, type LinkStatus } from "./links.js";
+import { documentRefs } from "./page-refs.js";
 import { applyImport, checkSource, fetchBytes, fetchImport } from "./import.js";
 import { applyChanges, planChanges, type ChangeOutcome, type ContentChangeInput, type PlannedFile } from "./batch.js";
 import { checkOutboundUrl, outboundRefusal } from "../../core/support/outbound.js";
@@ -99,7 +100,11 @@ export async function getPage(
   const { content, ref } = await scopedContent(ctx, spaceId, changeRequestId);
   const page = findPageView(pageViews(ctx, ref, content), pageId);
   if (!page) throw notFound(`Page "${pageId}"`);
-  return format === "document" ? withDocument(page, page.markdown ?? "") : page;
+  if (format !== "document") return page;
+  // Links in the document as content refs, relative page paths resolved (content/page-refs.ts).
+  const resolver = new LinkResolver(ctx, ref, content);
+  const node = resolver.pages.find((p) => p.id === pageId)!;
+  return withDocument(page, page.markdown ?? "", documentRefs(resolver, node));
 }
 
 export async function listFiles(ctx: Context, spaceId: string, changeRequestId: string | null | undefined, args: PageArgs) {

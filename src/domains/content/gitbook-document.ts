@@ -4,18 +4,24 @@ import type { Definition, Nodes, PhrasingContent, Root, RootContent } from "mdas
 import { parseMarkdown } from "./markdown.js";
 
 /**
- * GitBook's `JSONDocument` (its editor's node tree) derived from markdown, for the reads whose
- * answer GitBook's client types so (a reusable content's document). Stored content stays
- * markdown; what GitBook's blocks cannot hold where markdown puts it is carried as text:
+ * GitBook's `JSONDocument` (its editor's node tree) derived from markdown: the one document shape
+ * every read answers (a page with `format=document`, a page's and a reusable content's
+ * `…/document`, comment bodies). Stored content stays markdown; what GitBook's blocks cannot hold
+ * where markdown puts it is carried as text:
  *
- * - paragraphs, headings (`heading-1` … `heading-3`; deeper levels are `heading-3`), block quotes,
- *   code blocks (one `code-line` per line), lists (`list-tasks` when an item has a checkbox),
- *   dividers; text leaves with the marks bold, italic, strikethrough and code;
+ * - paragraphs, headings (`heading-1` … `heading-3`; deeper levels are `heading-3`; the anchor in
+ *   `meta.id`, which GitBook's reader links and outlines by, and in `data.id` when it fits GitBook's
+ *   pattern), block quotes, code blocks (one `code-line` per line), lists (`list-tasks` when an item
+ *   has a checkbox), dividers; text leaves with the marks bold, italic, strikethrough and code;
  * - links as content refs: `page:<id>` → page (with `#anchor` → anchor), `file:<id>` → file,
- *   `#anchor` → anchor, anything else → url; images as `inline-image` (url or file ref);
- * - tables and raw HTML blocks as code blocks of their markdown (`markdown`, `html`), inline HTML
+ *   `#anchor` → anchor, anything else → url (or what `resolveRef` makes of it); images as
+ *   `inline-image` (url or file ref);
+ * - tables and raw HTML blocks as code blocks of their markdown (`markdown`, `html`) marked
+ *   `meta.rawMarkdown`, so that writing the document back gives the same markdown; inline HTML
  *   and footnote references as text, footnote definitions as a paragraph `[^id]:` before their
- *   blocks; a code block inside a quote as paragraphs of code-marked lines.
+ *   blocks; a code block inside a quote as paragraphs of code-marked lines;
+ * - every block and inline has a `key`: its position in the tree (`0`, `0.1`, …), the same for the
+ *   same markdown, as GitBook's reader keys its nodes and task checkboxes by it.
  */
 
 type Json = Record<string, unknown>;
@@ -38,10 +44,8 @@ function contentRef(url: string): Json {
   return { kind: "url", url };
 }
 
-function imageRef(url: string): Json {
-  const ref = contentRef(url);
-  return ref.kind === "file" ? ref : { kind: "url", url };
-}
+/** How links are turned into refs beyond the forms above (a relative page path, for instance); undefined keeps the default. */
+export type RefResolver = (url: string) => Json | undefined;
 
 const ANCHOR = /^[-a-z0-9.+_]+$/;
 /** Blocks GitBook allows inside a quote (besides quotes). */
@@ -53,7 +57,23 @@ export interface GitBookDocument {
   nodes: Json[];
 }
 
-export function toGitBookDocument(markdown: string, root: Root = parseMarkdown(markdown)): GitBookDocument {
+/** Keys by position: `0`, `0.1`, … for blocks and inlines (texts need none). */
+function assignKeys(nodes: Json[], prefix: string): void {
+  nodes.forEach((node, i) => {
+    if (node.object === "text") return;
+    const key = prefix ? `${prefix}.${i}` : String(i);
+    node.key = key;
+    if (Array.isArray(node.nodes)) assignKeys(node.nodes as Json[], key);
+  });
+}
+
+export function toGitBookDocument(markdown: string, options: { root?: Root; resolveRef?: RefResolver } = {}): GitBookDocument {
+  const root = options.root ?? parseMarkdown(markdown);
+  const refOf = (url: string): Json => options.resolveRef?.(url) ?? contentRef(url);
+  const imageRef = (url: string): Json => {
+    const ref = refOf(url);
+    return ref.kind === "file" || ref.kind === "url" ? ref : { kind: "url", url };
+  };
   const definitions = new Map<string, Definition>();
   const collect = (node: Nodes) => {
     if (node.type === "definition") definitions.set(node.identifier.toLowerCase(), node);
@@ -71,7 +91,7 @@ export function toGitBookDocument(markdown: string, root: Root = parseMarkdown(m
         object: "inline",
         type: "link",
         isVoid: false,
-        data: { ref: contentRef(url) },
+        data: { ref: refOf(url) },
         nodes: inner.length ? inner : [EMPTY_TEXT()],
       });
     };
@@ -140,6 +160,8 @@ export function toGitBookDocument(markdown: string, root: Root = parseMarkdown(m
       text.split("\n").map((line) => block("code-line", [TEXT(line)])),
       syntax ? { syntax } : {},
     );
+  /** Markdown GitBook has no block for, kept as a code block that writes back as itself. */
+  const raw = (text: string, syntax: string) => ({ ...code(text, syntax), meta: { rawMarkdown: true } });
 
   /** Blocks of a quote or a list item: what GitBook does not allow there becomes paragraphs. */
   const nested = (nodes: RootContent[], allowCode: boolean): Json[] =>
@@ -162,7 +184,10 @@ export function toGitBookDocument(markdown: string, root: Root = parseMarkdown(m
           break;
         case "heading": {
           const id = slugger.slug(toString(node));
-          out.push(block(`heading-${Math.min(node.depth, 3)}`, phrasing(node.children), ANCHOR.test(id) ? { id } : {}));
+          out.push({
+            ...block(`heading-${Math.min(node.depth, 3)}`, phrasing(node.children), ANCHOR.test(id) ? { id } : {}),
+            meta: { id },
+          });
           break;
         }
         case "blockquote": {
@@ -191,10 +216,10 @@ export function toGitBookDocument(markdown: string, root: Root = parseMarkdown(m
           out.push({ object: "block", type: "divider", isVoid: true, data: {} });
           break;
         case "table":
-          out.push(code(source(node), "markdown"));
+          out.push(raw(source(node), "markdown"));
           break;
         case "html":
-          out.push(code(node.value, "html"));
+          out.push(raw(node.value, "html"));
           break;
         case "footnoteDefinition":
           out.push(block("paragraph", [TEXT(`[^${node.label ?? node.identifier}]:`)]), ...blocks(node.children));
@@ -206,20 +231,32 @@ export function toGitBookDocument(markdown: string, root: Root = parseMarkdown(m
     return out;
   };
 
-  return { object: "document", data: {}, nodes: blocks(root.children) };
+  const nodes = blocks(root.children);
+  assignKeys(nodes, "");
+  return { object: "document", data: {}, nodes };
 }
+
+const DOCUMENT_DESCRIPTION =
+  "GitBook's JSONDocument derived from the markdown: `{object: document, data, nodes}` of blocks `{object: block, key, type, isVoid, data, nodes}` " +
+  "(headings with their anchor in `meta.id`), inlines (`link` with `data.ref`, `inline-image`) and texts `{object: text, leaves: [{object: leaf, text, marks: [{object: mark, type}]}]}`. " +
+  "Tables and raw HTML come as code blocks of their markdown (`meta.rawMarkdown`).";
 
 /** The JSON schema of the answer, for this server's OpenAPI document (GitBook's JSONDocument, loosely). */
 export const GITBOOK_DOCUMENT_JSON_SCHEMA = {
   type: "object",
-  description:
-    "GitBook's JSONDocument derived from the markdown: `{object: document, data, nodes}` of blocks `{object: block, type, isVoid, data, nodes}`, " +
-    "inlines (`link` with `data.ref`, `inline-image`) and texts `{object: text, leaves: [{object: leaf, text, marks}]}`. " +
-    "Tables and raw HTML come as code blocks of their markdown.",
+  description: DOCUMENT_DESCRIPTION,
   required: ["object", "data", "nodes"],
   properties: {
     object: { type: "string", enum: ["document"] },
     data: { type: "object" },
     nodes: { type: "array", items: { type: "object" } },
   },
+} as const;
+
+/** The same where a document is also input: `data` may be left out, and texts of the older shape (`{object: text, text, marks: [name]}`) are read too. */
+export const PAGE_DOCUMENT_JSON_SCHEMA = {
+  type: "object",
+  description: `${DOCUMENT_DESCRIPTION} As input, \`data\` may be left out and texts may be \`{object: text, text, marks: [name]}\`.`,
+  required: ["object", "nodes"],
+  properties: GITBOOK_DOCUMENT_JSON_SCHEMA.properties,
 } as const;

@@ -3,7 +3,7 @@ import { gfm } from "micromark-extension-gfm";
 import { gfmFromMarkdown } from "mdast-util-gfm";
 import { toString } from "mdast-util-to-string";
 import GithubSlugger from "github-slugger";
-import type { Nodes, Root, RootContent, PhrasingContent, Definition } from "mdast";
+import type { Nodes, Root, RootContent, Definition } from "mdast";
 import { badInput } from "../../core/errors.js";
 
 /**
@@ -15,74 +15,6 @@ export function parseMarkdown(markdown: string): Root {
   return fromMarkdown(markdown, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
 }
 
-// ─── The JSON document (`format=document`) ───────────────────────────────────────────────────
-
-/**
- * The document of a page, derived from its markdown:
- *
- * - `{object: "document", nodes: Block[]}`
- * - Block `{object: "block", type, data?, nodes}` with `type` one of `paragraph`, `heading-1` …
- *   `heading-6` (data `{id}`: the anchor), `blockquote`, `code` (data `{syntax?}`, one text node),
- *   `list-unordered`, `list-ordered` (data `{start}`), `list-item` (data `{checked}` for task items),
- *   `divider`, `table` (data `{aligns}`) of `table-row` of `table-cell`, `html` (data `{html}`),
- *   `footnote-definition` (data `{id}`);
- * - Inline `{object: "inline", type, data, nodes}` with `type` one of `link` (data `{href, title?}`),
- *   `image` (data `{src, alt, title?}`, no nodes), `footnote-ref` (data `{id}`), `break`, `html` (data `{html}`);
- * - Text `{object: "text", text, marks?}` with marks among `bold`, `italic`, `strikethrough`, `code`.
- */
-export interface DocText {
-  object: "text";
-  text: string;
-  marks?: string[];
-}
-export interface DocInline {
-  object: "inline";
-  type: string;
-  data?: Record<string, unknown>;
-  nodes: (DocInline | DocText)[];
-}
-export interface DocBlock {
-  object: "block";
-  type: string;
-  data?: Record<string, unknown>;
-  nodes: DocNode[];
-}
-export type DocNode = DocBlock | DocInline | DocText;
-export interface PageDocument {
-  object: "document";
-  nodes: DocBlock[];
-}
-
-/** JSON schema of the document (the OpenAPI document shows it for `document`). */
-export const DOCUMENT_JSON_SCHEMA = {
-  type: "object",
-  description:
-    "The page as a JSON document derived from its markdown (CommonMark + GFM): `{object: document, nodes: Block[]}`. " +
-    "Block `{object: block, type, data?, nodes}`: paragraph, heading-1…heading-6 (data.id: anchor), blockquote, code (data.syntax), " +
-    "list-unordered, list-ordered (data.start), list-item (data.checked), divider, table (data.aligns) › table-row › table-cell, html (data.html), " +
-    "footnote-definition (data.id). Inline `{object: inline, type, data, nodes}`: link (data.href, data.title), image (data.src, data.alt, data.title), " +
-    "footnote-ref (data.id), break, html. Text `{object: text, text, marks?}` with marks bold, italic, strikethrough, code.",
-  required: ["object", "nodes"],
-  properties: {
-    object: { type: "string", enum: ["document"] },
-    nodes: {
-      type: "array",
-      items: {
-        type: "object",
-        required: ["object"],
-        properties: {
-          object: { type: "string", enum: ["block", "inline", "text"] },
-          type: { type: "string" },
-          data: { type: "object" },
-          nodes: { type: "array", items: { type: "object" } },
-          text: { type: "string" },
-          marks: { type: "array", items: { type: "string" } },
-        },
-      },
-    },
-  },
-} as const;
-
 function definitionsOf(root: Root): Map<string, Definition> {
   const map = new Map<string, Definition>();
   const walk = (node: Nodes) => {
@@ -93,163 +25,14 @@ function definitionsOf(root: Root): Map<string, Definition> {
   return map;
 }
 
-function compact<T extends Record<string, unknown>>(data: T): T | undefined {
-  const out = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined && v !== null));
-  return Object.keys(out).length ? (out as T) : undefined;
-}
-
-function block(type: string, nodes: DocNode[], data?: Record<string, unknown>): DocBlock {
-  const d = data && compact(data);
-  return d ? { object: "block", type, data: d, nodes } : { object: "block", type, nodes };
-}
-
-/** Converts a parsed markdown tree to the JSON document. */
-export function toDocument(root: Root): PageDocument {
-  const definitions = definitionsOf(root);
-  const slugger = new GithubSlugger();
-
-  const inlines = (nodes: PhrasingContent[], marks: string[]): (DocInline | DocText)[] => {
-    const out: (DocInline | DocText)[] = [];
-    for (const node of nodes) {
-      switch (node.type) {
-        case "text":
-          out.push(marks.length ? { object: "text", text: node.value, marks } : { object: "text", text: node.value });
-          break;
-        case "emphasis":
-          out.push(...inlines(node.children, [...marks, "italic"]));
-          break;
-        case "strong":
-          out.push(...inlines(node.children, [...marks, "bold"]));
-          break;
-        case "delete":
-          out.push(...inlines(node.children, [...marks, "strikethrough"]));
-          break;
-        case "inlineCode":
-          out.push({ object: "text", text: node.value, marks: [...marks, "code"] });
-          break;
-        case "break":
-          out.push({ object: "inline", type: "break", nodes: [] });
-          break;
-        case "link":
-          out.push({
-            object: "inline",
-            type: "link",
-            data: compact({ href: node.url, title: node.title ?? undefined }) ?? {},
-            nodes: inlines(node.children, marks),
-          });
-          break;
-        case "linkReference": {
-          const def = definitions.get(node.identifier.toLowerCase());
-          if (def)
-            out.push({
-              object: "inline",
-              type: "link",
-              data: compact({ href: def.url, title: def.title ?? undefined }) ?? {},
-              nodes: inlines(node.children, marks),
-            });
-          else out.push(...inlines(node.children, marks));
-          break;
-        }
-        case "image":
-          out.push({
-            object: "inline",
-            type: "image",
-            data: compact({ src: node.url, alt: node.alt ?? "", title: node.title ?? undefined }) ?? {},
-            nodes: [],
-          });
-          break;
-        case "imageReference": {
-          const def = definitions.get(node.identifier.toLowerCase());
-          if (def)
-            out.push({
-              object: "inline",
-              type: "image",
-              data: compact({ src: def.url, alt: node.alt ?? "", title: def.title ?? undefined }) ?? {},
-              nodes: [],
-            });
-          break;
-        }
-        case "footnoteReference":
-          out.push({ object: "inline", type: "footnote-ref", data: { id: node.identifier }, nodes: [] });
-          break;
-        case "html":
-          out.push({ object: "inline", type: "html", data: { html: node.value }, nodes: [] });
-          break;
-        default:
-          break;
-      }
-    }
-    return out;
-  };
-
-  const blocks = (nodes: RootContent[]): DocBlock[] => {
-    const out: DocBlock[] = [];
-    for (const node of nodes) {
-      switch (node.type) {
-        case "paragraph":
-          out.push(block("paragraph", inlines(node.children, [])));
-          break;
-        case "heading":
-          out.push(block(`heading-${node.depth}`, inlines(node.children, []), { id: slugger.slug(toString(node)) }));
-          break;
-        case "blockquote":
-          out.push(block("blockquote", blocks(node.children)));
-          break;
-        case "code":
-          out.push(block("code", [{ object: "text", text: node.value }], { syntax: node.lang ?? undefined }));
-          break;
-        case "list":
-          out.push(
-            block(
-              node.ordered ? "list-ordered" : "list-unordered",
-              node.children.map((item) => block("list-item", blocks(item.children), { checked: item.checked ?? undefined })),
-              node.ordered ? { start: node.start ?? 1 } : undefined,
-            ),
-          );
-          break;
-        case "thematicBreak":
-          out.push(block("divider", []));
-          break;
-        case "table":
-          out.push(
-            block(
-              "table",
-              node.children.map((row) =>
-                block(
-                  "table-row",
-                  row.children.map((cell) => block("table-cell", inlines(cell.children, []))),
-                ),
-              ),
-              { aligns: node.align ?? [] },
-            ),
-          );
-          break;
-        case "html":
-          out.push(block("html", [], { html: node.value }));
-          break;
-        case "footnoteDefinition":
-          out.push(block("footnote-definition", blocks(node.children), { id: node.identifier }));
-          break;
-        default:
-          break; // definitions are resolved into the links that use them
-      }
-    }
-    return out;
-  };
-
-  return { object: "document", nodes: blocks(root.children) };
-}
-
-export function markdownToDocument(markdown: string): PageDocument {
-  return toDocument(parseMarkdown(markdown));
-}
-
 // ─── Back to markdown: JSON documents sent by clients ────────────────────────────────────────
 
 /**
- * Markdown from a JSON document, the way back of `toDocument`: this server's own documents
- * (`format=document`) and GitBook's (text `leaves`, `marks` objects, `code-line` blocks, hints).
- * A node of another type is a 400 naming it.
+ * Markdown from a JSON document, the way back of `toGitBookDocument` (gitbook-document.ts):
+ * GitBook's shape (text `leaves`, `marks` objects, `code-line` blocks, hints, keys and metas
+ * ignored) and the older shape this server answered before (texts with `text` and string marks,
+ * `link` with `data.href`, `image`, `table` › `table-row` › `table-cell`, `html`), which clients may
+ * still send. A node of another type is a 400 naming it.
  */
 export function documentToMarkdown(label: string, document: unknown): string {
   const doc = document as { object?: unknown; nodes?: unknown };
@@ -269,6 +52,8 @@ export function documentToMarkdown(label: string, document: unknown): string {
     return typeof ref.url === "string" ? ref.url : "";
   };
   const escape = (s: string) => s.replace(/([\\`*_[\]<>])/g, "\\$1");
+  // A link target as written: bare when markdown reads it back as it is, else in angle brackets.
+  const destination = (url: string) => (/^[^\s()<>\\]+$/.test(url) ? url : `<${url}>`);
   const markOf = (m: unknown) =>
     typeof m === "string" ? m : m && typeof m === "object" ? String((m as { type?: unknown }).type ?? "") : "";
   const wrap = (s: string, marks: unknown) => {
@@ -297,11 +82,11 @@ export function documentToMarkdown(label: string, document: unknown): string {
     switch (node.type) {
       case "link": {
         const href = typeof data.href === "string" ? data.href : refTarget(data.ref);
-        return `[${inner()}](<${href}>)`;
+        return `[${inner()}](${destination(href)})`;
       }
       case "image":
       case "inline-image":
-        return `![${escape(String(data.alt ?? ""))}](<${typeof data.src === "string" ? data.src : refTarget(data.ref)}>)`;
+        return `![${escape(String(data.alt ?? ""))}](${destination(typeof data.src === "string" ? data.src : refTarget(data.ref))})`;
       case "break":
         return "\\\n";
       case "html":
@@ -343,6 +128,8 @@ export function documentToMarkdown(label: string, document: unknown): string {
         return indent(blocks(children, `${where}.nodes`), "> ");
       case "code": {
         const plain = children.map((c: any) => (c?.object === "block" ? plainOf(c.nodes) : plainOf([c]))).join("\n");
+        // A table or HTML block the markdown had (gitbook-document.ts `raw`): written back as itself.
+        if (node.meta?.rawMarkdown === true) return plain;
         const fence = "```" + "`".repeat(Math.max(0, ...[...plain.matchAll(/`{3,}/g)].map((m) => m[0].length - 2)));
         return `${fence}${typeof data.syntax === "string" ? data.syntax : ""}\n${plain}\n${fence}`;
       }

@@ -2,7 +2,7 @@ import type { Revision } from "../../generated/prisma/client.js";
 import type { Context } from "../../core/context.js";
 import { spaceUrls } from "../spaces/spaces.service.js";
 import { pageTree, type PageTreeNode, type RevisionContent, type StoredFile, type StoredReusableContent } from "./model.js";
-import { markdownToDocument, type PageDocument } from "./markdown.js";
+import { toGitBookDocument, type GitBookDocument, type RefResolver } from "./gitbook-document.js";
 import type { ContentScope } from "./revisions.js";
 
 /**
@@ -102,8 +102,8 @@ export interface PageView {
   hidden: boolean;
   noIndex: boolean;
   noRobotsIndex: boolean;
-  /** Only on a single page read with `format=document`. */
-  document?: PageDocument;
+  /** Only on a single page read with `format=document` (which leaves out `markdown`). */
+  document?: GitBookDocument;
   /** Not part of the output: where the page lives (for resolvers of other areas). */
   scope: ScopeRef;
 }
@@ -161,8 +161,13 @@ export function findPageView(pages: PageView[], pageId: string): PageView | null
   return null;
 }
 
-export function withDocument(page: PageView, markdown: string): PageView {
-  return { ...page, document: markdownToDocument(markdown) };
+/**
+ * A page read with `format=document`: its document instead of its markdown, as GitBook answers
+ * (its Page mixes in `{markdown} | {document}`, one of them).
+ */
+export function withDocument(page: PageView, markdown: string, resolveRef?: RefResolver): PageView {
+  const { markdown: _markdown, ...rest } = page;
+  return { ...rest, document: toGitBookDocument(markdown, { resolveRef }) };
 }
 
 /** The fields of a documented Page, in order; `pageJson` writes exactly these (absent ones omitted). */

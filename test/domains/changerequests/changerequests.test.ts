@@ -220,7 +220,9 @@ describe("change request content", () => {
 
     const pages = (await reader.get(`${prefix}/pages`, { metadata: false })).body.pages;
     expect(pages[0]).toMatchObject({ markdown: "CR text", pages: [{ id: added.id, path: "home/cr-only" }] });
-    expect((await reader.get(`${prefix}/page/${page.id}`, { format: "document" })).body.document.nodes[0].nodes[0].text).toBe("CR text");
+    expect((await reader.get(`${prefix}/page/${page.id}`, { format: "document" })).body.document.nodes[0].nodes[0].leaves[0].text).toBe(
+      "CR text",
+    );
     expect((await reader.get(`${prefix}/files`)).body.count).toBe(1);
     expect((await reader.get(`${prefix}/files/${file.body.id}`)).body.name).toBe("a.txt");
     expect((await reader.get(`${prefix}/files/${file.body.id}/backlinks`)).body).toEqual({ count: 0, items: [] });

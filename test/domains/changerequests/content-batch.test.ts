@@ -251,7 +251,7 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const page = (await admin.get(`${base}/page/${res.body.changes[0].page.id}`)).body;
     expect(page.title).toBe("Run");
-    expect(page.markdown).toBe("## Steps\n\nRun `npm start` **now**\n\n[see](<page:page_abc>)\n\n1. one\n\n```sh\nnpm i\n```\n");
+    expect(page.markdown).toBe("## Steps\n\nRun `npm start` **now**\n\n[see](page:page_abc)\n\n1. one\n\n```sh\nnpm i\n```\n");
   });
 
   it("rejects the whole batch when one change does not apply: 400 naming it, no revision, no file kept", async () => {

@@ -214,15 +214,20 @@ describe("GET /v1/spaces/{spaceId}/comments/{commentId}", () => {
     const document = doc.body.body.document;
     expect(document.object).toBe("document");
     expect(document.nodes.map((n: any) => n.type)).toEqual(["heading-1", "paragraph", "list-unordered", "code"]);
-    const texts = document.nodes[1].nodes.filter((n: any) => n.object === "text");
-    expect(texts.find((n: any) => n.text === "bold").marks).toEqual(["bold"]);
-    expect(texts.find((n: any) => n.text === "italic").marks).toEqual(["italic"]);
+    // GitBook's JSONDocument: texts of leaves with mark objects, links with content refs, code lines.
+    const leaves = document.nodes[1].nodes.filter((n: any) => n.object === "text").flatMap((n: any) => n.leaves);
+    expect(leaves.find((l: any) => l.text === "bold").marks).toEqual([{ object: "mark", type: "bold" }]);
+    expect(leaves.find((l: any) => l.text === "italic").marks).toEqual([{ object: "mark", type: "italic" }]);
     expect(document.nodes[1].nodes.find((n: any) => n.object === "inline")).toMatchObject({
       type: "link",
-      data: { href: "https://example.com" },
+      data: { ref: { kind: "url", url: "https://example.com" } },
     });
     expect(document.nodes[2].nodes).toHaveLength(2);
-    expect(document.nodes[3]).toMatchObject({ type: "code", data: { syntax: "js" }, nodes: [{ object: "text", text: "let a = 1;" }] });
+    expect(document.nodes[3]).toMatchObject({
+      type: "code",
+      data: { syntax: "js" },
+      nodes: [{ type: "code-line", nodes: [{ object: "text", leaves: [{ text: "let a = 1;" }] }] }],
+    });
 
     const bad = await reader.get(`${spaceBase}/comments/${posted.body.id}`, { format: "html" });
     expect(bad.status).toBe(400);
@@ -348,7 +353,10 @@ describe("GET /v1/spaces/{spaceId}/comments", () => {
   it("gives documents with format=document", async () => {
     const res = await reader.get(`/v1/spaces/${listSpace}/comments`, { format: "document", limit: 1 });
     expect(res.body.items[0].body.markdown).toBe("**fourth**");
-    expect(res.body.items[0].body.document.nodes[0].nodes[0]).toEqual({ object: "text", text: "fourth", marks: ["bold"] });
+    expect(res.body.items[0].body.document.nodes[0].nodes[0]).toEqual({
+      object: "text",
+      leaves: [{ object: "leaf", text: "fourth", marks: [{ object: "mark", type: "bold" }] }],
+    });
   });
 
   it("is 404 for strangers and 401 without a token", async () => {
