@@ -1,9 +1,10 @@
-import { GitBookAPI, GitBookAPIError } from "@gitbook/api";
+import { type GitBookAPI, GitBookAPIError } from "@gitbook/api";
 import { decodeJwt, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startGateway, type Caller, type TestGateway } from "../../helpers/gateway.js";
 import { acmeDocs, statementsOf } from "../../helpers/fixtures.js";
 import { eventually } from "../../helpers/eventually.js";
+import { gitbookClient } from "../../helpers/gitbook-client.js";
 import { site, sitePath, space, type Admin } from "./helpers.js";
 
 /**
@@ -22,21 +23,7 @@ const ids: Record<string, string> = {};
 const sites: Record<string, any> = {};
 
 /** GitBook's client on this server, with `token` (none: an anonymous visitor); every answer checked. */
-function client(token?: string): GitBookAPI {
-  return new GitBookAPI({
-    endpoint: t.url,
-    authToken: token,
-    serviceBinding: {
-      fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
-        const res = await fetch(input, init);
-        const url = new URL(typeof input === "string" || input instanceof URL ? input.toString() : input.url);
-        const text = await res.clone().text();
-        t.openapi.check((init?.method ?? "GET").toUpperCase(), url.pathname, res.status, text ? JSON.parse(text) : undefined, text);
-        return res;
-      },
-    } as any,
-  });
-}
+const client = (token?: string): GitBookAPI => gitbookClient(t, token);
 
 async function lookup(url: string, opts: { token?: string; visitor?: Record<string, unknown> } = {}): Promise<any> {
   const res = await client(opts.token).urls.resolvePublishedContentByUrl({ url, visitor: opts.visitor as any });
