@@ -1,14 +1,12 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { CHROMIUM, hasChromium, launchChromium } from "../helpers/chromium.js";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { startReceiver } from "../events/receiver.js";
 
 // A shared machine can be slow: generous limits, so that only real failures fail.
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 });
-
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const hasChromium = fs.existsSync(CHROMIUM);
 
 let t: TestGateway;
 let admin: Awaited<ReturnType<TestGateway["bootstrap"]>>;
@@ -23,18 +21,7 @@ beforeAll(async () => {
   await admin.put("/v1/integrations/watched/dev", { tunnelUrl: receiver.url });
   await admin.post("/v1/integrations/watched/installations", { organization: admin.organization });
   if (hasChromium) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
   }
 }, 180_000);
 /** Every address a page of this file asked for (requests and WebSockets), to check none leaves the machine. */

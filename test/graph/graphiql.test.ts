@@ -1,13 +1,11 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { CHROMIUM, hasChromium, launchChromium } from "../helpers/chromium.js";
 import { startGateway, type TestGateway } from "../helpers/gateway.js";
 import { acmeDocs, createCollection, createSpace, created, type Admin } from "../helpers/fixtures.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
-
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const hasChromium = fs.existsSync(CHROMIUM);
 
 let t: TestGateway;
 let admin: Admin;
@@ -21,18 +19,7 @@ beforeAll(async () => {
   const cr = created(await admin.post(`/v1/spaces/${space.id}/change-requests`, { subject: "Typos" }));
   created(await admin.post(`/v1/spaces/${space.id}/change-requests/${cr.id}/comments`, { body: { markdown: "Looks good" } }));
   if (hasChromium) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
   }
 });
 afterAll(async () => {

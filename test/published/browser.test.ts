@@ -2,7 +2,8 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { CHROMIUM, hasChromium, launchChromium } from "../helpers/chromium.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PUBLISHED_CSP, renderNotFound, STYLESHEET_BYTES, STYLESHEET_CONTENT_TYPE, STYLESHEET_PATH } from "../../src/published/layout.js";
 import { NAV, SITE_URL, samplePage } from "./sample.js";
@@ -15,8 +16,6 @@ import { NAV, SITE_URL, samplePage } from "./sample.js";
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 120_000 });
 
-const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const hasChromium = fs.existsSync(CHROMIUM);
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 const PAGE_PATH = `${SITE_URL}/getting-started/install`;
@@ -54,18 +53,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   if (hasChromium) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
   }
 });
 
