@@ -125,14 +125,17 @@ interface Timing {
   cpuMs: number;
 }
 
-interface Seeded {
+export interface Seeded {
   token: string;
   spaceId: string;
   pages: { space: string; page: string }[];
 }
 
-/** A server started as an operator does: `npm start` in the project's folder. */
-class Server {
+/**
+ * A server started as an operator does: `npm start` in the project's folder, or `command` (e.g.
+ * node with the start script's flags, so that the child is the server's own process).
+ */
+export class Server {
   private lines: string[] = [];
   private listeningAt: number | undefined;
   private pid: number | undefined;
@@ -143,9 +146,9 @@ class Server {
     readonly url: string,
   ) {}
 
-  static async start(env: NodeJS.ProcessEnv): Promise<Server> {
+  static async start(env: NodeJS.ProcessEnv, command: [string, string[]] = ["npm", ["start", "--silent"]]): Promise<Server> {
     const started = performance.now();
-    const child = spawn("npm", ["start", "--silent"], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(command[0], command[1], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
     const server = new Server(child, started, `http://127.0.0.1:${env.PORT}`);
     let partial = "";
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -155,6 +158,11 @@ class Server {
       for (const l of lines) server.note(l);
     });
     return server;
+  }
+
+  /** The server's own process id (from its first log line; the child's when it is the server itself). */
+  get processId(): number | undefined {
+    return this.pid ?? this.child.pid;
   }
 
   private note(raw: string) {
@@ -175,8 +183,8 @@ class Server {
     const deadline = Date.now() + 120_000;
     const until = async (ok: () => Promise<boolean>) => {
       while (!(await ok())) {
-        if (this.child.exitCode !== null)
-          throw new Error(`The server exited with code ${this.child.exitCode} while starting:\n${this.lines.join("\n")}`);
+        if (this.child.exitCode !== null || this.child.signalCode !== null)
+          throw new Error(`The server exited (${this.child.exitCode ?? this.child.signalCode}) while starting:\n${this.lines.join("\n")}`);
         if (Date.now() > deadline) throw new Error("The server did not answer within 120 s.");
         await sleep(5);
       }
@@ -216,7 +224,7 @@ class Server {
 }
 
 /** CPU time (user + system, all threads) of process `pid` so far, ms; NaN where /proc is not there. */
-function cpuOf(pid: number | undefined): number {
+export function cpuOf(pid: number | undefined): number {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -228,7 +236,7 @@ function cpuOf(pid: number | undefined): number {
 }
 
 /** The first user, organization and token (`npm run admin -- bootstrap`), then the spaces and a page edit each. */
-async function seed(env: NodeJS.ProcessEnv, server: Server, spaces: number): Promise<Seeded> {
+export async function seed(env: NodeJS.ProcessEnv, server: Server, spaces: number): Promise<Seeded> {
   const boot = await admin(env, ["bootstrap", "--email", "restart@example.com", "--org", "Restart"]);
   const call = client(server.url, boot.token);
   const pages: Seeded["pages"] = [];
@@ -270,7 +278,7 @@ async function writeUntilKilled(
   }
 }
 
-function folderBytes(dir: string): number {
+export function folderBytes(dir: string): number {
   let total = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (entry.isFile()) total += fs.statSync(path.join(entry.parentPath, entry.name)).size;

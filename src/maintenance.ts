@@ -8,13 +8,19 @@ import { log } from "./core/logger.js";
 import { storageFullMessage } from "./core/db/db-faults.js";
 
 /**
- * Upkeep. At start: OpenAPI specs left pending or in progress are processed again. At start and
- * periodically: removes spaces deleted longer ago than the retention period, expired SAML
- * assertion ids, and settled integration events older than INTEGRATION_EVENT_RETENTION_DAYS; and
- * on the embedded database, vacuums each table and refreshes its planner statistics (see
- * vacuumEmbedded).
+ * Upkeep. At start: OpenAPI specs left pending or in progress are processed again. `firstAfterMs`
+ * after the start, then every `everyMs`: removes spaces deleted longer ago than the retention
+ * period, expired SAML assertion ids, and settled integration events older than
+ * INTEGRATION_EVENT_RETENTION_DAYS; and on the embedded database, vacuums each table and refreshes
+ * its planner statistics (see vacuumEmbedded). The first round waits so that it does not compete
+ * with the start and its first requests for the embedded database's one thread (and its memory).
  */
-export function startMaintenance(services: Services, db: Pick<Database, "kind" | "driverQuery">, everyMs = 60 * 60 * 1000) {
+export function startMaintenance(
+  services: Services,
+  db: Pick<Database, "kind" | "driverQuery">,
+  everyMs = 60 * 60 * 1000,
+  firstAfterMs = 60 * 1000,
+) {
   const openapi = resumeOpenApiProcessing(services);
   const run = () =>
     Promise.all([
@@ -22,11 +28,13 @@ export function startMaintenance(services: Services, db: Pick<Database, "kind" |
       purgeSeenAssertions(services.prisma).catch(failed("purging SAML assertion ids")),
       purgeSettledEvents(services.prisma, services.config.integrationEventRetentionDays).catch(failed("purging integration events")),
     ]).then(() => vacuumEmbedded(db).catch(failed("vacuuming the embedded database")));
-  void run();
+  const first = setTimeout(run, firstAfterMs);
+  first.unref();
   const timer = setInterval(run, everyMs);
   timer.unref();
   return {
     stop: () => {
+      clearTimeout(first);
       clearInterval(timer);
       openapi.stop();
     },

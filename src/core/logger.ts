@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { createRequire } from "node:module";
 import { pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger } from "pino";
-import pretty from "pino-pretty";
 import { operations, type Config } from "../config.js";
 
 export type { Logger };
@@ -23,7 +23,13 @@ export function createLogger(settings: LoggerSettings): Logger {
   const destination =
     settings.destination ??
     (settings.format === "pretty"
-      ? pretty({ colorize: Boolean(process.stdout.isTTY), sync: true, ignore: "pid,hostname", translateTime: "SYS:HH:MM:ss.l" })
+      ? // Loaded only for pretty lines (CommonJS: `require` is synchronous): JSON logging skips its modules.
+        (createRequire(import.meta.url)("pino-pretty") as typeof import("pino-pretty"))({
+          colorize: Boolean(process.stdout.isTTY),
+          sync: true,
+          ignore: "pid,hostname",
+          translateTime: "SYS:HH:MM:ss.l",
+        })
       : pino.destination({ dest: 1, sync: true }));
   return pino(
     {

@@ -2,7 +2,6 @@ import path from "node:path";
 import fs from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../../generated/prisma/client.js";
 import { applyMigrations } from "./migrate.js";
 import { jsonRows, type QueryOptions } from "./pglite-rows.js";
@@ -12,7 +11,6 @@ import { installCompilerHooks } from "./query-plan-cache.js";
 import { acquireLock, type DataDirLock } from "./lock.js";
 import { log } from "../logger.js";
 import { DEFAULT_STORAGE_RESERVE_BYTES, type Config } from "../../config.js";
-import { createPool, retryStartup, retryingReads } from "./pg-pool.js";
 import { mergeChange, rowChangeOf, rowsById, statementParts, writtenTable, type RowChange, type StatementPart } from "../cache/row-keys.js";
 
 export type Prisma = PrismaClient;
@@ -353,6 +351,17 @@ function createPrisma(
 }
 
 /**
+ * The embedded database's buffer cache. PGlite runs PostgreSQL's default of 128 MB inside its
+ * WebAssembly memory, which never shrinks, while the kernel's page cache already holds the data
+ * folder's files: a smaller cache keeps the process's resident memory near the database's floor,
+ * and pages read past it come from the kernel's cache. Measured with `npm run bench -- footprint`
+ * (docs/performance-log.md).
+ */
+const EMBEDDED_SHARED_BUFFERS = "32MB";
+/** PGlite's own start parameters, which `startParams` replaces: ours are added to them. */
+const PGLITE_START_PARAMS: string[] = (PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams;
+
+/**
  * Opens the database: PostgreSQL when a URL is given, else the embedded PGlite in
  * `<dataDir>/pglite`, guarded by a lock file. Pending migrations are applied first.
  */
@@ -364,6 +373,11 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const writeListeners = new Set<WriteListener>();
   const onCommittedWrite = (listener: WriteListener) => void writeListeners.add(listener);
   if (opts.databaseUrl) {
+    // The PostgreSQL driver and adapter load only for PostgreSQL: the embedded database's start skips them.
+    const [{ createPool, retryStartup, retryingReads }, { PrismaPg }] = await Promise.all([
+      import("./pg-pool.js"),
+      import("@prisma/adapter-pg"),
+    ]);
     // Migrations on a connection of their own, without the requests' bounds (an index built on a
     // large table, another gateway's migrations awaited).
     const label = describeUrl(opts.databaseUrl);
@@ -424,9 +438,11 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const dir = path.join(opts.dataDir, "pglite");
     fs.mkdirSync(dir, { recursive: true });
     const started = performance.now();
-    pglite = await PGlite.create(dir).catch((err: unknown) => {
-      throw lowOnSpace(dir, err, opts.storageReserveBytes || DEFAULT_STORAGE_RESERVE_BYTES);
-    });
+    pglite = await PGlite.create(dir, { startParams: [...PGLITE_START_PARAMS, "-c", `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`] }).catch(
+      (err: unknown) => {
+        throw lowOnSpace(dir, err, opts.storageReserveBytes || DEFAULT_STORAGE_RESERVE_BYTES);
+      },
+    );
     opts.progress?.(`Database: embedded (PGlite) in ${dir} opened in ${Math.round(performance.now() - started)} ms`);
     const applied = await applyMigrations(
       (sql) => pglite.exec(sql),

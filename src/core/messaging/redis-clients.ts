@@ -1,4 +1,12 @@
-import { Redis, type RedisOptions } from "ioredis";
+import { createRequire } from "node:module";
+import type { Redis, RedisOptions } from "ioredis";
+
+/**
+ * ioredis, loaded by the first client made: a gateway without REDIS_URL never loads it (a start
+ * without Redis is spared its modules). It is CommonJS, so `require` loads it synchronously.
+ */
+let redisClass: typeof Redis | undefined;
+const RedisClient = (): typeof Redis => (redisClass ??= (createRequire(import.meta.url)("ioredis") as typeof import("ioredis")).Redis);
 
 /**
  * Longest the gateway waits for Redis to answer a command, in ms. Redis carries no data of the
@@ -19,7 +27,7 @@ export const REDIS_REPLY_MS = 1_000;
  *   request of /v1 and /graphql.)
  */
 export function commandClient(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, {
+  return new (RedisClient())(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: REDIS_REPLY_MS,
@@ -39,7 +47,7 @@ export const SUBSCRIBER_PING_MS = 5_000;
  * not answer in REDIS_REPLY_MS is made again and subscribes again.
  */
 export function subscriberClient(url: string): Redis {
-  const client = new Redis(url, { maxRetriesPerRequest: null, autoResubscribe: true, socketTimeout: REDIS_REPLY_MS });
+  const client = new (RedisClient())(url, { maxRetriesPerRequest: null, autoResubscribe: true, socketTimeout: REDIS_REPLY_MS });
   const ping = setInterval(() => {
     if (client.status === "ready") client.ping().catch(() => undefined);
   }, SUBSCRIBER_PING_MS);
