@@ -47,8 +47,10 @@ function executable(html: string): string[] {
     for (const child of el.childNodes) if (child.nodeType === 1) walk(child as HTMLElement);
   };
   walk(parse(html));
-  // Whatever the parser made of it, no tag-opening text may be left raw.
-  for (const m of html.matchAll(/<\s*\/?\s*(script|iframe|style|object|embed|svg)\b/gi)) found.push(`raw ${m[0]}`);
+  // Whatever the parser made of it, no tag-opening text may be left raw outside a quoted attribute
+  // value (where `<` is data: an image's alt text may quote a tag).
+  const outsideValues = html.replace(/="[^"]*"/g, '=""');
+  for (const m of outsideValues.matchAll(/<\s*\/?\s*(script|iframe|style|object|embed|svg)\b/gi)) found.push(`raw ${m[0]}`);
   return found;
 }
 
@@ -179,6 +181,7 @@ describe("hostile markdown", () => {
     ["iframe", '<iframe src="https://evil.example"></iframe>'],
     ["srcdoc", '<iframe srcdoc="<script>alert(1)</script>"></iframe>'],
     ["style", "<style>body{display:none}</style>"],
+    ["script quoted in an image's alt text", '![[](javascript:alert(""))<ScRiPt src="//evil.example/"></ScRiPt>[]](javascript:alert(""))'],
     ["style attribute", '<p style="background:url(javascript:alert(1))">x</p>'],
     ["javascript link", "[x](javascript:alert(1))"],
     ["javascript link, mixed case", "[x](JaVaScRiPt:alert(1))"],

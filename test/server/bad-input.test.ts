@@ -412,7 +412,7 @@ describe("bad input on every documented operation", () => {
         await fetch(`${t.url}/graphql`, {
           method: "POST",
           headers: auth,
-          body: JSON.stringify({ query: "query($n: Int!) { __typename }", variables: { n: long } }),
+          body: JSON.stringify({ query: "query($n: Boolean!) { __typename @skip(if: $n) }", variables: { n: long } }),
         }),
       ],
       ["GraphQL field", await fetch(`${t.url}/graphql`, { method: "POST", headers: auth, body: JSON.stringify({ query: `{ ${long} }` }) })],
@@ -437,7 +437,7 @@ describe("bad input on every documented operation", () => {
     try {
       for (const [query, variables] of [
         ["subscription($id: String!) { spaceUpdated(spaceId: $id) { id } }", { id: long }],
-        ['subscription($id: Int!) { spaceUpdated(spaceId: "s") { id } }', { id: long }],
+        ['subscription($id: Boolean!) { spaceUpdated(spaceId: "s") { id title @skip(if: $id) } }', { id: long }],
       ] as const) {
         const outcome = JSON.stringify(await firstOutcome(client, query, variables));
         expect(outcome).toContain(`${"x".repeat(64)}…(5000 characters)`);

@@ -40,6 +40,7 @@ beforeAll(async () => {
     collectionId: collection.id,
     spaceId: space.id,
     pageId: page.id,
+    pagePath: page.path,
     fileId: file.id,
     reusableContentId: reusable.id,
     revisionId,
@@ -95,7 +96,7 @@ function operationsInside(doc: any) {
         const id = (ofChangeRequest && crIds[name]) || ids[name];
         if (!id) throw new Error(`no id for ${name} in ${template}`);
         return id;
-      }) + (template.endsWith("/search") ? "?query=setup" : "");
+      }) + (template.endsWith("/search") ? "?query=setup" : template.endsWith("/embed") ? "?url=https%3A%2F%2Fexample.invalid%2F" : "");
     for (const [method, op] of Object.entries<any>(item)) {
       const schema = op.requestBody?.content?.["application/json"]?.schema;
       out.push({ method: method.toUpperCase(), template, path, body: schema ? sample(schema, doc) : undefined });
