@@ -32,6 +32,7 @@ import { homeRoutes, noRoute, useJsonNotFound } from "./rest/home.js";
 import { GRAPHQL_PATH, isGraphQLPath } from "./core/graphql-path.js";
 import { isRestPath } from "./rest/prefix.js";
 import { createRawRouter, rawRoute, type RawRoute } from "./rest/raw-routes.js";
+import { isSitesHost, publishedHostRoutes } from "./published/routes.js";
 import { bodyLimits, withBodyLimit } from "./rest/body-limit.js";
 import { runAdminCommand } from "./cli/commands.js";
 import { startMaintenance } from "./maintenance.js";
@@ -236,8 +237,14 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     adminRoute,
   ];
   const rawRoutes = createRawRouter(services, rawRouteList);
+  // A SITES_DOMAIN subdomain is the reader of its organization's sites at every path (published/routes.ts).
+  const sitesHostRoutes = createRawRouter(services, publishedHostRoutes);
   const routing: Plugin = {
     async onRequest({ request, url, endResponse }) {
+      if (isSitesHost(config, url)) {
+        const site = await sitesHostRoutes(request, url);
+        if (site) return endResponse(site);
+      }
       if (graphiql.wanted(request, url)) return endResponse(await graphiql.answer(request));
       const raw = await rawRoutes(request, url);
       if (raw) return endResponse(raw);

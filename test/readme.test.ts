@@ -165,6 +165,8 @@ describe("README.md", () => {
     const published = await get(`/v1/orgs/${ORG}/sites/${SITE}/published`, null);
     expect(published.structure.structure.map((s: any) => s.space.id)).toEqual([SPACE]);
     expect(stdout).toContain(published.structure.structure[0].urls.published);
+    // Its published URL answers the site, read as a visitor: the space's first page.
+    expect(stdout).toContain("<title>Getting started · Acme docs</title>");
   });
 
   it("names the shape a comment's body expects when it is wrong", async () => {

@@ -308,13 +308,16 @@ export function renderPage(input: PageInput): string {
   const previous = input.previous !== undefined ? input.previous : neighbour(at - 1);
   const next = input.next !== undefined ? input.next : neighbour(at + 1);
   const description = input.page.description?.trim();
+  const lead = description ? `<p class="lead">${escapeHtml(description)}</p>` : "";
+  // The page's title is its h1 unless the markdown starts with one of its own; the lead follows it.
+  const ownTitle = input.page.headings[0]?.depth === 1 && /^\s*<h1[\s>]/.test(input.page.html);
+  const titleEnd = ownTitle ? input.page.html.indexOf("</h1>") + "</h1>".length : 0;
   const main = [
     breadcrumbs(crumbs),
     `<article class="content">`,
-    // The page's title is its h1 unless the markdown starts with one of its own.
-    input.page.headings[0]?.depth === 1 && /^\s*<h1[\s>]/.test(input.page.html) ? "" : `<h1>${escapeHtml(input.page.title)}</h1>`,
-    description ? `<p class="lead">${escapeHtml(description)}</p>` : "",
-    input.page.html,
+    ownTitle ? input.page.html.slice(0, titleEnd) : `<h1>${escapeHtml(input.page.title)}</h1>`,
+    lead,
+    ownTitle ? input.page.html.slice(titleEnd) : input.page.html,
     `</article>`,
     pager(previous, next),
   ].join("\n");

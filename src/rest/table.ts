@@ -19,6 +19,7 @@ import { contentBinaryRoutes } from "../domains/content/binary.js";
 import { samlRoutes } from "../domains/sso/sso.http.js";
 import { integrationRoutes } from "../domains/integrations/integrations.http.js";
 import { dashboardRoutes } from "../dashboard/dashboard.js";
+import { publishedRoutes } from "../published/routes.js";
 
 /*
  * The registry of HTTP routes: each area declares its rows here, once. The gateway
@@ -45,4 +46,10 @@ export const routeTable: RouteDef[] = [
 ];
 
 /** Every raw route of the areas (bytes, pages, redirects, SAML, forwarded requests): see rest/raw-routes.ts. */
-export const rawRouteTable: RawRoute[] = [...contentBinaryRoutes, ...samlRoutes, ...dashboardRoutes, ...integrationRoutes];
+export const rawRouteTable: RawRoute[] = [
+  ...contentBinaryRoutes,
+  ...samlRoutes,
+  ...dashboardRoutes,
+  ...integrationRoutes,
+  ...publishedRoutes,
+];
