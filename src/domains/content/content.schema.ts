@@ -81,10 +81,10 @@ export const LinkStatusScalar = stringScalar("LinkStatus", {
   extensions: { jsonSchema: { type: "string", enum: [...LINK_STATUSES] } },
   serialize: (value) => String(value),
   parseValue: (value) => {
-    const text = String(value);
-    if (!(LINK_STATUSES as string[]).includes(text))
-      throw invalidScalarValue("LinkStatus", `status must be one of ${LINK_STATUSES.join(", ")} (got "${text}")`);
-    return text;
+    // Not String(value): an object whose toString is not a function would throw a TypeError.
+    if (typeof value !== "string" || !(LINK_STATUSES as string[]).includes(value))
+      throw invalidScalarValue("LinkStatus", `status must be one of ${LINK_STATUSES.join(", ")} (got ${JSON.stringify(value)})`);
+    return value;
   },
 });
 
