@@ -5,7 +5,7 @@ import path from "node:path";
 import WebSocket from "ws";
 import { freePort } from "../test/helpers/ports.js";
 import { ended, int, root, runWhenMain, sleep } from "./common.js";
-import { cpuOf, folderBytes, type Seeded, Server, seed } from "./restart.js";
+import { cpuOf, folderBytes, type Seeded, Server, seed, serverEnv } from "./restart.js";
 
 /**
  * The server's footprint beside its floor, in one run on one data folder (embedded database):
@@ -33,17 +33,7 @@ export async function footprint() {
   if (process.env.DATABASE_URL) console.log("footprint: the embedded database only; DATABASE_URL is ignored");
   const flags = process.env.BENCH_FOOTPRINT_FLAGS?.split(/\s+/).filter(Boolean) ?? startFlags();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-footprint-"));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOST: "127.0.0.1",
-    PORT: String(await freePort()),
-    LOG_LEVEL: "info",
-    LOG_FORMAT: "json",
-    RATE_LIMIT_PER_MINUTE: "0",
-    REDIS_URL: "",
-    DATABASE_URL: "",
-    DATA_DIR: dataDir,
-  };
+  const env = await serverEnv({ DATABASE_URL: "", DATA_DIR: dataDir });
   const serverCommand: [string, string[]] = [process.execPath, [...flags, "scripts/run.mjs", "src/main.ts"]];
   // dist/ built just before each start: none of the starts timed includes a rebuild (scripts/run.mjs
   // rebuilds when src/ changed since, as it does while someone edits the sources).

@@ -22,11 +22,9 @@ import { admin, client, ended, int, percentile, root, runWhenMain, sleep } from 
  *
  *   npm run bench -- restart
  */
-export async function restarts() {
-  const cleanRuns = int("BENCH_RESTARTS", 5);
-  const crashRuns = int("BENCH_CRASH_RESTARTS", 2);
-  const spaces = int("BENCH_RESTART_SPACES", 200);
-  const env: NodeJS.ProcessEnv = {
+/** The environment of a server the benches start: loopback, a free port, JSON logs at info, no rate limit, no Redis. */
+export async function serverEnv(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
+  return {
     ...process.env,
     HOST: "127.0.0.1",
     PORT: String(await freePort()),
@@ -34,7 +32,15 @@ export async function restarts() {
     LOG_FORMAT: "json",
     RATE_LIMIT_PER_MINUTE: "0",
     REDIS_URL: "",
+    ...extra,
   };
+}
+
+export async function restarts() {
+  const cleanRuns = int("BENCH_RESTARTS", 5);
+  const crashRuns = int("BENCH_CRASH_RESTARTS", 2);
+  const spaces = int("BENCH_RESTART_SPACES", 200);
+  const env = await serverEnv();
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
     if (process.env.DATABASE_URL) {

@@ -33,6 +33,18 @@ function pool(failures: (() => Error)[]) {
   };
 }
 
+/** A fresh PostgreSQL database, a free port a test's relay will listen on, its URL through that port, and a data folder. */
+async function behindRelay(label: string) {
+  const database = await freshPostgres(process.env.DATABASE_URL!, label);
+  const target = new URL(database.url);
+  const port = await freePort();
+  const through = new URL(database.url);
+  through.hostname = "127.0.0.1";
+  through.port = String(port);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `docs-api-${label}-`));
+  return { database, target, port, through, dataDir };
+}
+
 describe("the first connection to PostgreSQL", () => {
   it("is tried again after a connection timeout or a refusal, each failure reported, waiting longer each time", async () => {
     const p = pool([timedOut, refused, refused]);
@@ -72,13 +84,7 @@ describe("the first connection to PostgreSQL", () => {
   it.skipIf(!process.env.DATABASE_URL)(
     "opens the database once PostgreSQL starts accepting connections, after the gateway started",
     async () => {
-      const database = await freshPostgres(process.env.DATABASE_URL!, "first");
-      const target = new URL(database.url);
-      const port = await freePort();
-      const through = new URL(database.url);
-      through.hostname = "127.0.0.1";
-      through.port = String(port);
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-first-"));
+      const { database, target, port, through, dataDir } = await behindRelay("first");
       // Nothing listens on `port` for the first 700 ms; then a relay to PostgreSQL does.
       const sockets = new Set<net.Socket>();
       const relay = net.createServer((socket) => {
@@ -113,13 +119,7 @@ describe("the first connection to PostgreSQL", () => {
   it.skipIf(!process.env.DATABASE_URL)(
     "starts when PostgreSQL answers late and drops the start-up's connections, each retry logged",
     async () => {
-      const database = await freshPostgres(process.env.DATABASE_URL!, "late");
-      const target = new URL(database.url);
-      const port = await freePort();
-      const through = new URL(database.url);
-      through.hostname = "127.0.0.1";
-      through.port = String(port);
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "docs-api-late-"));
+      const { database, target, port, through, dataDir } = await behindRelay("late");
       // The first connection is accepted and dropped after 300 ms, unanswered; the second is relayed
       // until the gateway's third message (in the middle of the start-up's statements), then cut;
       // later ones are relayed.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GitBookAPI, GitBookAPIError } from "@gitbook/api";
+import { gitbookClient } from "../../helpers/gitbook-client.js";
+import { type GitBookAPI, GitBookAPIError } from "@gitbook/api";
 import { startGateway, type TestGateway } from "../../helpers/gateway.js";
 import { acmeDocs, created, createSpace, expectError, PNG, type Admin, type Member } from "../../helpers/fixtures.js";
 
@@ -14,21 +15,7 @@ let other: Admin;
 let reader: Member;
 let api: GitBookAPI;
 
-function client(token: string): GitBookAPI {
-  return new GitBookAPI({
-    endpoint: t.url,
-    authToken: token,
-    serviceBinding: {
-      fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
-        const res = await fetch(input, init);
-        const url = new URL(typeof input === "string" || input instanceof URL ? input.toString() : input.url);
-        const text = await res.clone().text();
-        t.openapi.check((init?.method ?? "GET").toUpperCase(), url.pathname, res.status, text ? JSON.parse(text) : undefined, text);
-        return res;
-      },
-    } as any,
-  });
-}
+const client = (token: string): GitBookAPI => gitbookClient(t, token);
 
 /** The status of a call GitBook's client refused. */
 async function failure(call: Promise<unknown>): Promise<number> {
